@@ -1,0 +1,53 @@
+import { fileURLToPath } from 'node:url';
+import { deployExamples } from '../../shared/app/deployExamples.js';
+import type { Logger } from '../../shared/app/logger.js';
+import type { RunningService } from '../../shared/app/localService.js';
+import { startLocalService } from '../../shared/app/localService.js';
+import type { Config } from '../../shared/config.js';
+
+const EXAMPLES_DIR = fileURLToPath(new URL('../../examples', import.meta.url));
+
+/**
+ * `sluice start`: the embedded service in this process until SIGINT or SIGTERM, then a clean
+ * shutdown (a second signal exits at once).
+ */
+export async function startCommand(config: Config, logger: Logger, withExamples: boolean, print: (line: string) => void): Promise<RunningService> {
+  const service = await startLocalService(config, logger);
+  const { key, created, path, organization } = service.bootstrapKey;
+  print(`Sluice is running at ${service.url} (data in ${config.dataDir})`);
+  print(`API key for organization "${organization}"${created ? ' (new)' : ''}: ${key}`);
+  print(`  (kept in ${path}; the sluice CLI reads it from there)`);
+  if (withExamples) {
+    const principal = await service.app.services.auth.authenticate(key);
+    const deployed = await deployExamples(service.app.services, principal, EXAMPLES_DIR, config.python);
+    if (deployed.length > 0) {
+      print(`Building the example functions: ${deployed.join(', ')}`);
+      await service.app.builder.idle();
+    }
+  }
+  print('');
+  print('Try it:');
+  print(`  curl -s ${service.url}/v2/functions/${organization}/hello -H "X-API-Key: ${key}"`);
+  print('Deploy your own function: npx sluice deploy path/to/function');
+  print('Stop with Ctrl+C.');
+  stopOnSignals(service, logger, print);
+  return service;
+}
+
+function stopOnSignals(service: RunningService, logger: Logger, print: (line: string) => void): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    print(`\n${signal}: shutting down…`);
+    service.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

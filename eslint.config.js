@@ -1,0 +1,24 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'python/', 'examples/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', AbortController: 'readonly', fetch: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      eqeqeq: ['error', 'always'],
+      'no-restricted-imports': 'off',
+    },
+  },
+  {
+    // The architecture's rule: AWS SDK only in aws adapters, handlers and infra; SQLite only in local adapters.
+    files: ['shared/domain/**', 'shared/services/**', 'shared/ports/**', 'shared/http/**', 'shared/runtime/**', 'cli/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'AWS SDK belongs in shared/adapters/aws, handlers/ or infra/.' }, { group: ['better-sqlite3'], message: 'SQLite belongs in shared/adapters/local.' }] }],
+    },
+  },
+);

@@ -1,0 +1,16 @@
+import type { DynamoDBDocumentClient, NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import { TABLES, tableName, type TableId } from './tables.js';
+
+/** An item as the document client reads and writes it. */
+export type Item = Record<string, NativeAttributeValue>;
+
+/** What every sub-store needs: the client and the deployment's table names. */
+export interface DynamoDbContext {
+  client: DynamoDBDocumentClient;
+  tables: Record<TableId, string>;
+}
+
+export function tableNames(tablePrefix: string): Record<TableId, string> {
+  const entries = Object.entries(TABLES).map(([id, table]) => [id, tableName(tablePrefix, table)]);
+  return Object.fromEntries(entries) as Record<TableId, string>;
+}

@@ -1,0 +1,91 @@
+/**
+ * Every DynamoDB table the store uses, as plain data: the tests create tables on dynalite
+ * from it and the CDK data stack creates the real ones from it, so the two cannot drift.
+ * Kept free of aws-cdk-lib so the Lambda bundles that import it stay small.
+ */
+export type KeyType = 'S' | 'N';
+
+export interface KeyAttribute {
+  name: string;
+  type: KeyType;
+}
+
+/** A global secondary index; every index projects all attributes (one read, no fetch back). */
+export interface IndexDefinition {
+  indexName: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+}
+
+export interface TableDefinition {
+  /** The table's name is the deployment's prefix followed by this. */
+  nameSuffix: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+  globalSecondaryIndexes: IndexDefinition[];
+  /** An epoch-seconds attribute after which DynamoDB deletes the item. */
+  timeToLiveAttribute?: string;
+}
+
+const text = (name: string): KeyAttribute => ({ name, type: 'S' });
+
+export const BY_ID_INDEX = 'by_id';
+export const BY_ORGANIZATION_INDEX = 'by_organization';
+export const BY_FUNCTION_INDEX = 'by_function';
+
+export const ORGANIZATIONS_TABLE: TableDefinition = {
+  nameSuffix: 'organizations',
+  // The name is the key so that a conditional put makes it unique.
+  partitionKey: text('name'),
+  globalSecondaryIndexes: [{ indexName: BY_ID_INDEX, partitionKey: text('id') }],
+};
+
+export const API_KEYS_TABLE: TableDefinition = {
+  nameSuffix: 'api_keys',
+  // Every request authenticates by hash, so the hash is the key.
+  partitionKey: text('hash'),
+  globalSecondaryIndexes: [
+    { indexName: BY_ORGANIZATION_INDEX, partitionKey: text('organization_id'), sortKey: { name: 'created_at', type: 'N' } },
+    { indexName: BY_ID_INDEX, partitionKey: text('id') },
+  ],
+};
+
+export const FUNCTIONS_TABLE: TableDefinition = {
+  nameSuffix: 'functions',
+  // owner + name is unique and an owner's functions list by name.
+  partitionKey: text('owner_name'),
+  sortKey: text('name'),
+  globalSecondaryIndexes: [{ indexName: BY_ID_INDEX, partitionKey: text('id') }],
+};
+
+export const VERSIONS_TABLE: TableDefinition = {
+  nameSuffix: 'versions',
+  partitionKey: text('id'),
+  globalSecondaryIndexes: [
+    // created_key orders by creation time, then id, like the SQLite adapter's ORDER BY.
+    { indexName: BY_FUNCTION_INDEX, partitionKey: text('function_id'), sortKey: text('created_key') },
+  ],
+};
+
+export const LOGS_TABLE: TableDefinition = {
+  nameSuffix: 'logs',
+  // time_key orders by time_ns, then by a suffix that keeps equal times distinct.
+  partitionKey: text('stream'),
+  sortKey: text('time_key'),
+  globalSecondaryIndexes: [{ indexName: BY_ORGANIZATION_INDEX, partitionKey: text('organization_id'), sortKey: text('time_key') }],
+  timeToLiveAttribute: 'expires_at',
+};
+
+export const TABLES = {
+  organizations: ORGANIZATIONS_TABLE,
+  apiKeys: API_KEYS_TABLE,
+  functions: FUNCTIONS_TABLE,
+  versions: VERSIONS_TABLE,
+  logs: LOGS_TABLE,
+} as const satisfies Record<string, TableDefinition>;
+
+export type TableId = keyof typeof TABLES;
+
+export function tableName(tablePrefix: string, table: TableDefinition): string {
+  return `${tablePrefix}${table.nameSuffix}`;
+}

@@ -1,0 +1,120 @@
+import { PutCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { BuildStatus } from '../../../domain/buildStatus.js';
+import type { VersionPatch, VersionRecord } from '../../../domain/version.js';
+import type { VersionStore } from '../../../ports/store.js';
+import { writeIf } from './conditionalWrite.js';
+import type { DynamoDbContext, Item } from './context.js';
+import { getItem } from './itemReads.js';
+import { dataOf, withData } from './jsonData.js';
+import { collect, pageSizeFor, queryItems, scanItems, type Window } from './pagedItems.js';
+import { sortableKey } from './sortableKey.js';
+import { BY_FUNCTION_INDEX } from './tables.js';
+
+/**
+ * The fields a transition may change live in attributes of their own, so that a transition is
+ * one conditional UpdateItem; the rest of the record never changes and is kept as JSON.
+ */
+const PATCHABLE: Record<keyof VersionPatch, string> = {
+  buildStatus: 'build_status',
+  builtAt: 'built_at',
+  readyAt: 'ready_at',
+  buildError: 'build_error',
+};
+const PATCHABLE_FIELDS = Object.keys(PATCHABLE) as (keyof VersionPatch)[];
+
+type FixedFields = Omit<VersionRecord, keyof VersionPatch>;
+
+function toItem(version: VersionRecord): Item {
+  const { buildStatus, builtAt, readyAt, buildError, ...fixed } = version;
+  const attributes = {
+    id: version.id,
+    function_id: version.functionId,
+    created_key: sortableKey(version.createdAt, version.id),
+    build_status: buildStatus,
+    built_at: builtAt,
+    ready_at: readyAt,
+    build_error: buildError,
+  };
+  return withData(attributes, fixed);
+}
+
+const toVersion = (item: Item): VersionRecord => ({
+  ...dataOf<FixedFields>(item),
+  buildStatus: item.build_status as BuildStatus,
+  builtAt: item.built_at as number | null,
+  readyAt: item.ready_at as number | null,
+  buildError: item.build_error as string | null,
+});
+
+/** `:name0, :name1, ...` bound to the values, for an IN list or a SET list. */
+function placeholders(name: string, values: readonly unknown[]): { names: string[]; bound: Item } {
+  const names = values.map((_, index) => `:${name}${index}`);
+  return { names, bound: Object.fromEntries(names.map((placeholder, index) => [placeholder, values[index]])) };
+}
+
+function transitionUpdate(from: readonly BuildStatus[], patch: VersionPatch) {
+  const fields = PATCHABLE_FIELDS.filter((field) => patch[field] !== undefined);
+  const values = placeholders('value', fields.map((field) => patch[field]));
+  const statuses = placeholders('from', from);
+  const sets = fields.map((field, index) => `${PATCHABLE[field]} = ${values.names[index]}`);
+  return {
+    // An empty patch still checks the guard: SET of the status to itself changes nothing.
+    UpdateExpression: `SET ${sets.length > 0 ? sets.join(', ') : 'build_status = build_status'}`,
+    ConditionExpression: `build_status IN (${statuses.names.join(', ')})`,
+    ExpressionAttributeValues: { ...values.bound, ...statuses.bound },
+  };
+}
+
+export function dynamoDbVersionStore(context: DynamoDbContext): VersionStore {
+  const TableName = context.tables.versions;
+  /** A function's versions, newest first (created_at desc, then id desc). */
+  const newestFirst = (functionId: string, window: Window, filter: Partial<QueryCommandInput> = {}) => {
+    const items = queryItems(context, {
+      TableName,
+      IndexName: BY_FUNCTION_INDEX,
+      KeyConditionExpression: 'function_id = :function',
+      ScanIndexForward: false,
+      ...filter,
+      ExpressionAttributeValues: { ':function': functionId, ...filter.ExpressionAttributeValues },
+      Limit: filter.FilterExpression ? undefined : pageSizeFor(window),
+    });
+    return collect(items, window).then((found) => found.map(toVersion));
+  };
+  return {
+    async create(version) {
+      // A duplicate id is refused (it throws), as a primary key would.
+      await context.client.send(new PutCommand({ TableName, Item: toItem(version), ConditionExpression: 'attribute_not_exists(id)' }));
+    },
+    async get(id) {
+      const item = await getItem(context, TableName, { id });
+      return item ? toVersion(item) : null;
+    },
+    async findByPrefix(functionId, prefix, limit) {
+      // begins_with compares literally: '%' and '_' are plain characters here.
+      const filter = prefix === '' ? {} : { FilterExpression: 'begins_with(id, :prefix)', ExpressionAttributeValues: { ':prefix': prefix } };
+      return newestFirst(functionId, { limit }, filter);
+    },
+    async listByFunction(functionId, page) {
+      return newestFirst(functionId, page);
+    },
+    async latestReady(functionId) {
+      const [latest] = await newestFirst(functionId, { limit: 1 }, { FilterExpression: 'build_status = :ready', ExpressionAttributeValues: { ':ready': 'ready' } });
+      return latest ?? null;
+    },
+    async transition(id, from, patch) {
+      if (from.length === 0) return null;
+      let updated: Item | undefined;
+      const applied = await writeIf(async () => {
+        const output = await context.client.send(new UpdateCommand({ TableName, Key: { id }, ReturnValues: 'ALL_NEW', ...transitionUpdate(from, patch) }));
+        updated = output.Attributes;
+      });
+      return applied && updated ? toVersion(updated) : null;
+    },
+    async listByBuildStatus(statuses) {
+      if (statuses.length === 0) return [];
+      const wanted = placeholders('status', statuses);
+      const items = scanItems(context, { TableName, FilterExpression: `build_status IN (${wanted.names.join(', ')})`, ExpressionAttributeValues: wanted.bound });
+      return (await collect(items)).map(toVersion).sort((a, b) => a.createdAt - b.createdAt);
+    },
+  };
+}

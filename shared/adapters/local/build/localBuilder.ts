@@ -1,0 +1,116 @@
+import { mkdir, rename, rm, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import * as tar from 'tar';
+import type { BuildStatus } from '../../../domain/buildStatus.js';
+import { UNFINISHED_BUILD_STATUSES } from '../../../domain/buildStatus.js';
+import { versionLogStream } from '../../../domain/log.js';
+import type { VersionPatch, VersionRecord } from '../../../domain/version.js';
+import type { Artifacts } from '../../../ports/artifacts.js';
+import type { Builder } from '../../../ports/builder.js';
+import type { Clock } from '../../../ports/clock.js';
+import type { Store } from '../../../ports/store.js';
+import { LogWriter } from '../../../services/logWriter.js';
+import { BuildFailure } from './buildFailure.js';
+import type { PythonEnvironments } from './pythonEnvironments.js';
+import { findPythonInterpreter } from './pythonInterpreters.js';
+import { checkSystemPackages } from './systemPackages.js';
+
+export interface LocalBuilderOptions {
+  store: Store;
+  artifacts: Artifacts;
+  clock: Clock;
+  environments: PythonEnvironments;
+  /** Where each version's code and environment link go: <versionsFolder>/<id>/{code,venv}. */
+  versionsFolder: string;
+  defaultPython: string;
+  onError: (error: unknown, versionId: string) => void;
+}
+
+/**
+ * Builds versions on this machine: building (interpreter, system packages, venv with the
+ * python_packages), pushing (the code unpacked into the version's folder), deploying, ready.
+ * Every step's output goes to the version's build logs.
+ */
+export class LocalBuilder implements Builder {
+  private readonly running = new Map<string, Promise<void>>();
+
+  constructor(private readonly options: LocalBuilderOptions) {}
+
+  enqueue(versionId: string): void {
+    if (this.running.has(versionId)) return;
+    const build = this.build(versionId)
+      .catch((error: unknown) => this.options.onError(error, versionId))
+      .finally(() => this.running.delete(versionId));
+    this.running.set(versionId, build);
+  }
+
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.all(this.running.values());
+  }
+
+  /** Builds that a stopped service left unfinished start again from the beginning. */
+  async resumeUnfinished(): Promise<void> {
+    for (const version of await this.options.store.versions.listByBuildStatus(UNFINISHED_BUILD_STATUSES)) this.enqueue(version.id);
+  }
+
+  private async build(versionId: string): Promise<void> {
+    const { store, clock } = this.options;
+    const version = await store.versions.transition(versionId, UNFINISHED_BUILD_STATUSES, { buildStatus: 'building' });
+    if (!version) return;
+    const log = new LogWriter(store.logs, clock, {
+      stream: versionLogStream(version.id),
+      organizationId: version.organizationId,
+      functionId: version.functionId,
+      jobId: '',
+      runId: version.id,
+      stage: 'build',
+    });
+    const say = (line: string) => log.write(line);
+    try {
+      say(`Building version ${version.id}`);
+      const interpreter = await findPythonInterpreter(version.pythonVersion, this.options.defaultPython);
+      say(`Using Python ${interpreter.version} at ${interpreter.executable}`);
+      await checkSystemPackages(version.systemPackages);
+      const environment = await this.options.environments.ensure(interpreter, version.pythonPackages, say);
+      await this.move(version, 'building', { buildStatus: 'pushing', builtAt: clock.now() });
+      say('Installing the code');
+      await this.installCode(version, environment);
+      await this.move(version, 'pushing', { buildStatus: 'deploying' });
+      // Replicas start on demand, so a local version is ready once its code is in place.
+      await this.move(version, 'deploying', { buildStatus: 'ready', readyAt: clock.now() });
+      say('Ready');
+    } catch (error) {
+      const reason = error instanceof BuildFailure ? error.message : `Internal build error: ${(error as Error).message}`;
+      say(`Build failed: ${reason}`);
+      await store.versions.transition(version.id, UNFINISHED_BUILD_STATUSES, { buildStatus: 'error', buildError: reason });
+      if (!(error instanceof BuildFailure)) this.options.onError(error, version.id);
+    } finally {
+      await log.flush();
+    }
+  }
+
+  private async move(version: VersionRecord, from: BuildStatus, patch: VersionPatch): Promise<void> {
+    const moved = await this.options.store.versions.transition(version.id, [from], patch);
+    if (!moved) throw new BuildFailure(`The version left the ${from} state while it was being built.`);
+  }
+
+  /** Unpacks the bundle and links the environment, in a scratch folder renamed into place. */
+  private async installCode(version: VersionRecord, environment: string): Promise<void> {
+    const bundle = await this.options.artifacts.getBundle(version.id);
+    if (!bundle) throw new BuildFailure('The code bundle of this version is missing.');
+    const target = join(this.options.versionsFolder, version.id);
+    const scratch = `${target}.partial`;
+    await rm(scratch, { recursive: true, force: true });
+    await mkdir(join(scratch, 'code'), { recursive: true });
+    try {
+      await pipeline(Readable.from(bundle), tar.x({ cwd: join(scratch, 'code'), strict: true }));
+    } catch (error) {
+      throw new BuildFailure(`The code bundle could not be unpacked: ${(error as Error).message}`);
+    }
+    await symlink(environment, join(scratch, 'venv'));
+    await rm(target, { recursive: true, force: true });
+    await rename(scratch, target);
+  }
+}

@@ -1,0 +1,44 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface CommandResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the command could not start at all (not found, not executable). */
+  spawnError: string | null;
+  timedOut: boolean;
+}
+
+export interface RunCommandOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  /** Each line the command prints, on stdout or stderr, as it comes. */
+  onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
+}
+
+/** Runs a command to completion, streaming its output line by line. Never rejects. */
+export function runCommand(command: string, args: string[], options: RunCommandOptions = {}): Promise<CommandResult> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let timedOut = false;
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, options.timeoutMs);
+    for (const stream of ['stdout', 'stderr'] as const) {
+      createInterface({ input: child[stream], crlfDelay: Infinity }).on('line', (line) => options.onLine?.(line, stream));
+    }
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ exitCode: null, signal: null, spawnError: error.message, timedOut: false });
+    });
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      resolve({ exitCode, signal, spawnError: null, timedOut });
+    });
+  });
+}

@@ -1,0 +1,77 @@
+import Database from 'better-sqlite3';
+
+export type SqliteDatabase = Database.Database;
+
+/**
+ * Schema migrations, applied in order; `PRAGMA user_version` records how many ran.
+ * Append only: a released migration is never edited.
+ */
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE organizations (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    organization_id TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  CREATE INDEX api_keys_by_organization ON api_keys (organization_id, created_at);
+  CREATE TABLE functions (
+    id TEXT PRIMARY KEY,
+    owner_name TEXT NOT NULL,
+    name TEXT NOT NULL,
+    data TEXT NOT NULL,
+    UNIQUE (owner_name, name)
+  );
+  CREATE TABLE versions (
+    id TEXT PRIMARY KEY,
+    function_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    build_status TEXT NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX versions_by_function ON versions (function_id, created_at);
+  CREATE INDEX versions_by_build_status ON versions (build_status);
+  CREATE TABLE logs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream TEXT NOT NULL,
+    organization_id TEXT NOT NULL,
+    function_id TEXT NOT NULL,
+    job_id TEXT NOT NULL,
+    run_id TEXT NOT NULL,
+    stage TEXT NOT NULL,
+    time_ns INTEGER NOT NULL,
+    message TEXT NOT NULL
+  );
+  CREATE INDEX logs_by_stream ON logs (stream, time_ns);
+  CREATE INDEX logs_by_organization ON logs (organization_id, time_ns);
+  `,
+];
+
+/** Opens (creating if needed) the database in WAL mode and brings its schema up to date. */
+export function openDatabase(path: string): SqliteDatabase {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  // NORMAL is durable across process crashes in WAL mode; only a power loss can drop the last commits.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: SqliteDatabase): void {
+  const applied = db.pragma('user_version', { simple: true }) as number;
+  for (let index = applied; index < MIGRATIONS.length; index++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[index] as string);
+      db.pragma(`user_version = ${index + 1}`);
+    })();
+  }
+}

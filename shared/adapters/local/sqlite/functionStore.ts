@@ -1,0 +1,34 @@
+import type { FunctionRecord } from '../../../domain/function.js';
+import type { FunctionStore } from '../../../ports/store.js';
+import type { SqliteDatabase } from './database.js';
+
+interface DataRow {
+  data: string;
+}
+
+const parse = (row: DataRow | undefined): FunctionRecord | null => (row ? (JSON.parse(row.data) as FunctionRecord) : null);
+
+export function sqliteFunctionStore(db: SqliteDatabase): FunctionStore {
+  const insert = db.prepare('INSERT INTO functions (id, owner_name, name, data) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
+  const byName = db.prepare<[string, string], DataRow>('SELECT data FROM functions WHERE owner_name = ? AND name = ?');
+  const byId = db.prepare<[string], DataRow>('SELECT data FROM functions WHERE id = ?');
+  const update = db.prepare('UPDATE functions SET data = ? WHERE id = ?');
+  const byOwner = db.prepare<[string, number, number], DataRow>('SELECT data FROM functions WHERE owner_name = ? ORDER BY name LIMIT ? OFFSET ?');
+  return {
+    async create(fn) {
+      return insert.run(fn.id, fn.ownerName, fn.name, JSON.stringify(fn)).changes === 1;
+    },
+    async get(ownerName, name) {
+      return parse(byName.get(ownerName, name));
+    },
+    async getById(id) {
+      return parse(byId.get(id));
+    },
+    async put(fn) {
+      update.run(JSON.stringify(fn), fn.id);
+    },
+    async listByOwner(ownerName, page) {
+      return byOwner.all(ownerName, page.limit, page.offset).map((row) => JSON.parse(row.data) as FunctionRecord);
+    },
+  };
+}

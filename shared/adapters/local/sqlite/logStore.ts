@@ -1,0 +1,53 @@
+import type { LogEntry, LogStage } from '../../../domain/log.js';
+import type { LogStore } from '../../../ports/store.js';
+import type { SqliteDatabase } from './database.js';
+
+interface LogRow {
+  stream: string;
+  organization_id: string;
+  function_id: string;
+  job_id: string;
+  run_id: string;
+  stage: string;
+  time_ns: bigint;
+  message: string;
+}
+
+const toEntry = (row: LogRow): LogEntry => ({
+  stream: row.stream,
+  organizationId: row.organization_id,
+  functionId: row.function_id,
+  jobId: row.job_id,
+  runId: row.run_id,
+  stage: row.stage as LogStage,
+  timeNs: row.time_ns,
+  message: row.message,
+});
+
+export function sqliteLogStore(db: SqliteDatabase): LogStore {
+  const insert = db.prepare(
+    'INSERT INTO logs (stream, organization_id, function_id, job_id, run_id, stage, time_ns, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const insertMany = db.transaction((entries: LogEntry[]) => {
+    for (const e of entries) insert.run(e.stream, e.organizationId, e.functionId, e.jobId, e.runId, e.stage, e.timeNs, e.message);
+  });
+  // Nanosecond times pass 2^53: read them as BigInt.
+  const byStream = db
+    .prepare<[string, string, bigint, bigint, number], LogRow>(
+      'SELECT * FROM logs WHERE stream = ? AND organization_id = ? AND time_ns BETWEEN ? AND ? ORDER BY time_ns, seq LIMIT ?',
+    )
+    .safeIntegers(true);
+  const byOrganization = db
+    .prepare<[string, bigint, bigint, number], LogRow>('SELECT * FROM logs WHERE organization_id = ? AND time_ns BETWEEN ? AND ? ORDER BY time_ns, seq LIMIT ?')
+    .safeIntegers(true);
+  return {
+    async append(entries) {
+      if (entries.length > 0) insertMany(entries);
+    },
+    async query({ stream, organizationId, startNs, endNs, limit }) {
+      const rows =
+        stream === undefined ? byOrganization.all(organizationId, startNs, endNs, limit) : byStream.all(stream, organizationId, startNs, endNs, limit);
+      return rows.map(toEntry);
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import type { VersionRecord } from '../../../domain/version.js';
+import type { VersionStore } from '../../../ports/store.js';
+import type { SqliteDatabase } from './database.js';
+
+interface DataRow {
+  data: string;
+}
+
+const parse = (row: DataRow): VersionRecord => JSON.parse(row.data) as VersionRecord;
+
+/** LIKE treats % and _ as wildcards; a prefix is matched literally. */
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export function sqliteVersionStore(db: SqliteDatabase): VersionStore {
+  const insert = db.prepare('INSERT INTO versions (id, function_id, created_at, build_status, data) VALUES (?, ?, ?, ?, ?)');
+  const byId = db.prepare<[string], DataRow>('SELECT data FROM versions WHERE id = ?');
+  const byPrefix = db.prepare<[string, string, number], DataRow>(
+    "SELECT data FROM versions WHERE function_id = ? AND id LIKE ? ESCAPE '\\' ORDER BY created_at DESC LIMIT ?",
+  );
+  const byFunction = db.prepare<[string, number, number], DataRow>(
+    'SELECT data FROM versions WHERE function_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',
+  );
+  const latestReady = db.prepare<[string], DataRow>(
+    "SELECT data FROM versions WHERE function_id = ? AND build_status = 'ready' ORDER BY created_at DESC, id DESC LIMIT 1",
+  );
+  const update = db.prepare('UPDATE versions SET build_status = ?, data = ? WHERE id = ?');
+  const transition = db.transaction((id: string, from: readonly string[], patch: Partial<VersionRecord>) => {
+    const row = byId.get(id);
+    if (!row) return null;
+    const current = parse(row);
+    if (!from.includes(current.buildStatus)) return null;
+    const next = { ...current, ...patch };
+    update.run(next.buildStatus, JSON.stringify(next), id);
+    return next;
+  });
+  return {
+    async create(version) {
+      insert.run(version.id, version.functionId, version.createdAt, version.buildStatus, JSON.stringify(version));
+    },
+    async get(id) {
+      const row = byId.get(id);
+      return row ? parse(row) : null;
+    },
+    async findByPrefix(functionId, prefix, limit) {
+      return byPrefix.all(functionId, `${escapeLike(prefix)}%`, limit).map(parse);
+    },
+    async listByFunction(functionId, page) {
+      return byFunction.all(functionId, page.limit, page.offset).map(parse);
+    },
+    async latestReady(functionId) {
+      const row = latestReady.get(functionId);
+      return row ? parse(row) : null;
+    },
+    async transition(id, from, patch) {
+      return transition(id, from, patch);
+    },
+    async listByBuildStatus(statuses) {
+      const placeholders = statuses.map(() => '?').join(', ');
+      const rows = db.prepare<string[], DataRow>(`SELECT data FROM versions WHERE build_status IN (${placeholders}) ORDER BY created_at`).all(...statuses);
+      return rows.map(parse);
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { LocalBuilder } from '../adapters/local/build/localBuilder.js';
+import { PythonEnvironments } from '../adapters/local/build/pythonEnvironments.js';
+import { probe } from '../adapters/local/build/pythonInterpreters.js';
+import { createFileArtifacts } from '../adapters/local/fileArtifacts.js';
+import { createSqliteStore } from '../adapters/local/sqlite/sqliteStore.js';
+import { createSystemClock } from '../adapters/systemClock.js';
+import type { Config } from '../config.js';
+import { NO_WORKERS } from '../domain/wire/common.js';
+import type { Services } from '../services/services.js';
+import { createServices } from '../services/services.js';
+import type { Logger } from './logger.js';
+
+export interface LocalApp {
+  services: Services;
+  builder: LocalBuilder;
+  close(): Promise<void>;
+}
+
+/** Used when the default interpreter cannot be asked its version. */
+const FALLBACK_PYTHON_VERSION = '3.11';
+
+/**
+ * The one place adapters are chosen and services built. The local mode: SQLite in the data
+ * directory, bundles and environments beside it, builds in this process.
+ */
+export async function composeLocalApp(config: Config, logger: Logger): Promise<LocalApp> {
+  if (config.mode !== 'local') {
+    throw new Error('This command runs the local mode. The AWS mode is deployed with `cdk deploy` (see docs/deploying-to-aws.md).');
+  }
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const store = createSqliteStore(join(config.dataDir, 'sluice.db'));
+  const clock = createSystemClock();
+  const artifacts = createFileArtifacts(config.dataDir);
+  const builder = new LocalBuilder({
+    store,
+    artifacts,
+    clock,
+    environments: new PythonEnvironments(join(config.dataDir, 'envs'), config.pipArgs),
+    versionsFolder: join(config.dataDir, 'versions'),
+    defaultPython: config.python,
+    onError: (error, versionId) => logger.error({ err: error, versionId }, 'build failed unexpectedly'),
+  });
+  const defaultPythonVersion = (await probe(config.python))?.version ?? FALLBACK_PYTHON_VERSION;
+  const services = createServices({
+    store,
+    artifacts,
+    builder,
+    clock,
+    // Replicas arrive with the job runner; until then no version has workers.
+    workers: { currentWorkers: () => NO_WORKERS },
+    defaultPythonVersion,
+  });
+  return {
+    services,
+    builder,
+    async close() {
+      await builder.idle();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ROUTES } from '../http/routeTable.js';
+import { createNodeGateway } from '../http/nodeGateway.js';
+import type { Config } from '../config.js';
+import type { BootstrapKey } from './bootstrapKey.js';
+import { ensureBootstrapKey } from './bootstrapKey.js';
+import type { LocalApp } from './compositionRoot.js';
+import { composeLocalApp } from './compositionRoot.js';
+import type { Logger } from './logger.js';
+
+const SHUTDOWN_GRACE_MS = 5_000;
+
+export interface RunningService {
+  url: string;
+  app: LocalApp;
+  bootstrapKey: BootstrapKey;
+  /** Stops taking requests, lets running work finish, closes the store. */
+  close(): Promise<void>;
+}
+
+/** The embedded service: the HTTP API and the builder, over one SQLite data directory. */
+export async function startLocalService(config: Config, logger: Logger): Promise<RunningService> {
+  const app = await composeLocalApp(config, logger);
+  const bootstrapKey = await ensureBootstrapKey(app.services.keys, config.dataDir, config.bootstrapOrganization, config.bootstrapApiKey);
+  await app.builder.resumeUnfinished();
+  const server = createNodeGateway({ routes: ROUTES, services: app.services, logger, maxBodyBytes: config.maxBodyBytes });
+  await listen(server, config.port, config.host);
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ url, dataDir: config.dataDir }, 'listening');
+  return {
+    url,
+    app,
+    bootstrapKey,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // Requests still open after a grace period (a long await, say) are cut.
+        setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+      });
+      await app.close();
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,55 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Configuration from the environment; every value has a default a laptop can run with. */
+const configSchema = z.object({
+  SLUICE_MODE: z.enum(['local', 'aws']).default('local'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  SLUICE_DATA_DIR: z.string().default('.data'),
+  SLUICE_API_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  SLUICE_BOOTSTRAP_ORG: z.string().default('local'),
+  SLUICE_PYTHON: z.string().default('python3'),
+  SLUICE_PIP_ARGS: z.string().default(''),
+  SLUICE_MAX_BODY_MB: z.coerce.number().positive().default(64),
+  SLUICE_TABLE_PREFIX: z.string().default('sluice-'),
+  SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  mode: 'local' | 'aws';
+  host: string;
+  port: number;
+  dataDir: string;
+  bootstrapApiKey: string | undefined;
+  bootstrapOrganization: string;
+  /** The interpreter used when a function names no python_version, and to run the inspector. */
+  python: string;
+  /** Extra arguments for `pip install` (an index URL, say). */
+  pipArgs: string[];
+  maxBodyBytes: number;
+  tablePrefix: string;
+  logLevel: string;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const values = parsed.data;
+  return {
+    mode: values.SLUICE_MODE,
+    host: values.HOST,
+    port: values.PORT,
+    dataDir: resolve(values.SLUICE_DATA_DIR),
+    bootstrapApiKey: values.SLUICE_API_KEY,
+    bootstrapOrganization: values.SLUICE_BOOTSTRAP_ORG,
+    python: values.SLUICE_PYTHON,
+    pipArgs: values.SLUICE_PIP_ARGS.split(/\s+/).filter(Boolean),
+    maxBodyBytes: Math.floor(values.SLUICE_MAX_BODY_MB * 1024 * 1024),
+    tablePrefix: values.SLUICE_TABLE_PREFIX,
+    logLevel: values.SLUICE_LOG_LEVEL,
+  };
+}

@@ -1,0 +1,28 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Micros } from './time.js';
+
+/** A stored API key: only its SHA-256 hash and a short prefix to recognise it by are kept. */
+export interface ApiKey {
+  id: string;
+  organizationId: string;
+  hash: string;
+  prefix: string;
+  createdAt: Micros;
+  revokedAt: Micros | null;
+}
+
+const KEY_PREFIX = 'sk_';
+
+/** A new key: 32 random bytes, so a fast hash is enough (there is nothing to brute-force). */
+export function generateApiKey(): string {
+  return KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** What `sluice keys list` shows of a key: enough to tell keys apart, useless to an attacker. */
+export function displayPrefix(key: string): string {
+  return key.slice(0, KEY_PREFIX.length + 6);
+}

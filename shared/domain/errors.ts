@@ -1,0 +1,34 @@
+/**
+ * Errors the services raise. The HTTP layer maps each kind to its status code;
+ * the message becomes the response's `detail`.
+ */
+export type ErrorKind = 'bad_request' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'timeout' | 'too_large';
+
+export class ServiceError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}
+
+/** A validation failure in FastAPI's shape, so Sieve clients read it as they always have. */
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+export class ValidationError extends Error {
+  constructor(readonly issues: ValidationIssue[]) {
+    super(issues.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; '));
+    this.name = 'ValidationError';
+  }
+}
+
+export const notFound = (message: string) => new ServiceError('not_found', message);
+export const forbidden = (message: string) => new ServiceError('forbidden', message);
+export const badRequest = (message: string) => new ServiceError('bad_request', message);
+export const unauthorized = () => new ServiceError('unauthorized', 'Unauthorized - valid API Key required.');

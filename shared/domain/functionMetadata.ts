@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { MACHINE_TYPES, MAX_SPLIT } from './machineTypes.js';
+
+/**
+ * What a deploy declares about a function: the decorator's fields as the Python
+ * inspector reads them from the source, plus where the code's entry point is.
+ * Parsed on the service side too, so a hand-made request is held to the same rules.
+ */
+export const FUNCTION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const PYTHON_VERSION_PATTERN = /^3\.\d{1,2}$/;
+
+export const IO_TYPES = ['str', 'int', 'float', 'bool', 'dict', 'list', 'sluice.File', 'any'] as const;
+export type IoType = (typeof IO_TYPES)[number];
+
+const nullableText = z.string().nullable().default(null);
+
+export const inputSpecSchema = z.object({
+  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a Python identifier'),
+  type: z.enum(IO_TYPES),
+  description: z.string().default(''),
+  is_optional: z.boolean().default(false),
+  default: z.unknown().optional(),
+});
+export type InputSpec = z.infer<typeof inputSpecSchema>;
+
+export const outputSpecSchema = z.object({
+  name: z.string().default(''),
+  type: z.enum(IO_TYPES),
+  description: z.string().default(''),
+});
+export type OutputSpec = z.infer<typeof outputSpecSchema>;
+
+export const environmentVariableSchema = z.object({
+  name: z.string().regex(ENV_NAME_PATTERN, 'must be a valid environment variable name'),
+  description: z.string().default(''),
+  default: z.string().default(''),
+});
+export type EnvironmentVariable = z.infer<typeof environmentVariableSchema>;
+
+export const gpuSchema = z.object({
+  machine_type: z.enum(MACHINE_TYPES).exclude(['cpu']),
+  split: z.int().min(1).max(MAX_SPLIT).default(1),
+});
+
+export const entrypointSchema = z.object({
+  file: z.string().regex(/^[^/].*\.py$/, 'must be a relative path to a .py file'),
+  symbol: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/),
+  kind: z.enum(['function', 'class']),
+  generator: z.boolean().default(false),
+});
+
+export const functionMetadataSchema = z
+  .object({
+    name: z.string().regex(FUNCTION_NAME_PATTERN, 'must be letters, digits, ".", "_" or "-", starting with a letter or digit'),
+    entrypoint: entrypointSchema,
+    gpu: gpuSchema.nullable().default(null),
+    python_version: z.string().regex(PYTHON_VERSION_PATTERN, 'must look like "3.11"').nullable().default(null),
+    python_packages: z.array(z.string().min(1)).default([]),
+    system_packages: z.array(z.string().regex(/^[a-z0-9][a-z0-9+.-]*$/, 'must be a Debian package name')).default([]),
+    cuda_version: nullableText,
+    environment_variables: z.array(environmentVariableSchema).default([]),
+    minimum_replicas: z.int().min(0).max(64).default(0),
+    maximum_replicas: z.int().min(0).max(64).nullable().default(null),
+    restart_on_error: z.boolean().default(true),
+    title: nullableText,
+    description: nullableText,
+    tags: z.array(z.string()).nullable().default(null),
+    readme: nullableText,
+    code_url: nullableText,
+    cover_image_url: nullableText,
+    inputs: z.array(inputSpecSchema).default([]),
+    outputs: z.array(outputSpecSchema).default([]),
+    function_dependencies: z.array(z.string().regex(/^[^/]+\/[^/]+$/, 'must be "owner/name"')).default([]),
+  })
+  .refine((m) => m.maximum_replicas === null || m.maximum_replicas === 0 || m.maximum_replicas >= m.minimum_replicas, {
+    path: ['maximum_replicas'],
+    message: 'must be at least minimum_replicas',
+  })
+  .refine((m) => new Set(m.environment_variables.map((v) => v.name)).size === m.environment_variables.length, {
+    path: ['environment_variables'],
+    message: 'names must be unique',
+  });
+export type FunctionMetadata = z.infer<typeof functionMetadataSchema>;

@@ -1,0 +1,11 @@
+import type { Micros } from './time.js';
+
+/** An account. Its name is the `owner_name` of the functions it deploys. */
+export interface Organization {
+  id: string;
+  name: string;
+  createdAt: Micros;
+}
+
+/** Organization names appear in URLs (`/v2/functions/{owner_name}/...`), so they stay URL-safe. */
+export const ORGANIZATION_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;

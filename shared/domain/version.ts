@@ -1,0 +1,42 @@
+import type { BuildStatus } from './buildStatus.js';
+import type { EnvironmentVariable, InputSpec, OutputSpec } from './functionMetadata.js';
+import type { MachineType } from './machineTypes.js';
+import type { Micros } from './time.js';
+
+export interface Entrypoint {
+  file: string;
+  symbol: string;
+  kind: 'function' | 'class';
+  generator: boolean;
+}
+
+/** One deploy of a function: the code bundle and everything declared about it. */
+export interface VersionRecord {
+  id: string;
+  functionId: string;
+  organizationId: string;
+  createdAt: Micros;
+  buildStatus: BuildStatus;
+  queuedAt: Micros | null;
+  builtAt: Micros | null;
+  readyAt: Micros | null;
+  /** Why the build ended in `error`; null otherwise. */
+  buildError: string | null;
+  computeType: MachineType;
+  split: number;
+  pythonVersion: string;
+  pythonPackages: string[];
+  systemPackages: string[];
+  cudaVersion: string | null;
+  inputs: InputSpec[];
+  outputs: OutputSpec[];
+  environmentVariables: EnvironmentVariable[];
+  functionDependencies: string[];
+  minimumReplicas: number;
+  maximumReplicas: number | null;
+  streamOutput: boolean;
+  restartOnError: boolean;
+  entrypoint: Entrypoint;
+}
+
+export type VersionPatch = Partial<Pick<VersionRecord, 'buildStatus' | 'builtAt' | 'readyAt' | 'buildError'>>;

@@ -1,0 +1,10 @@
+import { z } from 'zod';
+
+export const WEBHOOK_EVENT_TYPES = ['job.start', 'job.complete', 'job.complete.no_output', 'job.new_output'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const webhookSchema = z.object({
+  type: z.enum(WEBHOOK_EVENT_TYPES),
+  url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
+});
+export type Webhook = z.infer<typeof webhookSchema>;

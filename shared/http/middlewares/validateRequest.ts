@@ -1,0 +1,50 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { z } from 'zod';
+import type { ValidationIssue } from '../../domain/errors.js';
+import { ValidationError } from '../../domain/errors.js';
+import type { Route } from '../route.js';
+import type { RouteContext } from '../routeContext.js';
+import { toValidationIssues } from '../validation.js';
+
+/**
+ * Parses path, query and JSON body with the route's schemas. All three are checked before
+ * answering, so a client sees every problem at once, each with its field path.
+ */
+export function validateRequest(route: Route): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, RouteContext> {
+  return {
+    before: async (request) => {
+      const { event } = request;
+      const issues: ValidationIssue[] = [];
+      const parse = (source: 'path' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): unknown => {
+        if (!schema) return undefined;
+        const result = schema.safeParse(value);
+        if (result.success) return result.data;
+        issues.push(...toValidationIssues(source, result.error));
+        return undefined;
+      };
+      const params = parse('path', route.params, event.pathParameters ?? {});
+      const query = parse('query', route.query, event.queryStringParameters ?? {});
+      let body: unknown;
+      if (route.body) {
+        const json = parseJsonBody(event);
+        if (json.ok) body = parse('body', route.body, json.value);
+        else issues.push({ loc: ['body'], msg: `JSON decode error: ${json.error}`, type: 'json_invalid' });
+      }
+      if (issues.length > 0) throw new ValidationError(issues);
+      request.context.input = { params, query, body };
+    },
+  };
+}
+
+type JsonBody = { ok: true; value: unknown } | { ok: false; error: string };
+
+function parseJsonBody(event: APIGatewayProxyEventV2): JsonBody {
+  if (event.body === undefined || event.body === '') return { ok: true, value: undefined };
+  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Services } from '../services/services.js';
+import type { ErrorLogger } from './middlewares/errorResponder.js';
+import type { Route } from './route.js';
+import type { HttpHandler } from './routeHandler.js';
+import { createRouteHandler } from './routeHandler.js';
+import { RouteMatcher } from './routeMatcher.js';
+import { stringifyJson } from './json.js';
+
+export interface NodeGatewayOptions {
+  routes: readonly Route[];
+  services: Services;
+  logger: ErrorLogger;
+  maxBodyBytes: number;
+}
+
+/**
+ * The local mode's API Gateway: a node HTTP server that turns each request into the same
+ * API Gateway v2 event a Lambda receives and runs the same middy handler with it.
+ */
+export function createNodeGateway(options: NodeGatewayOptions): Server {
+  const matcher = new RouteMatcher(options.routes);
+  const handlers = new Map<Route, HttpHandler>(
+    options.routes.map((route) => [route, createRouteHandler(route, async () => options.services, options.logger)]),
+  );
+  const server = createServer((request, response) => {
+    serve(request, response).catch((error: unknown) => {
+      options.logger.error({ err: error }, 'gateway failed');
+      if (!response.headersSent) send(response, 500, { detail: 'Internal server error.' });
+    });
+  });
+  // Await holds a request open for minutes; node's defaults would cut it.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 65_000;
+  return server;
+
+  async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://local');
+    const match = matcher.match(request.method ?? 'GET', url.pathname);
+    if (match.kind === 'none') return send(response, 404, { detail: 'Not Found' });
+    if (match.kind === 'wrong_method') return send(response, 405, { detail: 'Method Not Allowed' });
+    const body = await readBody(request, options.maxBodyBytes);
+    if (body === null) {
+      response.setHeader('connection', 'close');
+      return send(response, 413, { detail: `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB.` });
+    }
+    const handler = handlers.get(match.route) as HttpHandler;
+    const result = await handler(toEvent(request, url, match.route, match.params, body), lambdaContext(match.route.name));
+    response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
+    response.end(result.body);
+  }
+}
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(stringifyJson(body));
+}
+
+/** The body as text, or null when it passes the limit. */
+function readBody(request: IncomingMessage, limit: number): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.pause();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function toEvent(request: IncomingMessage, url: URL, route: Route, pathParameters: Record<string, string>, body: string): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  // API Gateway joins repeated query parameters with commas; so do we.
+  const queryStringParameters: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) {
+    queryStringParameters[name] = name in queryStringParameters ? `${queryStringParameters[name]},${value}` : value;
+  }
+  const now = Date.now();
+  const routeKey = `${route.method} ${route.path}`;
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    queryStringParameters,
+    pathParameters,
+    body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method: route.method,
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: new Date(now).toISOString(),
+      timeEpoch: now,
+    },
+  };
+}
+
+function lambdaContext(functionName: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:local:lambda:${functionName}`,
+    memoryLimitInMB: '0',
+    awsRequestId: randomUUID(),
+    logGroupName: 'local',
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Number.MAX_SAFE_INTEGER,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

@@ -1,0 +1,56 @@
+import type { HttpMethod, Route } from './route.js';
+
+export type RouteMatch = { kind: 'found'; route: Route; params: Record<string, string> } | { kind: 'wrong_method' } | { kind: 'none' };
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  paramNames: string[];
+}
+
+/** Matches paths against API Gateway style templates (`/v2/jobs/{job_id}`), literal segments first. */
+export class RouteMatcher {
+  private readonly compiled: CompiledRoute[];
+
+  constructor(routes: readonly Route[]) {
+    this.compiled = routes
+      .map((route) => compile(route))
+      .sort((a, b) => literalSegments(b.route.path) - literalSegments(a.route.path));
+  }
+
+  match(method: string, path: string): RouteMatch {
+    let pathMatched = false;
+    for (const { route, pattern, paramNames } of this.compiled) {
+      const found = pattern.exec(path);
+      if (!found) continue;
+      if (route.method !== (method as HttpMethod)) {
+        pathMatched = true;
+        continue;
+      }
+      const params: Record<string, string> = {};
+      paramNames.forEach((name, index) => {
+        params[name] = decodeURIComponent(found[index + 1] as string);
+      });
+      return { kind: 'found', route, params };
+    }
+    return pathMatched ? { kind: 'wrong_method' } : { kind: 'none' };
+  }
+}
+
+function compile(route: Route): CompiledRoute {
+  const paramNames: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      paramNames.push(param[1] as string);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}/?$`), paramNames };
+}
+
+function literalSegments(path: string): number {
+  return path.split('/').filter((segment) => segment && !segment.startsWith('{')).length;
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { ValidationError } from '../../domain/errors.js';
+import { functionMetadataSchema } from '../../domain/functionMetadata.js';
+import { defineRoute } from '../route.js';
+import { functionPath } from '../schemas.js';
+import { functionView, versionView } from '../views.js';
+
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+
+const deployBody = z.strictObject({
+  metadata: functionMetadataSchema,
+  /** The function's directory as a gzipped tar, base64-encoded. */
+  bundle: z
+    .string()
+    .min(1)
+    .transform((text, ctx) => {
+      const bytes = Buffer.from(text, 'base64');
+      if (bytes.length < 2 || !bytes.subarray(0, 2).equals(GZIP_MAGIC)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a base64-encoded gzipped tar archive' });
+        return z.NEVER;
+      }
+      return bytes;
+    }),
+});
+
+/**
+ * Sluice extension: deploy a new version (`sluice deploy` calls it). Creates the function on
+ * its first deploy. Answers 201 with the function and the queued version; the build goes on
+ * in the background (poll the version, or read its logs with GET /v2/logs?version_id=...).
+ */
+export const deployVersion = defineRoute({
+  name: 'deployVersion',
+  method: 'POST',
+  path: '/v2/functions/{owner_name}/{function_name}/versions',
+  params: functionPath,
+  body: deployBody,
+  handle: async ({ params, body, principal, services }) => {
+    if (body.metadata.name !== params.function_name) {
+      throw new ValidationError([
+        { loc: ['body', 'metadata', 'name'], msg: `must match the function name in the path ("${params.function_name}")`, type: 'value_error' },
+      ]);
+    }
+    const { fn, version } = await services.deploy.deploy(principal, params.owner_name, body.metadata, body.bundle);
+    return {
+      status: 201,
+      body: { function: functionView(services, { fn, latestVersion: version }, false), version: versionView(services, version) },
+    };
+  },
+});

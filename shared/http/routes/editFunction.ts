@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { webhookSchema } from '../../domain/webhook.js';
+import { defineRoute } from '../route.js';
+import { functionPath, truncateQuery } from '../schemas.js';
+import { functionView } from '../views.js';
+
+const nullableText = z.string().nullable().optional();
+
+const editBody = z.strictObject({
+  webhooks: z.strictObject({ hooks: z.array(webhookSchema) }).optional(),
+  visibility: z.enum(['public', 'private']).nullable().optional(),
+  title: nullableText,
+  code_url: nullableText,
+  description: nullableText,
+  tags: z.array(z.string()).nullable().optional(),
+  cover_image_url: nullableText,
+  readme: nullableText,
+  examples: z.array(z.string()).nullable().optional(),
+});
+
+export const editFunction = defineRoute({
+  name: 'editFunction',
+  method: 'POST',
+  path: '/v2/functions/{owner_name}/{function_name}/edit',
+  params: functionPath,
+  query: z.object(truncateQuery),
+  body: editBody,
+  handle: async ({ params, query, body, principal, services }) => {
+    const view = await services.functions.edit(principal, params.owner_name, params.function_name, body);
+    return { body: functionView(services, view, query.truncate) };
+  },
+});

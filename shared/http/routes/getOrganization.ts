@@ -1,0 +1,9 @@
+import { defineRoute } from '../route.js';
+
+/** Sluice extension: who the key belongs to (the CLI uses it to know where it deploys). */
+export const getOrganization = defineRoute({
+  name: 'getOrganization',
+  method: 'GET',
+  path: '/v2/organization',
+  handle: async ({ principal }) => ({ body: { id: principal.organizationId, name: principal.organizationName } }),
+});

@@ -1,0 +1,14 @@
+import { defineRoute } from '../route.js';
+import { versionPath } from '../schemas.js';
+import { versionView } from '../views.js';
+
+export const getVersion = defineRoute({
+  name: 'getVersion',
+  method: 'GET',
+  path: '/v2/functions/{owner_name}/{function_name}/versions/{version_slug}',
+  params: versionPath,
+  handle: async ({ params, principal, services }) => {
+    const { version } = await services.versions.get(principal, params.owner_name, params.function_name, params.version_slug);
+    return { body: versionView(services, version) };
+  },
+});

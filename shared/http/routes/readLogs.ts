@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { notFound } from '../../domain/errors.js';
+import { serializeLogPage } from '../../domain/wire/logPage.js';
+import { defineRoute } from '../route.js';
+import { posixTimestamp } from '../schemas.js';
+
+/** Lines per page: bounded, so a job that printed millions of lines is read in pages. */
+export const MAX_LOG_PAGE = 1000;
+const END_OF_TIME = 2n ** 63n - 1n;
+
+export const readLogs = defineRoute({
+  name: 'readLogs',
+  method: 'GET',
+  path: '/v2/logs',
+  query: z.object({
+    job_id: z.string().min(1).optional(),
+    version_id: z.string().min(1).optional(),
+    start_time: posixTimestamp.optional(),
+    end_time: posixTimestamp.optional(),
+    limit: z.coerce.number().int().min(1).max(MAX_LOG_PAGE).default(MAX_LOG_PAGE),
+  }),
+  handle: async ({ query, principal, services }) => {
+    // Jobs arrive with the job runner; until then no job id can name anything.
+    if (query.job_id !== undefined) throw notFound('Job not found.');
+    const startNs = query.start_time ?? 0n;
+    const entries = await services.logs.read(principal, {
+      versionId: query.version_id,
+      startNs,
+      endNs: query.end_time ?? END_OF_TIME,
+      limit: query.limit,
+    });
+    return { body: serializeLogPage(entries, startNs) };
+  },
+});

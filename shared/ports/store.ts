@@ -1,0 +1,85 @@
+import type { ApiKey } from '../domain/apiKey.js';
+import type { BuildStatus } from '../domain/buildStatus.js';
+import type { FunctionRecord } from '../domain/function.js';
+import type { LogEntry } from '../domain/log.js';
+import type { Organization } from '../domain/organization.js';
+import type { VersionPatch, VersionRecord } from '../domain/version.js';
+
+/**
+ * The persistence port. Every adapter (SQLite, DynamoDB) passes the same contract suite
+ * in test/contract. Writes that race are conditional on a single item, so adapters need
+ * no multi-item transactions.
+ */
+export interface Store {
+  organizations: OrganizationStore;
+  apiKeys: ApiKeyStore;
+  functions: FunctionStore;
+  versions: VersionStore;
+  logs: LogStore;
+  close(): Promise<void>;
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export interface OrganizationStore {
+  /** Creates it unless an organization of that name exists; returns the one stored. */
+  createIfAbsent(organization: Organization): Promise<Organization>;
+  getByName(name: string): Promise<Organization | null>;
+  getById(id: string): Promise<Organization | null>;
+}
+
+export interface ApiKeyStore {
+  create(key: ApiKey): Promise<void>;
+  getByHash(hash: string): Promise<ApiKey | null>;
+  /** All keys of an organization, or of every organization; oldest first. */
+  list(organizationId?: string): Promise<ApiKey[]>;
+  /** Marks it revoked; false when no unrevoked key has that id. */
+  revoke(id: string, at: number): Promise<boolean>;
+}
+
+export interface FunctionStore {
+  /** False when a function of that owner and name exists already. */
+  create(fn: FunctionRecord): Promise<boolean>;
+  get(ownerName: string, name: string): Promise<FunctionRecord | null>;
+  getById(id: string): Promise<FunctionRecord | null>;
+  /** Replaces the stored record. */
+  put(fn: FunctionRecord): Promise<void>;
+  /** An organization's functions, by name. */
+  listByOwner(ownerName: string, page: Page): Promise<FunctionRecord[]>;
+}
+
+export interface VersionStore {
+  create(version: VersionRecord): Promise<void>;
+  get(id: string): Promise<VersionRecord | null>;
+  /** A function's versions whose id starts with the prefix (at most `limit`, to detect ambiguity). */
+  findByPrefix(functionId: string, prefix: string, limit: number): Promise<VersionRecord[]>;
+  /** A function's versions, newest first. */
+  listByFunction(functionId: string, page: Page): Promise<VersionRecord[]>;
+  /** The newest version in `ready`, if any. */
+  latestReady(functionId: string): Promise<VersionRecord | null>;
+  /**
+   * Applies the patch only while the build status is one of `from`: the guard that keeps two
+   * builders from both moving a version. Returns the updated record, or null if the guard failed.
+   */
+  transition(id: string, from: readonly BuildStatus[], patch: VersionPatch): Promise<VersionRecord | null>;
+  /** Versions whose build had not finished, to resume after a restart. */
+  listByBuildStatus(statuses: readonly BuildStatus[]): Promise<VersionRecord[]>;
+}
+
+export interface LogQuery {
+  /** One stream (`job:<id>`, `version:<id>`), or all of an organization's lines when absent. */
+  stream?: string;
+  organizationId: string;
+  startNs: bigint;
+  endNs: bigint;
+  limit: number;
+}
+
+export interface LogStore {
+  append(entries: LogEntry[]): Promise<void>;
+  /** Lines with startNs <= time <= endNs, oldest first, at most `limit`. */
+  query(query: LogQuery): Promise<LogEntry[]>;
+}
