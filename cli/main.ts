@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { createLogger } from '../shared/app/logger.js';
-import { loadConfig } from '../shared/config.js';
+import { ConfigError, loadConfig } from '../shared/config.js';
 import { ServiceError } from '../shared/domain/errors.js';
 import { clientSettings, CliError } from './client.js';
 import { deployCommand } from './commands/deploy.js';
@@ -43,7 +43,7 @@ registerKeyCommands(program, createLogger({ logLevel: 'warn' }), print);
 try {
   await program.parseAsync();
 } catch (error) {
-  if (error instanceof CliError || error instanceof ServiceError) {
+  if (error instanceof CliError || error instanceof ServiceError || error instanceof ConfigError) {
     process.stderr.write(`error: ${error.message}\n`);
     process.exit(1);
   }

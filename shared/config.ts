@@ -16,6 +16,11 @@ const configSchema = z.object({
   SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+/** A setting's value is unusable; the message names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
 export interface Config {
   mode: 'local' | 'aws';
   host: string;
@@ -36,7 +41,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-    throw new Error(`Invalid configuration: ${problems}`);
+    throw new ConfigError(`Invalid configuration: ${problems}`);
   }
   const values = parsed.data;
   return {

@@ -132,7 +132,8 @@ function lambdaContext(functionName: string): Context {
     awsRequestId: randomUUID(),
     logGroupName: 'local',
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => Number.MAX_SAFE_INTEGER,
+    // The local mode has no invocation deadline; a day stands for none.
+    getRemainingTimeInMillis: () => 86_400_000,
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

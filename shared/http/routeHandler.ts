@@ -16,7 +16,8 @@ export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => P
  * errors -> authentication -> validation -> the route's handler.
  */
 export function createRouteHandler(route: Route, getServices: () => Promise<Services>, logger: ErrorLogger): HttpHandler {
-  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, RouteContext>()
+  // No early-timeout response: await is meant to run to its own limit, and Lambda's own timeout still stands.
+  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, RouteContext>({ timeoutEarlyInMillis: 0 })
     .use({
       before: async (request) => {
         request.context.services = await getServices();

@@ -3,13 +3,17 @@ export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
 
-/** Runs a conditional write; false when its condition did not hold, any other error rethrown. */
-export async function writeIf(write: () => Promise<unknown>): Promise<boolean> {
+/** The conditional write's output, or undefined when its condition did not hold; other errors rethrown. */
+export async function ifConditionHolds<T extends object>(write: () => Promise<T>): Promise<T | undefined> {
   try {
-    await write();
-    return true;
+    return await write();
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return undefined;
     throw error;
   }
+}
+
+/** Runs a conditional write; false when its condition did not hold. */
+export async function writeIf(write: () => Promise<object>): Promise<boolean> {
+  return (await ifConditionHolds(write)) !== undefined;
 }

@@ -2,8 +2,9 @@ import { PutCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-
 import type { BuildStatus } from '../../../domain/buildStatus.js';
 import type { VersionPatch, VersionRecord } from '../../../domain/version.js';
 import type { VersionStore } from '../../../ports/store.js';
-import { writeIf } from './conditionalWrite.js';
+import { ifConditionHolds } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
+import { placeholders } from './expressionValues.js';
 import { getItem } from './itemReads.js';
 import { dataOf, withData } from './jsonData.js';
 import { collect, pageSizeFor, queryItems, scanItems, type Window } from './pagedItems.js';
@@ -46,12 +47,6 @@ const toVersion = (item: Item): VersionRecord => ({
   buildError: item.build_error as string | null,
 });
 
-/** `:name0, :name1, ...` bound to the values, for an IN list or a SET list. */
-function placeholders(name: string, values: readonly unknown[]): { names: string[]; bound: Item } {
-  const names = values.map((_, index) => `:${name}${index}`);
-  return { names, bound: Object.fromEntries(names.map((placeholder, index) => [placeholder, values[index]])) };
-}
-
 function transitionUpdate(from: readonly BuildStatus[], patch: VersionPatch) {
   const fields = PATCHABLE_FIELDS.filter((field) => patch[field] !== undefined);
   const values = placeholders('value', fields.map((field) => patch[field]));
@@ -67,8 +62,8 @@ function transitionUpdate(from: readonly BuildStatus[], patch: VersionPatch) {
 
 export function dynamoDbVersionStore(context: DynamoDbContext): VersionStore {
   const TableName = context.tables.versions;
-  /** A function's versions, newest first (created_at desc, then id desc). */
-  const newestFirst = (functionId: string, window: Window, filter: Partial<QueryCommandInput> = {}) => {
+  /** A function's versions, newest first (created_at desc, then id desc), optionally filtered. */
+  const newestFirst = async (functionId: string, window: Window, filter: Partial<QueryCommandInput> = {}) => {
     const items = queryItems(context, {
       TableName,
       IndexName: BY_FUNCTION_INDEX,
@@ -76,9 +71,10 @@ export function dynamoDbVersionStore(context: DynamoDbContext): VersionStore {
       ScanIndexForward: false,
       ...filter,
       ExpressionAttributeValues: { ':function': functionId, ...filter.ExpressionAttributeValues },
+      // A filter drops items after Limit counts them, so only an unfiltered read can size its pages.
       Limit: filter.FilterExpression ? undefined : pageSizeFor(window),
     });
-    return collect(items, window).then((found) => found.map(toVersion));
+    return (await collect(items, window)).map(toVersion);
   };
   return {
     async create(version) {
@@ -103,12 +99,10 @@ export function dynamoDbVersionStore(context: DynamoDbContext): VersionStore {
     },
     async transition(id, from, patch) {
       if (from.length === 0) return null;
-      let updated: Item | undefined;
-      const applied = await writeIf(async () => {
-        const output = await context.client.send(new UpdateCommand({ TableName, Key: { id }, ReturnValues: 'ALL_NEW', ...transitionUpdate(from, patch) }));
-        updated = output.Attributes;
-      });
-      return applied && updated ? toVersion(updated) : null;
+      const output = await ifConditionHolds(() =>
+        context.client.send(new UpdateCommand({ TableName, Key: { id }, ReturnValues: 'ALL_NEW', ...transitionUpdate(from, patch) })),
+      );
+      return output?.Attributes ? toVersion(output.Attributes) : null;
     },
     async listByBuildStatus(statuses) {
       if (statuses.length === 0) return [];

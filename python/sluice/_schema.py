@@ -1,0 +1,188 @@
+"""The rules for ``@sluice.function(...)`` options, shared by the decorator and the inspector.
+
+One copy of the rules means a function that deploys also imports, and the other way round.
+They mirror the service's own schema (shared/domain/functionMetadata.ts), so an error shows
+up at inspection, with a file and line, rather than as a rejected deploy.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from typing import Callable, NamedTuple
+
+from sluice._types import Env
+from sluice.gpu import MACHINE_TYPES, Gpu
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+ENV_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+PYTHON_VERSION_PATTERN = re.compile(r"^3\.\d{1,2}$")
+SYSTEM_PACKAGE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9+.-]*$")
+MAX_SPLIT = 8
+MAX_REPLICAS = 64
+
+# Every option, in the order the metadata document lists them, with its default.
+DEFAULTS: dict[str, object] = {
+    "name": None,
+    "gpu": None,
+    "python_version": None,
+    "python_packages": [],
+    "system_packages": [],
+    "cuda_version": None,
+    "environment_variables": [],
+    "minimum_replicas": 0,
+    "maximum_replicas": None,
+    "restart_on_error": True,
+    "title": None,
+    "description": None,
+    "tags": None,
+    "readme": None,
+    "code_url": None,
+    "cover_image_url": None,
+}
+TEXT_FIELDS = ("cuda_version", "title", "description", "readme", "code_url", "cover_image_url")
+
+
+_Fail = Callable[[str, str], None]  # typing's Callable: function processes may run Python 3.8
+
+
+class FieldError(NamedTuple):
+    """An error about one option; the inspector turns ``field`` into a line number."""
+
+    field: str
+    message: str
+
+
+def normalize(options: Mapping[str, object]) -> tuple[dict[str, object], list[FieldError]]:
+    """Check the options and return them as metadata (defaults filled, JSON-ready values).
+
+    Every problem is reported, not just the first, so one inspection shows them all.
+    """
+    errors: list[FieldError] = []
+
+    def fail(field: str, message: str) -> None:
+        errors.append(FieldError(field, message))
+
+    for key in options:
+        if key not in DEFAULTS:
+            close = difflib.get_close_matches(key, DEFAULTS.keys(), n=1)
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            fail(key, f'unknown field "{key}"{hint}')
+
+    out: dict[str, object] = {}
+    for key, default in DEFAULTS.items():
+        value = options.get(key, default)
+        out[key] = list(default) if isinstance(default, list) and value is default else value
+
+    name = out["name"]
+    if name is None:
+        fail("name", "name is required")
+    elif not isinstance(name, str):
+        fail("name", f"name must be a string (got {name!r})")
+    elif not NAME_PATTERN.fullmatch(name):
+        fail("name", f'name "{name}" is not valid: use letters, digits, "_", "." or "-", '
+             "starting with a letter or digit, at most 128 characters")
+
+    out["gpu"] = _gpu(out["gpu"], fail)
+
+    version = out["python_version"]
+    if version is not None and not (isinstance(version, str) and PYTHON_VERSION_PATTERN.fullmatch(version)):
+        fail("python_version", f'python_version must be a string like "3.11" (got {version!r})')
+
+    python_packages = out["python_packages"] = _strings(out["python_packages"], "python_packages", fail)
+    if "" in python_packages:
+        fail("python_packages", "python_packages must not contain empty strings")
+    system_packages = out["system_packages"] = _strings(out["system_packages"], "system_packages", fail)
+    for package in system_packages:
+        if not SYSTEM_PACKAGE_PATTERN.fullmatch(package):
+            fail("system_packages", f'system_packages: "{package}" is not a Debian package name '
+                 '(lowercase letters, digits, "+", "-" and ".")')
+
+    for field in TEXT_FIELDS:
+        if out[field] is not None and not isinstance(out[field], str):
+            fail(field, f"{field} must be a string or None (got {out[field]!r})")
+
+    out["environment_variables"] = _environment(out["environment_variables"], fail)
+
+    minimum = _replicas(out["minimum_replicas"])
+    if minimum is None:
+        fail("minimum_replicas",
+             f"minimum_replicas must be an integer between 0 and {MAX_REPLICAS} (got {out['minimum_replicas']!r})")
+    if out["maximum_replicas"] is not None:
+        maximum = _replicas(out["maximum_replicas"])
+        if maximum is None:
+            fail("maximum_replicas", f"maximum_replicas must be None or an integer between 0 and {MAX_REPLICAS} "
+                 f"(got {out['maximum_replicas']!r})")
+        elif minimum is not None and maximum != 0 and maximum < minimum:
+            fail("maximum_replicas",
+                 f"maximum_replicas ({maximum}) must be at least minimum_replicas ({minimum}), or 0 for no cap")
+
+    if not isinstance(out["restart_on_error"], bool):
+        fail("restart_on_error", f"restart_on_error must be True or False (got {out['restart_on_error']!r})")
+
+    if out["tags"] is not None:
+        out["tags"] = _strings(out["tags"], "tags", fail, " or None")
+
+    return out, errors
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _replicas(value: object) -> int | None:
+    """The replica count, or None when it is not an integer in range."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_REPLICAS:
+        return value
+    return None
+
+
+def _strings(value: object, field: str, fail: _Fail, alternative: str = "") -> list[str]:
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    fail(field, f"{field} must be a list of strings{alternative} (got {value!r})")
+    return []
+
+
+def _gpu(value: object, fail: _Fail) -> dict[str, object] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Gpu) or value.machine_type not in MACHINE_TYPES.values():
+        choices = ", ".join(f"sluice.gpu.{n}(split=N)" for n in MACHINE_TYPES)
+        fail("gpu", f"gpu must be None or one of {choices} (got {value!r})")
+        return None
+    if not _is_int(value.split):
+        fail("gpu", f"gpu.split must be an integer (got {value.split!r})")
+    elif not 1 <= value.split <= MAX_SPLIT:
+        fail("gpu", f"gpu.split must be between 1 and {MAX_SPLIT} (got {value.split})")
+    return value.to_dict()
+
+
+def _environment(value: object, fail: _Fail) -> list[dict[str, str]]:
+    field = "environment_variables"
+    if not isinstance(value, (list, tuple)):
+        fail(field, f"{field} must be a list of sluice.Env(...) (got {value!r})")
+        return []
+    result: list[dict[str, str]] = []
+    seen: set[str] = set()
+    for i, env in enumerate(value):
+        where = f"{field}[{i}]"
+        if not isinstance(env, Env):
+            fail(field, f"{where} must be sluice.Env(name=..., description=..., default=...) (got {env!r})")
+            continue
+        ok = True
+        for attr in ("name", "description", "default"):
+            if not isinstance(getattr(env, attr), str):
+                fail(field, f"{where}.{attr} must be a string (got {getattr(env, attr)!r})")
+                ok = False
+        if not ok:
+            continue
+        if not ENV_NAME_PATTERN.fullmatch(env.name):
+            fail(field, f'{where}.name must be a valid identifier such as "API_TOKEN" (got "{env.name}")')
+        elif env.name in seen:
+            fail(field, f'{where}.name "{env.name}" is declared twice')
+        seen.add(env.name)
+        result.append(env.to_dict())
+    return result
+

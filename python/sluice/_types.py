@@ -1,0 +1,79 @@
+"""Value types a function author uses: ``Env`` (a declared environment variable) and ``File``.
+
+Standard library only: these are imported inside function processes, where only the
+author's own packages are installed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+__all__ = ["Env", "File"]
+
+
+@dataclass(frozen=True)
+class Env:
+    """An environment variable the function expects; the service shows it and sets its default."""
+
+    name: str
+    description: str = ""
+    default: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"name": self.name, "description": self.description, "default": self.default}
+
+
+class File:
+    """A file input or output.
+
+    Inputs arrive as local paths (the runtime downloads URLs before the job starts), so the
+    author only reads ``.path``. A ``File`` made from a URL alone downloads lazily on the first
+    ``.path`` access, which keeps ``File(url=...)`` cheap for code that only passes it along.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, url: str | None = None) -> None:
+        if path is None and url is None:
+            raise ValueError("File needs a path or a url")
+        self._path: str | None = os.fspath(path) if path is not None else None
+        self._url = url
+
+    @property
+    def path(self) -> str:
+        """A local path to the file's content, downloading it first when only a URL is known."""
+        if self._path is None:
+            self._path = self._download()
+        return self._path
+
+    @property
+    def url(self) -> str | None:
+        return self._url
+
+    def __fspath__(self) -> str:
+        # Lets a File go straight to open(), shutil, subprocess arguments and the like.
+        return self.path
+
+    def __repr__(self) -> str:
+        if self._url is not None:
+            return f"sluice.File(url={self._url!r})"
+        return f"sluice.File(path={self._path!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, File) and (self._path, self._url) == (other._path, other._url)
+
+    def __hash__(self) -> int:
+        return hash((self._path, self._url))
+
+    def _download(self) -> str:
+        # Imported here: urllib.request is slow to import and most processes never download.
+        import shutil
+        import tempfile
+        import urllib.parse
+        import urllib.request
+
+        assert self._url is not None
+        suffix = os.path.splitext(urllib.parse.urlparse(self._url).path)[1]
+        fd, target = tempfile.mkstemp(prefix="sluice-", suffix=suffix)
+        with os.fdopen(fd, "wb") as out, urllib.request.urlopen(self._url) as response:  # noqa: S310
+            shutil.copyfileobj(response, out)
+        return target

@@ -1,0 +1,90 @@
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SLUICE_BIN } from './support/cli.js';
+import { api } from './support/testService.js';
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  key: string;
+  output: () => string;
+}
+
+/** `sluice start --examples` as a newcomer runs it, on a free port; resolves once it prints "Try it". */
+function startService(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
+  const child = spawn(process.execPath, [SLUICE_BIN, 'start', '--examples'], {
+    env: { ...process.env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn', ...env },
+  });
+  let stdout = '';
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const url = /running at (http:\/\/\S+)/.exec(stdout)?.[1];
+      const key = /API key for organization "local"(?: \(new\))?: (\S+)/.exec(stdout)?.[1];
+      if (url && key && stdout.includes('Try it')) resolve({ child, url, key, output: () => stdout });
+    });
+    child.on('exit', (code) => reject(new Error(`sluice start exited with ${code}: ${stdout}`)));
+  });
+}
+
+function stop(child: ChildProcessWithoutNullStreams, signal: NodeJS.Signals): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.on('exit', (code) => resolve(code));
+    child.kill(signal);
+  });
+}
+
+describe('sluice start', () => {
+  const dirs: string[] = [];
+  const newDataDir = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sluice-start-'));
+    dirs.push(dir);
+    return dir;
+  };
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('starts with the example functions ready, prints the key and a curl to paste, and stops cleanly on SIGINT', async () => {
+    const dataDir = await newDataDir();
+    const service = await startService(dataDir);
+    expect(service.output()).toContain(`curl -s ${service.url}/v2/functions/local/hello -H "X-API-Key: ${service.key}"`);
+    const hello = await api(service.url, service.key, 'GET', '/v2/functions/local/hello');
+    expect(hello.status).toBe(200);
+    expect(hello.body.latest_version.build_status).toBe('ready');
+    const keyFile = join(dataDir, 'api-key');
+    expect((await readFile(keyFile, 'utf8')).trim()).toBe(service.key);
+    expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+    expect(await stop(service.child, 'SIGINT')).toBe(0);
+  });
+
+  it('keeps its data and its key across a restart, and stops cleanly on SIGTERM', async () => {
+    const dataDir = await newDataDir();
+    const first = await startService(dataDir);
+    const versionId = (await api(first.url, first.key, 'GET', '/v2/functions/local/hello')).body.latest_version.id;
+    await api(first.url, first.key, 'POST', '/v2/functions/local/hello/edit', { description: 'kept' });
+    expect(await stop(first.child, 'SIGTERM')).toBe(0);
+
+    const second = await startService(dataDir);
+    expect(second.key).toBe(first.key);
+    expect(second.output()).not.toContain('(new)');
+    const hello = await api(second.url, second.key, 'GET', '/v2/functions/local/hello');
+    expect(hello.body.description).toBe('kept');
+    // Present already: not deployed again.
+    expect(hello.body.latest_version.id).toBe(versionId);
+    expect(await stop(second.child, 'SIGTERM')).toBe(0);
+  });
+
+  it('uses SLUICE_API_KEY as the bootstrap key when it is set', async () => {
+    const preset = 'sk_preset-key-for-this-test-0001';
+    const service = await startService(await newDataDir(), { SLUICE_API_KEY: preset });
+    expect(service.key).toBe(preset);
+    expect((await api(service.url, preset, 'GET', '/v2/organization')).body.name).toBe('local');
+    expect(await stop(service.child, 'SIGTERM')).toBe(0);
+  });
+});

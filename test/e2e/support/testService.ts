@@ -1,0 +1,89 @@
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createLogger } from '../../../shared/app/logger.js';
+import type { RunningService } from '../../../shared/app/localService.js';
+import { startLocalService } from '../../../shared/app/localService.js';
+import { loadConfig } from '../../../shared/config.js';
+import { inspectFunctions } from '../../../shared/packaging/inspectFunctions.js';
+import { packDirectory } from '../../../shared/packaging/packDirectory.js';
+
+export interface TestService {
+  url: string;
+  /** The bootstrap key of organization `local`. */
+  key: string;
+  dataDir: string;
+  running: RunningService;
+  /** A new organization with its own key. */
+  createOrganization(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The real embedded service on a free port, over a fresh data directory. */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sluice-test-'));
+  const config = loadConfig({ ...process.env, SLUICE_DATA_DIR: dataDir, PORT: '0', SLUICE_LOG_LEVEL: 'silent', ...env });
+  const running = await startLocalService(config, createLogger(config));
+  return {
+    url: running.url,
+    key: running.bootstrapKey.key,
+    dataDir,
+    running,
+    createOrganization: async (name) => (await running.app.services.keys.createKey(name)).secret,
+    async close() {
+      await running.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  body: T;
+}
+
+/** A JSON request over real HTTP. */
+export async function api<T = any>(url: string, key: string | undefined, method: string, path: string, body?: unknown): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = {};
+  if (key !== undefined) headers['x-api-key'] = key;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** Writes files (path -> content) into a new temporary directory. */
+export async function writeFunctionDir(files: Record<string, string>): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'sluice-fn-'));
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(directory, path)), { recursive: true });
+    await writeFile(join(directory, path), content);
+  }
+  return directory;
+}
+
+/** Deploys a directory's first function over HTTP, as `sluice deploy` does, and returns the 201 body. */
+export async function deployDirectory(service: TestService, directory: string, key = service.key, owner = 'local') {
+  const inspected = await inspectFunctions(directory, 'python3');
+  if (!inspected.ok) throw new Error(inspected.errors.join('; '));
+  const metadata = inspected.functions[0] as { name: string };
+  const bundle = (await packDirectory(directory)).toString('base64');
+  return api(service.url, key, 'POST', `/v2/functions/${owner}/${metadata.name}/versions`, { metadata, bundle });
+}
+
+/** Polls a version until its build ends. */
+export async function waitForBuild(service: TestService, fn: string, versionId: string, key = service.key): Promise<any> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const { body } = await api(service.url, key, 'GET', `/v2/functions/${fn}/versions/${versionId}`);
+    if (body.build_status === 'ready' || body.build_status === 'error') return body;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`build of ${versionId} did not finish`);
+}
+
+export const pythonFunction = (name: string, extra = '') => `import sluice
+
+@sluice.function(name="${name}"${extra})
+def run(text: str, times: int = 1) -> str:
+    return text * times
+`;
