@@ -60,6 +60,7 @@ async function printNewLogLines(settings: ClientSettings, versionId: string, fro
     const page = await callApi<WireLogPage>(settings, 'GET', `/v2/logs?version_id=${versionId}&start_time=${start}`);
     for (const group of page.data) for (const line of group.logs) print(`  | ${line.message}`);
     if (page.data.length === 0) return start;
-    start = String(page.next_start_time);
+    // next_start_time passes 2^53 and JSON.parse rounds it; last_time_returned is exact.
+    start = String(BigInt(page.last_time_returned) + 1n);
   }
 }

@@ -14,7 +14,7 @@ interface Started {
   output: () => string;
 }
 
-/** `sluice start --examples` as a newcomer runs it, on a free port; resolves once it prints "Try it". */
+/** `sluice start --examples` as a newcomer runs it, on a free port; resolves once its banner is complete. */
 function startService(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
   const child = spawn(process.execPath, [SLUICE_BIN, 'start', '--examples'], {
     env: { ...process.env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn', ...env },
@@ -25,7 +25,7 @@ function startService(dataDir: string, env: Record<string, string> = {}): Promis
       stdout += chunk.toString();
       const url = /running at (http:\/\/\S+)/.exec(stdout)?.[1];
       const key = /API key for organization "local"(?: \(new\))?: (\S+)/.exec(stdout)?.[1];
-      if (url && key && stdout.includes('Try it')) resolve({ child, url, key, output: () => stdout });
+      if (url && key && stdout.includes('Stop with Ctrl+C.')) resolve({ child, url, key, output: () => stdout });
     });
     child.on('exit', (code) => reject(new Error(`sluice start exited with ${code}: ${stdout}`)));
   });

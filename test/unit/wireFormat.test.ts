@@ -1,59 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type { FunctionRecord } from '../../shared/domain/function.js';
 import type { LogEntry } from '../../shared/domain/log.js';
-import type { VersionRecord } from '../../shared/domain/version.js';
 import { NO_WORKERS } from '../../shared/domain/wire/common.js';
 import { functionWireSchema, serializeFunction } from '../../shared/domain/wire/function.js';
 import { logPageWireSchema, serializeLogPage } from '../../shared/domain/wire/logPage.js';
 import { serializeVersion, versionWireSchema } from '../../shared/domain/wire/version.js';
 import { stringifyJson } from '../../shared/http/json.js';
+import { aBareFunction, aVersion } from '../support/fixtures.js';
 
-const version: VersionRecord = {
-  id: 'v1',
-  functionId: 'f1',
-  organizationId: 'o1',
-  createdAt: 1_734_226_919_195_000,
-  buildStatus: 'queued',
-  queuedAt: 1_734_226_919_195_000,
-  builtAt: null,
-  readyAt: null,
-  buildError: null,
+const version = aVersion({
   computeType: 'l4',
   split: 4,
-  pythonVersion: '3.11',
-  pythonPackages: ['numpy'],
-  systemPackages: [],
-  cudaVersion: null,
+  createdAt: 1_734_226_919_195_000,
+  queuedAt: 1_734_226_919_195_000,
   inputs: [{ name: 'text', type: 'str', description: '', is_optional: true, default: 'hi' }],
-  outputs: [{ name: '', type: 'str', description: '' }],
-  environmentVariables: [],
-  functionDependencies: [],
-  minimumReplicas: 0,
-  maximumReplicas: null,
-  streamOutput: false,
-  restartOnError: true,
-  entrypoint: { file: 'main.py', symbol: 'run', kind: 'function', generator: false },
-};
-
-const fn: FunctionRecord = {
-  id: 'f1',
-  organizationId: 'o1',
-  ownerName: 'acme',
-  name: 'echo',
-  visibility: 'private',
-  title: null,
-  codeUrl: null,
-  description: null,
-  tags: null,
-  coverImageUrl: null,
-  examples: null,
-  readme: null,
-  functionType: 'function',
-  webhooks: [],
-  restartOnError: true,
-  createdAt: 0,
-  updatedAt: 0,
-};
+});
+const fn = aBareFunction();
 
 describe('the wire format', () => {
   it('prints a Version with every required field, nulls as null and timestamps with microseconds', () => {

@@ -24,6 +24,10 @@ const toEntry = (row: LogRow): LogEntry => ({
   message: row.message,
 });
 
+/** SQLite integers are signed 64-bit; a bound past them (a 20-digit time, say) means "no bound". */
+const MAX_INT64 = 2n ** 63n - 1n;
+const clampToInt64 = (value: bigint) => (value < 0n ? 0n : value > MAX_INT64 ? MAX_INT64 : value);
+
 export function sqliteLogStore(db: SqliteDatabase): LogStore {
   const insert = db.prepare(
     'INSERT INTO logs (stream, organization_id, function_id, job_id, run_id, stage, time_ns, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -44,7 +48,9 @@ export function sqliteLogStore(db: SqliteDatabase): LogStore {
     async append(entries) {
       if (entries.length > 0) insertMany(entries);
     },
-    async query({ stream, organizationId, startNs, endNs, limit }) {
+    async query({ stream, organizationId, limit, ...range }) {
+      const startNs = clampToInt64(range.startNs);
+      const endNs = clampToInt64(range.endNs);
       const rows =
         stream === undefined ? byOrganization.all(organizationId, startNs, endNs, limit) : byStream.all(stream, organizationId, startNs, endNs, limit);
       return rows.map(toEntry);

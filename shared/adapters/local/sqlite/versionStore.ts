@@ -15,7 +15,7 @@ export function sqliteVersionStore(db: SqliteDatabase): VersionStore {
   const insert = db.prepare('INSERT INTO versions (id, function_id, created_at, build_status, data) VALUES (?, ?, ?, ?, ?)');
   const byId = db.prepare<[string], DataRow>('SELECT data FROM versions WHERE id = ?');
   const byPrefix = db.prepare<[string, string, number], DataRow>(
-    "SELECT data FROM versions WHERE function_id = ? AND id LIKE ? ESCAPE '\\' ORDER BY created_at DESC LIMIT ?",
+    "SELECT data FROM versions WHERE function_id = ? AND id LIKE ? ESCAPE '\\' ORDER BY created_at DESC, id DESC LIMIT ?",
   );
   const byFunction = db.prepare<[string, number, number], DataRow>(
     'SELECT data FROM versions WHERE function_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?',

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import type { ApiKey } from '../../shared/domain/apiKey.js';
+import type { FunctionRecord } from '../../shared/domain/function.js';
+import type { LogEntry } from '../../shared/domain/log.js';
+import type { Organization } from '../../shared/domain/organization.js';
+import type { VersionRecord } from '../../shared/domain/version.js';
+
+/** Records for the contract suite: every field set, overridable one by one. */
+const T0 = 1_732_000_000_000_000;
+
+export function anOrganization(overrides: Partial<Organization> = {}): Organization {
+  return { id: randomUUID(), name: `org-${randomUUID().slice(0, 8)}`, createdAt: T0, ...overrides };
+}
+
+export function anApiKey(overrides: Partial<ApiKey> = {}): ApiKey {
+  return { id: randomUUID(), organizationId: 'org-1', hash: randomUUID().replaceAll('-', ''), prefix: 'sk_abcdef', createdAt: T0, revokedAt: null, ...overrides };
+}
+
+/** A function with every optional field null: the shape of a first deploy. */
+export function aBareFunction(overrides: Partial<FunctionRecord> = {}): FunctionRecord {
+  return {
+    id: randomUUID(),
+    organizationId: 'org-1',
+    ownerName: 'acme',
+    name: 'resize',
+    visibility: 'private',
+    title: null,
+    codeUrl: null,
+    description: null,
+    tags: null,
+    coverImageUrl: null,
+    examples: null,
+    readme: null,
+    functionType: 'function',
+    webhooks: [],
+    restartOnError: true,
+    createdAt: T0,
+    updatedAt: T0,
+    ...overrides,
+  };
+}
+
+/** A function with every field filled in, arrays and webhooks included. */
+export function aFullFunction(overrides: Partial<FunctionRecord> = {}): FunctionRecord {
+  return aBareFunction({
+    visibility: 'public',
+    title: 'Resize',
+    codeUrl: 'https://example.com/code',
+    description: 'Resizes images — fast ✓',
+    tags: ['image', 'resize'],
+    coverImageUrl: 'https://example.com/cover.png',
+    examples: ['example one', ''],
+    readme: '# Resize\n\nLine two.',
+    functionType: 'workflow',
+    webhooks: [
+      { type: 'job.start', url: 'https://hooks.example.com/start' },
+      { type: 'job.complete', url: 'http://hooks.example.com/done?x=1' },
+    ],
+    restartOnError: false,
+    createdAt: T0 + 1,
+    updatedAt: T0 + 2,
+    ...overrides,
+  });
+}
+
+export function aVersion(overrides: Partial<VersionRecord> = {}): VersionRecord {
+  return {
+    id: randomUUID(),
+    functionId: 'function-1',
+    organizationId: 'org-1',
+    createdAt: T0,
+    buildStatus: 'queued',
+    queuedAt: T0,
+    builtAt: null,
+    readyAt: null,
+    buildError: null,
+    computeType: 'a100-20gb',
+    split: 2,
+    pythonVersion: '3.11',
+    pythonPackages: ['numpy==2.1.0', 'torch'],
+    systemPackages: ['ffmpeg'],
+    cudaVersion: null,
+    inputs: [
+      { name: 'image', type: 'sluice.File', description: 'the image', is_optional: false },
+      { name: 'scale', type: 'float', description: '', is_optional: true, default: 0.5 },
+      { name: 'options', type: 'dict', description: '', is_optional: true, default: { nested: [1, 'two', null], big: 1e300 } },
+    ],
+    outputs: [{ name: '', type: 'sluice.File', description: 'the resized image' }],
+    environmentVariables: [{ name: 'TOKEN', description: 'an API token', default: '' }],
+    functionDependencies: ['acme/other'],
+    minimumReplicas: 0,
+    maximumReplicas: null,
+    streamOutput: true,
+    restartOnError: true,
+    entrypoint: { file: 'main.py', symbol: 'Resize', kind: 'class', generator: true },
+    ...overrides,
+  };
+}
+
+export function aLogEntry(overrides: Partial<LogEntry> = {}): LogEntry {
+  return {
+    stream: 'job:job-1',
+    organizationId: 'org-1',
+    functionId: 'function-1',
+    jobId: 'job-1',
+    runId: 'run-1',
+    stage: 'run',
+    timeNs: 1_732_000_000_000_000_000n,
+    message: 'hello',
+    ...overrides,
+  };
+}
