@@ -13,6 +13,11 @@ const configSchema = z.object({
   SLUICE_PIP_ARGS: z.string().default(''),
   SLUICE_MAX_BODY_MB: z.coerce.number().positive().default(64),
   SLUICE_TABLE_PREFIX: z.string().default('sluice-'),
+  SLUICE_AWAIT_TIMEOUT_S: z.coerce.number().positive().default(600),
+  SLUICE_IDLE_TIMEOUT_S: z.coerce.number().min(0).default(60),
+  SLUICE_DEFAULT_MAX_REPLICAS: z.coerce.number().int().min(1).default(1),
+  SLUICE_EMULATE_GPUS: z.enum(['auto', 'true', 'false']).default('auto'),
+  SLUICE_PUBLIC_URL: z.url().optional(),
   SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -35,6 +40,14 @@ export interface Config {
   maxBodyBytes: number;
   tablePrefix: string;
   logLevel: string;
+  awaitTimeoutMs: number;
+  idleTimeoutMs: number;
+  /** Replicas a version may have when it names no maximum_replicas. */
+  defaultMaxReplicas: number;
+  /** Grant GPU machine types without a GPU: `auto` does so on a machine with none. */
+  emulateGpus: 'auto' | 'true' | 'false';
+  /** The base of URLs the service hands out (file outputs); default: where it listens. */
+  publicUrl: string | undefined;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -56,5 +69,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: Math.floor(values.SLUICE_MAX_BODY_MB * 1024 * 1024),
     tablePrefix: values.SLUICE_TABLE_PREFIX,
     logLevel: values.SLUICE_LOG_LEVEL,
+    awaitTimeoutMs: values.SLUICE_AWAIT_TIMEOUT_S * 1000,
+    idleTimeoutMs: values.SLUICE_IDLE_TIMEOUT_S * 1000,
+    defaultMaxReplicas: values.SLUICE_DEFAULT_MAX_REPLICAS,
+    emulateGpus: values.SLUICE_EMULATE_GPUS,
+    publicUrl: values.SLUICE_PUBLIC_URL?.replace(/\/+$/, ''),
   };
 }

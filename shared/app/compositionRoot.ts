@@ -7,7 +7,10 @@ import { createFileArtifacts } from '../adapters/local/fileArtifacts.js';
 import { createSqliteStore } from '../adapters/local/sqlite/sqliteStore.js';
 import { createSystemClock } from '../adapters/systemClock.js';
 import type { Config } from '../config.js';
-import { NO_WORKERS } from '../domain/wire/common.js';
+import { createMemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
+import { MemoryJobQueue } from '../adapters/local/memoryJobQueue.js';
+import type { WorkerAgent } from '../runtime/workerAgent.js';
+import { createLocalCompute } from './localCompute.js';
 import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { Logger } from './logger.js';
@@ -15,6 +18,9 @@ import type { Logger } from './logger.js';
 export interface LocalApp {
   services: Services;
   builder: LocalBuilder;
+  agent: WorkerAgent;
+  /** Resumes what a stopped service left: unfinished builds, queued and interrupted jobs. */
+  recover(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -25,7 +31,7 @@ const FALLBACK_PYTHON_VERSION = '3.11';
  * The one place adapters are chosen and services built. The local mode: SQLite in the data
  * directory, bundles and environments beside it, builds in this process.
  */
-export async function composeLocalApp(config: Config, logger: Logger): Promise<LocalApp> {
+export async function composeLocalApp(config: Config, logger: Logger, publicUrl: () => string = () => `http://${config.host}:${config.port}`): Promise<LocalApp> {
   if (config.mode !== 'local') {
     throw new Error('This command runs the local mode. The AWS mode is deployed with `cdk deploy` (see docs/deploying-to-aws.md).');
   }
@@ -43,19 +49,36 @@ export async function composeLocalApp(config: Config, logger: Logger): Promise<L
     onError: (error, versionId) => logger.error({ err: error, versionId }, 'build failed unexpectedly'),
   });
   const defaultPythonVersion = (await probe(config.python))?.version ?? FALLBACK_PYTHON_VERSION;
+  const queue = new MemoryJobQueue();
+  let agent: WorkerAgent | undefined;
   const services = createServices({
     store,
     artifacts,
     builder,
     clock,
-    // Replicas arrive with the job runner; until then no version has workers.
-    workers: { currentWorkers: () => NO_WORKERS },
+    queue,
+    events: createMemoryJobEvents(),
+    compute: () => agent as WorkerAgent,
     defaultPythonVersion,
+    awaitTimeoutMs: config.awaitTimeoutMs,
+  });
+  const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, publicUrl: () => config.publicUrl ?? publicUrl() });
+  agent = localAgent;
+  queue.onEnqueue((versionId) => localAgent.wake(versionId));
+  builder.onBuildFinished(async (version) => {
+    await services.jobs.releaseWaitingJobs(version);
+    if (version.buildStatus === 'ready') localAgent.versionReady(version);
   });
   return {
     services,
     builder,
+    agent: localAgent,
+    async recover() {
+      await builder.resumeUnfinished();
+      await localAgent.recover(await store.versions.listByBuildStatus(['ready']));
+    },
     async close() {
+      await localAgent.shutdown();
       await builder.idle();
       await store.close();
     },

@@ -21,26 +21,29 @@ export interface RunningService {
 
 /** The embedded service: the HTTP API and the builder, over one SQLite data directory. */
 export async function startLocalService(config: Config, logger: Logger): Promise<RunningService> {
-  const app = await composeLocalApp(config, logger);
+  let url = '';
+  const app = await composeLocalApp(config, logger, () => url);
   const bootstrapKey = await ensureBootstrapKey(app.services.keys, config.dataDir, config.bootstrapOrganization, config.bootstrapApiKey);
-  await app.builder.resumeUnfinished();
   const server = createNodeGateway({ routes: ROUTES, services: app.services, logger, maxBodyBytes: config.maxBodyBytes });
   await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  await app.recover();
   logger.info({ url, dataDir: config.dataDir }, 'listening');
   return {
     url,
     app,
     bootstrapKey,
     async close() {
-      await new Promise<void>((resolve) => {
+      const closed = new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
         // Requests still open after a grace period (a long await, say) are cut.
         setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
       });
+      // Replicas stop first: their running jobs go back to the queue, durably, for the next start.
       await app.close();
+      await closed;
     },
   };
 }

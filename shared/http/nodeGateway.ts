@@ -51,7 +51,7 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
     const handler = handlers.get(match.route) as HttpHandler;
     const result = await handler(toEvent(request, url, match.route, match.params, body), lambdaContext(match.route.name));
     response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
-    response.end(result.body);
+    response.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body);
   }
 }
 

@@ -12,11 +12,13 @@ export interface RouteInput<P, Q, B> {
   services: Services;
 }
 
-export interface RouteResult {
-  status?: number;
-  /** Serialised as JSON, with bigint values printed as exact integers. */
-  body: unknown;
-}
+export type RouteResult =
+  | {
+      status?: number;
+      /** Serialised as JSON, with bigint values printed as exact integers. */
+      body: unknown;
+    }
+  | { file: { name: string; data: Buffer } };
 
 /**
  * One HTTP route: what it accepts (zod schemas for path, query and body) and what it does.

@@ -7,6 +7,14 @@ import { getVersion } from './routes/getVersion.js';
 import { listFunctions } from './routes/listFunctions.js';
 import { listVersions } from './routes/listVersions.js';
 import { readLogs } from './routes/readLogs.js';
+import { awaitJob } from './routes/awaitJob.js';
+import { cancelJob } from './routes/cancelJob.js';
+import { getJob } from './routes/getJob.js';
+import { getJobFile } from './routes/getJobFile.js';
+import { listFunctionJobs } from './routes/listFunctionJobs.js';
+import { listJobs } from './routes/listJobs.js';
+import { listVersionJobs } from './routes/listVersionJobs.js';
+import { pushJob } from './routes/pushJob.js';
 
 /**
  * Every route of the service, once. The local gateway dispatches with it, the CDK api stack
@@ -20,5 +28,13 @@ export const ROUTES: readonly Route[] = [
   listVersions,
   getVersion,
   deployVersion,
+  listFunctionJobs,
+  listVersionJobs,
+  pushJob,
+  getJob,
+  listJobs,
+  awaitJob,
+  cancelJob,
+  getJobFile,
   readLogs,
 ];

@@ -1,6 +1,9 @@
 import { serializeFunction, serializeTruncatedFunction } from '../domain/wire/function.js';
 import { serializeVersion } from '../domain/wire/version.js';
 import type { VersionRecord } from '../domain/version.js';
+import { serializeJob } from '../domain/wire/job.js';
+import type { JobView } from '../services/jobService.js';
+import { pageWithNext } from './schemas.js';
 import type { FunctionView } from '../services/functionService.js';
 import type { Services } from '../services/services.js';
 
@@ -11,5 +14,15 @@ export function functionView(services: Services, view: FunctionView, truncate: b
 }
 
 export function versionView(services: Services, version: VersionRecord, includePythonVersion = false) {
-  return serializeVersion(version, { currentWorkers: services.workers.currentWorkers(version.id), includePythonVersion });
+  return serializeVersion(version, { currentWorkers: services.compute().currentWorkers(version.id), includePythonVersion });
+}
+
+export function jobView(view: JobView) {
+  return serializeJob(view.job, view.outputs, view.children);
+}
+
+/** A Job page from one more row than the page holds (see pageWithNext). */
+export function jobPage(views: JobView[], page: { limit: number; offset: number }) {
+  const { data, next_offset } = pageWithNext(views, page.limit, page.offset);
+  return { data: data.map(jobView), next_offset };
 }

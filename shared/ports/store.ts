@@ -1,6 +1,7 @@
 import type { ApiKey } from '../domain/apiKey.js';
 import type { BuildStatus } from '../domain/buildStatus.js';
 import type { FunctionRecord } from '../domain/function.js';
+import type { JobOutput, JobPatch, JobRecord, JobStatus } from '../domain/job.js';
 import type { LogEntry } from '../domain/log.js';
 import type { Organization } from '../domain/organization.js';
 import type { VersionPatch, VersionRecord } from '../domain/version.js';
@@ -16,6 +17,7 @@ export interface Store {
   functions: FunctionStore;
   versions: VersionStore;
   logs: LogStore;
+  jobs: JobStore;
   close(): Promise<void>;
 }
 
@@ -82,4 +84,33 @@ export interface LogStore {
   append(entries: LogEntry[]): Promise<void>;
   /** Lines with startNs <= time <= endNs, oldest first, at most `limit`. */
   query(query: LogQuery): Promise<LogEntry[]>;
+}
+
+export interface JobFilter {
+  /** Only jobs this organization pushed. */
+  organizationId: string;
+  /** Only jobs in this status; all when absent. */
+  status?: JobStatus;
+}
+
+export interface JobStore {
+  create(job: JobRecord): Promise<void>;
+  get(id: string): Promise<JobRecord | null>;
+  /**
+   * Applies the patch only while the status is one of `from`, so two actors (a replica
+   * finishing, a user cancelling) can never both win. Returns the updated job, or null.
+   */
+  transition(id: string, from: readonly JobStatus[], patch: JobPatch): Promise<JobRecord | null>;
+  /** Newest first (createdAt desc, then id desc). */
+  listByFunction(functionId: string, filter: JobFilter, page: Page): Promise<JobRecord[]>;
+  listByVersion(versionId: string, filter: JobFilter, page: Page): Promise<JobRecord[]>;
+  listByOrganization(filter: JobFilter, page: Page): Promise<JobRecord[]>;
+  /** Jobs pushed from inside this job, oldest first. */
+  listChildren(parentJobId: string): Promise<JobRecord[]>;
+  /** Every job in these statuses, oldest first: to requeue work after a restart. */
+  listByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]>;
+  /** Stores one output; an output with the same job and index is stored once. */
+  appendOutput(output: JobOutput): Promise<void>;
+  /** A job's outputs by index, skipping the first `offset`. */
+  listOutputs(jobId: string, offset: number): Promise<JobOutput[]>;
 }

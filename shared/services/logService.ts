@@ -1,10 +1,12 @@
 import { notFound } from '../domain/errors.js';
 import type { LogEntry } from '../domain/log.js';
-import { versionLogStream } from '../domain/log.js';
+import { jobLogStream, versionLogStream } from '../domain/log.js';
 import type { Store } from '../ports/store.js';
 import type { Principal } from './principal.js';
 
 export interface LogRequest {
+  /** A job's lines, from every attempt. */
+  jobId?: string;
   /** A version's build and setup lines (a Sluice extension of GET /v2/logs). */
   versionId?: string;
   startNs: bigint;
@@ -17,8 +19,19 @@ export class LogService {
 
   /** Lines oldest first. Without a stream, every line of the caller's organization. */
   async read(principal: Principal, request: LogRequest): Promise<LogEntry[]> {
-    const stream = request.versionId === undefined ? undefined : await this.versionStream(principal, request.versionId);
+    const stream =
+      request.jobId !== undefined
+        ? await this.jobStream(principal, request.jobId)
+        : request.versionId !== undefined
+          ? await this.versionStream(principal, request.versionId)
+          : undefined;
     return this.store.logs.query({ stream, organizationId: principal.organizationId, startNs: request.startNs, endNs: request.endNs, limit: request.limit });
+  }
+
+  private async jobStream(principal: Principal, jobId: string): Promise<string> {
+    const job = await this.store.jobs.get(jobId);
+    if (!job || job.organizationId !== principal.organizationId) throw notFound('Job not found.');
+    return jobLogStream(job.id);
   }
 
   /** Build and setup lines are the owner's alone: they can show more than a caller should see. */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import type { JobOutput, JobRecord } from '../job.js';
+import { JOB_STATUSES } from '../job.js';
+import { formatNullableTimestamp, formatTimestamp } from '../time.js';
 import { inputOutputSchema, timestampSchema } from './common.js';
-
-export const JOB_STATUSES = ['queued', 'processing', 'error', 'finished', 'cancelled'] as const;
 
 export const jobWireSchema = z.strictObject({
   id: z.string(),
@@ -33,3 +34,47 @@ export const pushResultWireSchema = z.strictObject({
   model_id: z.string(),
   workflow_id: z.string().nullable(),
 });
+
+/** A job as the interface prints it, with its outputs (from `offset`) and its children. */
+export function serializeJob(job: JobRecord, outputs: JobOutput[], children: JobRecord[]): WireJob {
+  return {
+    id: job.id,
+    function_id: job.functionId,
+    organization_id: job.organizationId,
+    function: { name: job.functionName, owner_name: job.ownerName },
+    status: job.status,
+    created_at: formatTimestamp(job.createdAt),
+    started_at: formatNullableTimestamp(job.startedAt),
+    completed_at: formatNullableTimestamp(job.completedAt),
+    error: job.error,
+    visibility: job.visibility,
+    run_id: job.runId,
+    inputs: job.inputs,
+    outputs: outputs.map((output) => ({
+      type: output.type,
+      name: output.name,
+      data: output.data,
+      description: '',
+      schema: {},
+      run_id: output.runId,
+      is_optional: false,
+    })),
+    // Keyed by child job id; the interface leaves the entries' fields open.
+    children: Object.fromEntries(
+      children.map((child) => [child.id, { function: `${child.ownerName}/${child.functionName}`, status: child.status, created_at: formatTimestamp(child.createdAt) }]),
+    ),
+    restarts: job.restarts.map((restart) => ({ ...restart, timestamp: formatTimestamp(restart.timestamp) })),
+  };
+}
+
+export function serializePushResult(job: JobRecord, streamOutput: boolean) {
+  return {
+    id: job.id,
+    run_id: job.runId ?? '',
+    stream_output: streamOutput,
+    status: job.status,
+    organization_id: job.organizationId,
+    model_id: job.versionId,
+    workflow_id: job.parentJobId,
+  };
+}

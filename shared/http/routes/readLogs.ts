@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { notFound } from '../../domain/errors.js';
 import { serializeLogPage } from '../../domain/wire/logPage.js';
 import { defineRoute } from '../route.js';
 import { posixTimestamp } from '../schemas.js';
@@ -20,10 +19,9 @@ export const readLogs = defineRoute({
     limit: z.coerce.number().int().min(1).max(MAX_LOG_PAGE).default(MAX_LOG_PAGE),
   }),
   handle: async ({ query, principal, services }) => {
-    // Jobs arrive with the job runner; until then no job id can name anything.
-    if (query.job_id !== undefined) throw notFound('Job not found.');
     const startNs = query.start_time ?? 0n;
     const entries = await services.logs.read(principal, {
+      jobId: query.job_id,
       versionId: query.version_id,
       startNs,
       endNs: query.end_time ?? END_OF_TIME,

@@ -35,8 +35,14 @@ export interface LocalBuilderOptions {
  */
 export class LocalBuilder implements Builder {
   private readonly running = new Map<string, Promise<void>>();
+  private finished: (version: VersionRecord) => Promise<void> = async () => undefined;
 
   constructor(private readonly options: LocalBuilderOptions) {}
+
+  /** Called when a build ends, ready or in error (jobs waiting for it go on from there). */
+  onBuildFinished(listener: (version: VersionRecord) => Promise<void>): void {
+    this.finished = listener;
+  }
 
   enqueue(versionId: string): void {
     if (this.running.has(versionId)) return;
@@ -79,21 +85,24 @@ export class LocalBuilder implements Builder {
       await this.installCode(version, environment);
       await this.move(version, 'pushing', { buildStatus: 'deploying' });
       // Replicas start on demand, so a local version is ready once its code is in place.
-      await this.move(version, 'deploying', { buildStatus: 'ready', readyAt: clock.now() });
+      const ready = await this.move(version, 'deploying', { buildStatus: 'ready', readyAt: clock.now() });
       say('Ready');
+      await this.finished(ready);
     } catch (error) {
       const reason = error instanceof BuildFailure ? error.message : `Internal build error: ${(error as Error).message}`;
       say(`Build failed: ${reason}`);
-      await store.versions.transition(version.id, UNFINISHED_BUILD_STATUSES, { buildStatus: 'error', buildError: reason });
+      const failed = await store.versions.transition(version.id, UNFINISHED_BUILD_STATUSES, { buildStatus: 'error', buildError: reason });
       if (!(error instanceof BuildFailure)) this.options.onError(error, version.id);
+      if (failed) await this.finished(failed);
     } finally {
       await log.flush();
     }
   }
 
-  private async move(version: VersionRecord, from: BuildStatus, patch: VersionPatch): Promise<void> {
+  private async move(version: VersionRecord, from: BuildStatus, patch: VersionPatch): Promise<VersionRecord> {
     const moved = await this.options.store.versions.transition(version.id, [from], patch);
     if (!moved) throw new BuildFailure(`The version left the ${from} state while it was being built.`);
+    return moved;
   }
 
   /** Unpacks the bundle and links the environment, in a scratch folder renamed into place. */

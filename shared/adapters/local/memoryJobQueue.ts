@@ -1,0 +1,33 @@
+import type { JobQueue } from '../../ports/jobQueue.js';
+
+/**
+ * The local queue: a FIFO of job ids per version, in memory. Durability comes from the store:
+ * a job stays `queued` there until a replica takes it, and at start-up the queue is refilled
+ * from the store's queued jobs. `onEnqueue` wakes the version's replica pool.
+ */
+export class MemoryJobQueue implements JobQueue {
+  private readonly queues = new Map<string, string[]>();
+  private listener: (versionId: string) => void = () => undefined;
+
+  onEnqueue(listener: (versionId: string) => void): void {
+    this.listener = listener;
+  }
+
+  async enqueue(versionId: string, jobId: string): Promise<void> {
+    const queue = this.queues.get(versionId);
+    if (queue) queue.push(jobId);
+    else this.queues.set(versionId, [jobId]);
+    this.listener(versionId);
+  }
+
+  async take(versionId: string): Promise<string | null> {
+    const queue = this.queues.get(versionId);
+    const jobId = queue?.shift() ?? null;
+    if (queue?.length === 0) this.queues.delete(versionId);
+    return jobId;
+  }
+
+  depth(versionId: string): number {
+    return this.queues.get(versionId)?.length ?? 0;
+  }
+}

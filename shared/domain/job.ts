@@ -1,0 +1,71 @@
+import type { Visibility } from './function.js';
+import type { Micros } from './time.js';
+import type { Webhook } from './webhook.js';
+
+export const JOB_STATUSES = ['queued', 'processing', 'error', 'finished', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['finished', 'error', 'cancelled'];
+export const isFinalJobStatus = (status: JobStatus) => FINAL_JOB_STATUSES.includes(status);
+
+/** A job runs at most this many times when its replica dies under it. */
+export const MAX_JOB_ATTEMPTS = 3;
+
+export const PUSH_SOURCES = ['api', 'dashboard', 'search'] as const;
+export type PushSource = (typeof PUSH_SOURCES)[number];
+
+/** Why an attempt ended without a result: the replica failed, ran out of memory, or was taken away. */
+export type RestartType = 'error' | 'OOM' | 'preemption';
+
+export interface RestartEntry {
+  timestamp: Micros;
+  reason: string;
+  type: RestartType;
+  run_id: string;
+}
+
+/**
+ * A job: one call of one version with its inputs. Status moves
+ * queued -> processing -> finished | error | cancelled (and processing -> queued when its
+ * replica dies, recorded in `restarts`); every move is conditional on the current status.
+ */
+export interface JobRecord {
+  id: string;
+  functionId: string;
+  versionId: string;
+  /** The organization that pushed it; only it can read the job. */
+  organizationId: string;
+  ownerName: string;
+  functionName: string;
+  status: JobStatus;
+  createdAt: Micros;
+  startedAt: Micros | null;
+  completedAt: Micros | null;
+  /** "" when there is none. */
+  error: string;
+  visibility: Visibility;
+  /** The current (or last) attempt's run id. */
+  runId: string | null;
+  inputs: Record<string, unknown>;
+  /** Environment variables for this job, over the version's defaults. */
+  env: Record<string, string>;
+  webhooks: Webhook[];
+  source: PushSource;
+  parentJobId: string | null;
+  restarts: RestartEntry[];
+  /** How many times it has been started. */
+  attempts: number;
+}
+
+export type JobPatch = Partial<Pick<JobRecord, 'status' | 'startedAt' | 'completedAt' | 'error' | 'runId' | 'restarts' | 'attempts'>>;
+
+/** One output of a job: a returned value, or one yielded value of a generator. */
+export interface JobOutput {
+  jobId: string;
+  /** 0, 1, 2... in the order the function produced them. */
+  index: number;
+  runId: string;
+  type: string;
+  name: string;
+  data: unknown;
+}

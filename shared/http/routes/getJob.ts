@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { defineRoute } from '../route.js';
+import { jobView } from '../views.js';
+
+export const getJob = defineRoute({
+  name: 'getJob',
+  method: 'GET',
+  path: '/v2/jobs/{job_id}',
+  params: z.object({ job_id: z.string().min(1) }),
+  query: z.object({ offset: z.coerce.number().int().min(0).default(0) }),
+  handle: async ({ params, query, principal, services }) => ({ body: jobView(await services.jobs.get(principal, params.job_id, query.offset)) }),
+});

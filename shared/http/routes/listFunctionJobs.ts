@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { defineRoute } from '../route.js';
+import { functionPath, pageQuery } from '../schemas.js';
+import { jobPage } from '../views.js';
+import { jobStatusQuery } from './listJobs.js';
+
+/** The caller's jobs of this function, newest first. */
+export const listFunctionJobs = defineRoute({
+  name: 'listFunctionJobs',
+  method: 'GET',
+  path: '/v2/functions/{owner_name}/{function_name}/jobs',
+  params: functionPath,
+  query: z.object({ ...pageQuery, ...jobStatusQuery }),
+  handle: async ({ params, query, principal, services }) => {
+    const page = { limit: query.limit + 1, offset: query.offset };
+    return { body: jobPage(await services.jobs.listForFunction(principal, params.owner_name, params.function_name, query.status, page), query) };
+  },
+});

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { defineRoute } from '../route.js';
+import { pageQuery, versionPath } from '../schemas.js';
+import { jobPage } from '../views.js';
+
+/** The caller's jobs of this version, newest first. */
+export const listVersionJobs = defineRoute({
+  name: 'listVersionJobs',
+  method: 'GET',
+  path: '/v2/functions/{owner_name}/{function_name}/versions/{version_slug}/jobs',
+  params: versionPath,
+  query: z.object(pageQuery),
+  handle: async ({ params, query, principal, services }) => {
+    const page = { limit: query.limit + 1, offset: query.offset };
+    return { body: jobPage(await services.jobs.listForVersion(principal, params.owner_name, params.function_name, params.version_slug, page), query) };
+  },
+});

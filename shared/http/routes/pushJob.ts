@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { PUSH_SOURCES } from '../../domain/job.js';
+import { webhookSchema } from '../../domain/webhook.js';
+import { serializePushResult } from '../../domain/wire/job.js';
+import { defineRoute } from '../route.js';
+
+export const pushJob = defineRoute({
+  name: 'pushJob',
+  method: 'POST',
+  path: '/v2/push',
+  query: z.object({ source: z.enum(PUSH_SOURCES).default('api') }),
+  body: z.object({
+    inputs: z.record(z.string(), z.unknown()),
+    function: z.string().nullable().optional(),
+    id: z.string().nullable().optional(),
+    webhooks: z.array(webhookSchema).nullable().optional(),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a valid environment variable name'), z.string()).optional(),
+  }),
+  handle: async ({ query, body, principal, services }) => {
+    const { job, version } = await services.jobs.push(principal, body, query.source);
+    return { body: serializePushResult(job, version.streamOutput) };
+  },
+});

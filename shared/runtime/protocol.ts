@@ -1,0 +1,22 @@
+/**
+ * The messages between the agent and a replica (`python -m sluice._runtime`), one JSON object
+ * per line on file descriptor 3. stdout and stderr stay free for the function's own output.
+ */
+export type ReplicaMessage =
+  | { type: 'hello'; pid: number }
+  | { type: 'ready' }
+  | { type: 'setup_error'; error: string }
+  | { type: 'output'; job_id: string; index: number; value?: unknown; file?: string; name?: string }
+  | { type: 'done'; job_id: string }
+  | { type: 'error'; job_id: string; error: string }
+  | { type: 'call'; call_id: string; function: string; inputs: Record<string, unknown>; wait: boolean };
+
+export type AgentMessage =
+  | { type: 'run'; job_id: string; run_id: string; inputs: Record<string, unknown>; env: Record<string, string> }
+  | { type: 'call_result'; call_id: string; ok: true; job_id: string; outputs: unknown[] }
+  | { type: 'call_result'; call_id: string; ok: false; error: string }
+  | { type: 'shutdown' };
+
+export type CallMessage = Extract<ReplicaMessage, { type: 'call' }>;
+export type OutputMessage = Extract<ReplicaMessage, { type: 'output' }>;
+export type CallResult = Extract<AgentMessage, { type: 'call_result' }>;

@@ -1,0 +1,273 @@
+import type { JobRecord } from '../domain/job.js';
+import { jobLogStream, versionLogStream } from '../domain/log.js';
+import type { VersionRecord } from '../domain/version.js';
+import type { WorkerCounts } from '../domain/wire/common.js';
+import type { Clock } from '../ports/clock.js';
+import type { JobQueue } from '../ports/jobQueue.js';
+import type { LogStore } from '../ports/store.js';
+import type { JobLifecycle } from '../services/jobLifecycle.js';
+import { LogWriter } from '../services/logWriter.js';
+import type { GpuInventory } from './gpuInventory.js';
+import type { CallMessage, CallResult, OutputMessage } from './protocol.js';
+import type { RunOutcome } from './replica.js';
+import { Replica } from './replica.js';
+import { outputFromMessage } from './outputs.js';
+
+/** After this many setups fail in a row, the version's queued jobs end in error with the setup's error. */
+const SETUP_FAILURES_BEFORE_GIVING_UP = 3;
+
+export interface PoolContext {
+  queue: JobQueue;
+  lifecycle: JobLifecycle;
+  logs: LogStore;
+  clock: Clock;
+  gpus: GpuInventory;
+  idleTimeoutMs: number;
+  /** Replicas a version may have when it names no maximum_replicas. */
+  defaultMaxReplicas: number;
+  newReplicaId(): string;
+  /** The interpreter, code folder and environment a replica of this version starts with. */
+  replicaProcess(version: VersionRecord, gpuIndex: number | null): { python: string; codeDir: string; env: NodeJS.ProcessEnv };
+  storeFile(job: JobRecord, index: number, path: string, name: string): Promise<unknown>;
+  handleCall(job: JobRecord, call: CallMessage): Promise<CallResult>;
+  isStopping(): boolean;
+  onError(error: unknown, context: string): void;
+}
+
+interface Member {
+  replica: Replica;
+  release: () => void;
+  idleTimer?: NodeJS.Timeout;
+  /** Where the replica's output goes: the current (or last) job's log, or the version's setup log. */
+  log: LogWriter;
+}
+
+/**
+ * The replicas of one version: scaled between minimum_replicas and maximum_replicas on the
+ * queue's depth, each taking the next job when idle, each stopped after an idle window.
+ */
+export class ReplicaPool {
+  private readonly members = new Map<Replica, Member>();
+  private readonly running = new Set<Promise<void>>();
+  private awaitingResources = 0;
+  private dispatching = false;
+  private dispatchAgain = false;
+  private setupFailures = 0;
+
+  constructor(
+    readonly version: VersionRecord,
+    private readonly context: PoolContext,
+  ) {}
+
+  /** Something changed (a job queued, a replica freed): scale and hand out jobs. */
+  wake(): void {
+    void this.dispatch().catch((error: unknown) => this.context.onError(error, `dispatch for version ${this.version.id}`));
+  }
+
+  counts(): WorkerCounts {
+    const counts: WorkerCounts = { starting: 0, setup: 0, active: 0, idle: 0, awaiting_resources: this.awaitingResources };
+    for (const { replica } of this.members.values()) if (replica.state !== 'stopped') counts[replica.state] += 1;
+    return counts;
+  }
+
+  /** Stops the run of this job, if one of these replicas has it; true when it did. */
+  stopJob(jobId: string): boolean {
+    for (const { replica } of this.members.values()) {
+      if (replica.currentJobId === jobId) {
+        replica.kill();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Kills every replica; running jobs go back to the queue as preempted. */
+  async shutdown(): Promise<void> {
+    for (const { replica } of this.members.values()) replica.kill();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private async dispatch(): Promise<void> {
+    if (this.dispatching) {
+      this.dispatchAgain = true;
+      return;
+    }
+    this.dispatching = true;
+    try {
+      do {
+        this.dispatchAgain = false;
+        if (this.context.isStopping()) return;
+        this.scale();
+        for (const { replica } of this.members.values()) {
+          if (replica.state !== 'idle') continue;
+          const job = await this.nextJob();
+          if (!job) break;
+          this.track(this.execute(replica, job));
+        }
+      } while (this.dispatchAgain);
+    } finally {
+      this.dispatching = false;
+    }
+  }
+
+  private async nextJob(): Promise<JobRecord | null> {
+    for (;;) {
+      const jobId = await this.context.queue.take(this.version.id);
+      if (jobId === null) return null;
+      // Null when the job left `queued` meanwhile (cancelled): skip it.
+      const job = await this.context.lifecycle.start(jobId);
+      if (job) return job;
+    }
+  }
+
+  private scale(): void {
+    const { minimumReplicas, maximumReplicas } = this.version;
+    const cap = Math.max(maximumReplicas || this.context.defaultMaxReplicas, minimumReplicas);
+    const busy = [...this.members.keys()].filter((replica) => replica.state === 'active').length;
+    const wanted = Math.min(cap, Math.max(minimumReplicas, busy + this.context.queue.depth(this.version.id)));
+    this.awaitingResources = 0;
+    while (this.members.size < wanted) {
+      const placement = this.context.gpus.place(this.version.computeType, this.version.split);
+      if (placement.kind === 'unavailable') {
+        this.awaitingResources = wanted - this.members.size;
+        return;
+      }
+      this.startReplica(placement.gpuIndex, placement.release);
+    }
+  }
+
+  private startReplica(gpuIndex: number | null, release: () => void): void {
+    const { version, context } = this;
+    const id = context.newReplicaId();
+    const setupLog = new LogWriter(context.logs, context.clock, {
+      stream: versionLogStream(version.id),
+      organizationId: version.organizationId,
+      functionId: version.functionId,
+      jobId: '',
+      runId: id,
+      stage: 'setup',
+    });
+    const process = context.replicaProcess(version, gpuIndex);
+    const replica = new Replica({
+      id,
+      ...process,
+      onLine: (line) => this.members.get(replica)?.log.write(line),
+      onExit: () => this.removeReplica(replica),
+    });
+    this.members.set(replica, { replica, release, log: setupLog });
+    replica.ready.then(
+      () => {
+        this.setupFailures = 0;
+        this.becameIdle(replica);
+      },
+      (error: Error) => void this.setupFailed(setupLog, error),
+    );
+  }
+
+  private async setupFailed(setupLog: LogWriter, error: Error): Promise<void> {
+    setupLog.write(`Setup failed: ${error.message}`);
+    await setupLog.flush();
+    this.setupFailures += 1;
+    if (this.setupFailures < SETUP_FAILURES_BEFORE_GIVING_UP || this.context.isStopping()) return;
+    this.setupFailures = 0;
+    for (let jobId = await this.context.queue.take(this.version.id); jobId !== null; jobId = await this.context.queue.take(this.version.id)) {
+      await this.context.lifecycle.failQueued(jobId, `The function's setup failed ${SETUP_FAILURES_BEFORE_GIVING_UP} times: ${error.message}`);
+    }
+  }
+
+  private becameIdle(replica: Replica): void {
+    const member = this.members.get(replica);
+    if (!member || replica.state !== 'idle') return;
+    clearTimeout(member.idleTimer);
+    member.idleTimer = setTimeout(() => {
+      if (replica.state === 'idle' && this.members.size > this.version.minimumReplicas) replica.kill();
+    }, this.context.idleTimeoutMs);
+    member.idleTimer.unref();
+    this.wake();
+  }
+
+  private removeReplica(replica: Replica): void {
+    const member = this.members.get(replica);
+    if (!member) return;
+    clearTimeout(member.idleTimer);
+    member.release();
+    this.members.delete(replica);
+    if (!this.context.isStopping()) {
+      // Keep minimum_replicas warm, and replace a replica that died with work waiting. A
+      // replica that failed setup comes back after a pause that grows with each failure.
+      const pause = this.setupFailures * 1000;
+      if (pause > 0) setTimeout(() => this.wake(), pause).unref();
+      else this.wake();
+    }
+  }
+
+  private track(execution: Promise<void>): void {
+    const tracked = execution.catch((error: unknown) => this.context.onError(error, `job on version ${this.version.id}`)).finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
+  }
+
+  private async execute(replica: Replica, job: JobRecord): Promise<void> {
+    const member = this.members.get(replica);
+    if (!member || replica.state !== 'idle') {
+      // The replica went away between taking the job and starting it: the job runs elsewhere.
+      await this.context.lifecycle.interrupt(job, 'preemption', 'The replica stopped before the job could start.');
+      return;
+    }
+    clearTimeout(member.idleTimer);
+    const log = new LogWriter(this.context.logs, this.context.clock, {
+      stream: jobLogStream(job.id),
+      organizationId: job.organizationId,
+      functionId: job.functionId,
+      jobId: job.id,
+      runId: job.runId ?? '',
+      stage: 'run',
+    });
+    member.log = log;
+    let outputs: Promise<void> = Promise.resolve();
+    let outputError: string | null = null;
+    const outcome = await replica.runJob(
+      { jobId: job.id, runId: job.runId ?? '', inputs: job.inputs, env: job.env },
+      {
+        onOutput: (message: OutputMessage) => {
+          outputs = outputs.then(async () => {
+            const output = await outputFromMessage(this.version, job, message, this.context.storeFile);
+            await this.context.lifecycle.recordOutput(job, output);
+          }).catch((error: unknown) => {
+            outputError ??= `An output could not be stored: ${(error as Error).message}`;
+          });
+        },
+        onCall: (call) => this.context.handleCall(job, call),
+      },
+    );
+    await outputs;
+    // Let output the process printed just before it reported back reach the job's log.
+    await new Promise((resolve) => setImmediate(resolve));
+    await log.flush();
+    await this.settle(replica, job, outputError && outcome.kind === 'done' ? { kind: 'error', error: outputError } : outcome);
+    if (replica.state === 'idle') this.becameIdle(replica);
+  }
+
+  private async settle(replica: Replica, job: JobRecord, outcome: RunOutcome): Promise<void> {
+    const { lifecycle } = this.context;
+    switch (outcome.kind) {
+      case 'done':
+        await lifecycle.finish(job);
+        return;
+      case 'error':
+        await lifecycle.fail(job, outcome.error);
+        // A fresh process for the next job, so state a failure left behind does not leak into it.
+        if (this.version.restartOnError) replica.kill();
+        return;
+      case 'crashed':
+        if (this.context.isStopping()) {
+          await lifecycle.interrupt(job, 'preemption', 'The service stopped while the job ran.');
+        } else if (!outcome.killedByAgent) {
+          const oom = outcome.signal === 'SIGKILL';
+          const how = outcome.signal ? `was killed by ${outcome.signal}` : `exited with status ${outcome.exitCode}`;
+          await lifecycle.interrupt(job, oom ? 'OOM' : 'error', `The replica ${how}${oom ? ' (most likely out of memory)' : ''}.`);
+        }
+        // Killed by the agent otherwise: the job was cancelled, and its status says so already.
+        return;
+    }
+  }
+}

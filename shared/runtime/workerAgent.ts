@@ -1,0 +1,78 @@
+import type { VersionRecord } from '../domain/version.js';
+import type { WorkerCounts } from '../domain/wire/common.js';
+import { NO_WORKERS } from '../domain/wire/common.js';
+import type { Compute } from '../ports/compute.js';
+import type { Store } from '../ports/store.js';
+import type { JobLifecycle } from '../services/jobLifecycle.js';
+import type { PoolContext } from './replicaPool.js';
+import { ReplicaPool } from './replicaPool.js';
+
+export type AgentContext = Omit<PoolContext, 'isStopping'> & { store: Store; lifecycle: JobLifecycle };
+
+/**
+ * Runs the replicas of every ready version on this machine: a pool per version, woken when
+ * a job is queued for it. Implements the Compute port for the services.
+ */
+export class WorkerAgent implements Compute {
+  private readonly pools = new Map<string, ReplicaPool>();
+  private stopping = false;
+
+  constructor(private readonly context: AgentContext) {}
+
+  /** A job was queued for this version. */
+  wake(versionId: string): void {
+    const pool = this.pools.get(versionId);
+    if (pool) return pool.wake();
+    void this.poolFor(versionId).then(
+      (created) => created?.wake(),
+      (error: unknown) => this.context.onError(error, `pool for version ${versionId}`),
+    );
+  }
+
+  /** A version became ready: start its minimum replicas. */
+  versionReady(version: VersionRecord): void {
+    if (version.minimumReplicas > 0) this.wake(version.id);
+  }
+
+  currentWorkers(versionId: string): WorkerCounts {
+    return this.pools.get(versionId)?.counts() ?? NO_WORKERS;
+  }
+
+  stopJob(jobId: string): void {
+    for (const pool of this.pools.values()) if (pool.stopJob(jobId)) return;
+  }
+
+  /**
+   * After a restart: jobs that were processing when the service stopped go back to the queue
+   * (a restart entry records it), queued jobs are queued again, and versions with
+   * minimum_replicas get them.
+   */
+  async recover(ready: VersionRecord[]): Promise<void> {
+    const { store, lifecycle, queue } = this.context;
+    for (const job of await store.jobs.listByStatus(['processing'])) {
+      await lifecycle.interrupt(job, 'preemption', 'The service stopped while the job ran.');
+    }
+    const readyIds = new Set(ready.map((version) => version.id));
+    for (const job of await store.jobs.listByStatus(['queued'])) {
+      if (readyIds.has(job.versionId)) await queue.enqueue(job.versionId, job.id);
+    }
+    for (const version of ready) this.versionReady(version);
+  }
+
+  async shutdown(): Promise<void> {
+    this.stopping = true;
+    await Promise.all([...this.pools.values()].map((pool) => pool.shutdown()));
+  }
+
+  private async poolFor(versionId: string): Promise<ReplicaPool | null> {
+    const version = await this.context.store.versions.get(versionId);
+    if (!version || version.buildStatus !== 'ready' || this.stopping) return null;
+    let pool = this.pools.get(versionId);
+    if (!pool) {
+      pool = new ReplicaPool(version, { ...this.context, isStopping: () => this.stopping });
+      this.pools.set(versionId, pool);
+    }
+    return pool;
+  }
+}
+

@@ -1,0 +1,79 @@
+import type { JobOutput, JobRecord, RestartType } from '../domain/job.js';
+import { MAX_JOB_ATTEMPTS } from '../domain/job.js';
+import { newShortId } from '../domain/ids.js';
+import type { Clock } from '../ports/clock.js';
+import type { JobEvents } from '../ports/jobEvents.js';
+import type { JobQueue } from '../ports/jobQueue.js';
+import type { Store } from '../ports/store.js';
+
+/**
+ * The moves a job makes while it runs, as the worker agent reports them. Each is a
+ * conditional write on the job's current status, so a replica finishing and a user
+ * cancelling can never both win; a move that loses returns null and changes nothing.
+ */
+export class JobLifecycle {
+  constructor(
+    private readonly store: Store,
+    private readonly queue: JobQueue,
+    private readonly events: JobEvents,
+    private readonly clock: Clock,
+  ) {}
+
+  /** queued -> processing; null when the job is no longer queued (cancelled meanwhile). */
+  async start(jobId: string): Promise<JobRecord | null> {
+    const current = await this.store.jobs.get(jobId);
+    if (!current || current.status !== 'queued') return null;
+    const job = await this.store.jobs.transition(jobId, ['queued'], {
+      status: 'processing',
+      startedAt: this.clock.now(),
+      attempts: current.attempts + 1,
+    });
+    if (job) this.events.publish({ type: 'started', job });
+    return job;
+  }
+
+  /** Stores one output of the running attempt. */
+  async recordOutput(job: JobRecord, output: Omit<JobOutput, 'jobId' | 'runId'>): Promise<void> {
+    const stored: JobOutput = { ...output, jobId: job.id, runId: job.runId ?? '' };
+    await this.store.jobs.appendOutput(stored);
+    this.events.publish({ type: 'output', job, output: stored });
+  }
+
+  async finish(job: JobRecord): Promise<JobRecord | null> {
+    return this.complete(job, { status: 'finished', error: '' });
+  }
+
+  async fail(job: JobRecord, error: string): Promise<JobRecord | null> {
+    return this.complete(job, { status: 'error', error });
+  }
+
+  /**
+   * The attempt ended without a result (its replica died, or the service stopped): the job
+   * goes back to the queue with a restart entry and a new run id, or ends in error once it
+   * has been tried MAX_JOB_ATTEMPTS times.
+   */
+  async interrupt(job: JobRecord, type: RestartType, reason: string): Promise<JobRecord | null> {
+    const restarts = [...job.restarts, { timestamp: this.clock.now(), reason, type, run_id: job.runId ?? '' }];
+    if (job.attempts >= MAX_JOB_ATTEMPTS) {
+      return this.complete(job, { status: 'error', error: `The job was attempted ${job.attempts} times and failed each time; last: ${reason}`, restarts });
+    }
+    const requeued = await this.store.jobs.transition(job.id, ['processing'], { status: 'queued', startedAt: null, runId: newShortId(), restarts });
+    if (requeued) await this.queue.enqueue(requeued.versionId, requeued.id);
+    return requeued;
+  }
+
+  /** Ends a job that never started: its version's build failed. */
+  async failQueued(jobId: string, error: string): Promise<JobRecord | null> {
+    return this.completeFrom(jobId, ['queued'], { status: 'error', error });
+  }
+
+  private complete(job: JobRecord, patch: { status: 'finished' | 'error'; error: string; restarts?: JobRecord['restarts'] }) {
+    return this.completeFrom(job.id, ['processing'], patch);
+  }
+
+  private async completeFrom(jobId: string, from: readonly JobRecord['status'][], patch: Parameters<Store['jobs']['transition']>[2]) {
+    const done = await this.store.jobs.transition(jobId, from, { ...patch, completedAt: this.clock.now() });
+    if (done) this.events.publish({ type: 'completed', job: done });
+    return done;
+  }
+}

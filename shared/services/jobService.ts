@@ -1,0 +1,236 @@
+import { badRequest, notFound, ServiceError, ValidationError } from '../domain/errors.js';
+import type { FunctionRecord } from '../domain/function.js';
+import { newId, newShortId } from '../domain/ids.js';
+import type { JobOutput, JobRecord, JobStatus, PushSource } from '../domain/job.js';
+import { isFinalJobStatus } from '../domain/job.js';
+import type { VersionRecord } from '../domain/version.js';
+import type { Webhook } from '../domain/webhook.js';
+import type { Artifacts } from '../ports/artifacts.js';
+import type { Clock } from '../ports/clock.js';
+import type { Compute } from '../ports/compute.js';
+import type { JobEvents } from '../ports/jobEvents.js';
+import type { JobQueue } from '../ports/jobQueue.js';
+import type { Page, Store } from '../ports/store.js';
+import type { FunctionAccess } from './functionAccess.js';
+import type { JobLifecycle } from './jobLifecycle.js';
+import type { Principal } from './principal.js';
+import { checkInputs, mergeEnvironment, parseFunctionReference } from './pushRequest.js';
+import type { VersionService } from './versionService.js';
+
+/** How long a parent job waits for a child it runs. */
+const CHILD_WAIT_MS = 24 * 60 * 60 * 1000;
+
+export interface PushBody {
+  inputs: Record<string, unknown>;
+  function?: string | null;
+  id?: string | null;
+  webhooks?: Webhook[] | null;
+  env?: Record<string, string>;
+}
+
+export interface JobView {
+  job: JobRecord;
+  outputs: JobOutput[];
+  children: JobRecord[];
+}
+
+export interface JobServiceDeps {
+  store: Store;
+  access: FunctionAccess;
+  versions: VersionService;
+  queue: JobQueue;
+  events: JobEvents;
+  lifecycle: JobLifecycle;
+  compute: () => Compute;
+  artifacts: Artifacts;
+  clock: Clock;
+}
+
+/** Pushing, reading, awaiting and cancelling jobs. A job is visible only to the organization that pushed it. */
+export class JobService {
+  constructor(private readonly deps: JobServiceDeps) {}
+
+  async push(principal: Principal, body: PushBody, source: PushSource, parentJobId: string | null = null): Promise<{ job: JobRecord; version: VersionRecord }> {
+    const { store, queue, clock } = this.deps;
+    const { fn, version } = await this.resolveTarget(principal, body);
+    const issues = checkInputs(version, body.inputs);
+    if (issues.length > 0) throw new ValidationError(issues);
+    const job: JobRecord = {
+      id: newId(),
+      functionId: fn.id,
+      versionId: version.id,
+      organizationId: principal.organizationId,
+      ownerName: fn.ownerName,
+      functionName: fn.name,
+      status: 'queued',
+      createdAt: clock.now(),
+      startedAt: null,
+      completedAt: null,
+      error: '',
+      visibility: fn.visibility,
+      runId: newShortId(),
+      inputs: body.inputs,
+      env: mergeEnvironment(version, body.env ?? {}),
+      webhooks: body.webhooks ?? fn.webhooks,
+      source,
+      parentJobId,
+      restarts: [],
+      attempts: 0,
+    };
+    await store.jobs.create(job);
+    // A job for a version still building waits for it; releaseWaitingJobs enqueues it when the
+    // build ends. Reading the status after the job exists closes the race with that release.
+    const current = version.buildStatus === 'ready' ? version : await store.versions.get(version.id);
+    if (current?.buildStatus === 'ready') await queue.enqueue(version.id, job.id);
+    return { job, version };
+  }
+
+  /**
+   * A job calling another function (a workflow): the child is pushed on behalf of the
+   * parent's organization and records its parent. With `wait`, resolves with the child's
+   * outputs once it has finished; a child that ends otherwise is an error.
+   */
+  async pushFromJob(parent: JobRecord, reference: string, inputs: Record<string, unknown>, wait: boolean): Promise<{ jobId: string; outputs: unknown[] }> {
+    const organization = await this.deps.store.organizations.getById(parent.organizationId);
+    if (!organization) throw notFound('The calling job’s organization no longer exists.');
+    const principal = { organizationId: organization.id, organizationName: organization.name };
+    const { job } = await this.push(principal, { function: reference, inputs }, 'api', parent.id);
+    if (!wait) return { jobId: job.id, outputs: [] };
+    const done = await this.waitForCompletion(job.id, CHILD_WAIT_MS);
+    if (done.status !== 'finished') throw new ServiceError('bad_request', `${reference} ended ${done.status}${done.error ? `: ${done.error}` : ''}`);
+    const outputs = await this.deps.store.jobs.listOutputs(job.id, 0);
+    return { jobId: job.id, outputs: outputs.map((output) => output.data) };
+  }
+
+  /** When a build ends: its waiting jobs run, or end in error with the build's reason. */
+  async releaseWaitingJobs(version: VersionRecord): Promise<void> {
+    const waiting = (await this.deps.store.jobs.listByStatus(['queued'])).filter((job) => job.versionId === version.id);
+    for (const job of waiting) {
+      if (version.buildStatus === 'ready') await this.deps.queue.enqueue(version.id, job.id);
+      else await this.deps.lifecycle.failQueued(job.id, `The version's build failed: ${version.buildError ?? 'unknown reason'}`);
+    }
+  }
+
+  async get(principal: Principal, jobId: string, outputOffset = 0): Promise<JobView> {
+    return this.view(await this.ownJob(principal, jobId), outputOffset);
+  }
+
+  async listForFunction(principal: Principal, ownerName: string, name: string, status: JobStatus | undefined, page: Page): Promise<JobView[]> {
+    const fn = await this.deps.access.readable(principal, ownerName, name);
+    return this.views(await this.deps.store.jobs.listByFunction(fn.id, { organizationId: principal.organizationId, status }, page));
+  }
+
+  async listForVersion(principal: Principal, ownerName: string, name: string, slug: string, page: Page): Promise<JobView[]> {
+    const { version } = await this.deps.versions.get(principal, ownerName, name, slug);
+    return this.views(await this.deps.store.jobs.listByVersion(version.id, { organizationId: principal.organizationId }, page));
+  }
+
+  async list(principal: Principal, status: JobStatus | undefined, page: Page): Promise<JobView[]> {
+    return this.views(await this.deps.store.jobs.listByOrganization({ organizationId: principal.organizationId, status }, page));
+  }
+
+  /** The job once it has finished, errored or been cancelled; 408 after `timeoutMs`. */
+  async await(principal: Principal, jobId: string, outputOffset: number, timeoutMs: number): Promise<JobView> {
+    await this.ownJob(principal, jobId);
+    return this.view(await this.waitForCompletion(jobId, timeoutMs), outputOffset);
+  }
+
+  /** Woken by the completion itself (an event), not by polling. */
+  waitForCompletion(jobId: string, timeoutMs: number): Promise<JobRecord> {
+    const { store, events } = this.deps;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (job: JobRecord) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(job);
+      };
+      const unsubscribe = events.subscribe(jobId, (event) => event.type === 'completed' && settle(event.job));
+      const timer = setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        unsubscribe();
+        reject(new ServiceError('timeout', 'Request timeout.'));
+      }, timeoutMs);
+      // The job may have completed before the subscription: look once after subscribing.
+      store.jobs.get(jobId).then((job) => job && isFinalJobStatus(job.status) && settle(job), reject);
+    });
+  }
+
+  /** A file the job produced, by output index. */
+  async outputFile(principal: Principal, jobId: string, index: number): Promise<{ name: string; data: Buffer }> {
+    await this.ownJob(principal, jobId);
+    const file = await this.deps.artifacts.getOutputFile(jobId, index);
+    if (!file) throw notFound('File not found.');
+    return file;
+  }
+
+  /** Cancels a queued job at once, or a processing one by stopping its run. */
+  async cancel(principal: Principal, jobId: string): Promise<JobView> {
+    const job = await this.ownJob(principal, jobId);
+    if (isFinalJobStatus(job.status)) throw badRequest(`The job has already ended (${job.status}) and cannot be cancelled.`);
+    const cancelled = await this.deps.store.jobs.transition(job.id, ['queued', 'processing'], { status: 'cancelled', completedAt: this.deps.clock.now() });
+    if (!cancelled) return this.cancel(principal, jobId); // it moved meanwhile: look again
+    if (job.status === 'processing' || cancelled.startedAt !== null) this.deps.compute().stopJob(job.id);
+    this.deps.events.publish({ type: 'completed', job: cancelled });
+    return this.view(cancelled, 0);
+  }
+
+  private async ownJob(principal: Principal, jobId: string): Promise<JobRecord> {
+    const job = await this.deps.store.jobs.get(jobId);
+    if (!job || job.organizationId !== principal.organizationId) throw notFound('Job not found.');
+    return job;
+  }
+
+  private async view(job: JobRecord, outputOffset: number): Promise<JobView> {
+    const [outputs, children] = await Promise.all([this.deps.store.jobs.listOutputs(job.id, outputOffset), this.deps.store.jobs.listChildren(job.id)]);
+    return { job, outputs, children };
+  }
+
+  private views(jobs: JobRecord[]): Promise<JobView[]> {
+    return Promise.all(jobs.map((job) => this.view(job, 0)));
+  }
+
+  /** `function` (owner/name[:version]) or `id` (a function id or a version id): exactly one. */
+  private async resolveTarget(principal: Principal, body: PushBody): Promise<{ fn: FunctionRecord; version: VersionRecord }> {
+    const { store, access, versions } = this.deps;
+    const hasFunction = body.function !== undefined && body.function !== null;
+    const hasId = body.id !== undefined && body.id !== null;
+    if (hasFunction === hasId) {
+      const msg = hasFunction ? 'Give either function or id, not both.' : 'One of function or id is required.';
+      throw new ValidationError([
+        { loc: ['body', 'function'], msg, type: 'value_error' },
+        { loc: ['body', 'id'], msg, type: 'value_error' },
+      ]);
+    }
+    let fn: FunctionRecord;
+    let version: VersionRecord;
+    if (hasFunction) {
+      const reference = parseFunctionReference(body.function as string);
+      if (!reference) throw new ValidationError([{ loc: ['body', 'function'], msg: 'Must be "owner/name" or "owner/name:version".', type: 'value_error' }]);
+      fn = await access.readable(principal, reference.ownerName, reference.name);
+      version = reference.versionSlug ? await versions.resolveSlug(fn, reference.versionSlug) : await this.runnableVersion(fn);
+    } else {
+      const byVersion = await store.versions.get(body.id as string);
+      const found = byVersion ? await store.functions.getById(byVersion.functionId) : await store.functions.getById(body.id as string);
+      if (!found || !access.canRead(principal, found)) throw notFound('Function not found.');
+      fn = found;
+      version = byVersion ?? (await this.runnableVersion(fn));
+    }
+    if (version.buildStatus === 'error') {
+      throw badRequest(`Version ${version.id} of ${fn.ownerName}/${fn.name} failed to build and cannot run: ${version.buildError ?? 'unknown reason'}`);
+    }
+    return { fn, version };
+  }
+
+  /** The newest ready version; else the newest one still building (the job waits for it). */
+  private async runnableVersion(fn: FunctionRecord): Promise<VersionRecord> {
+    const ready = await this.deps.store.versions.latestReady(fn.id);
+    if (ready) return ready;
+    const [newest] = await this.deps.store.versions.listByFunction(fn.id, { limit: 1, offset: 0 });
+    if (newest && newest.buildStatus !== 'error') return newest;
+    throw badRequest(`${fn.ownerName}/${fn.name} has no version that can run: its builds failed. Deploy it again.`);
+  }
+}

@@ -1,0 +1,54 @@
+import type { ValidationIssue } from '../domain/errors.js';
+import type { InputSpec } from '../domain/functionMetadata.js';
+import type { VersionRecord } from '../domain/version.js';
+
+const TYPE_CHECKS: Partial<Record<InputSpec['type'], (value: unknown) => boolean>> = {
+  str: (value) => typeof value === 'string',
+  int: (value) => Number.isInteger(value),
+  float: (value) => typeof value === 'number',
+  bool: (value) => typeof value === 'boolean',
+  dict: (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  list: (value) => Array.isArray(value),
+  'sluice.File': (value) =>
+    typeof value === 'string' || (typeof value === 'object' && value !== null && ('url' in value || 'path' in value)),
+};
+
+/**
+ * Checks a push's inputs against the version's declared inputs: every required one present,
+ * none unknown, each of the declared type (null is accepted for optional inputs).
+ */
+export function checkInputs(version: VersionRecord, inputs: Record<string, unknown>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const declared = new Map(version.inputs.map((input) => [input.name, input]));
+  for (const name of Object.keys(inputs)) {
+    if (!declared.has(name)) issues.push({ loc: ['body', 'inputs', name], msg: `Unknown input: the function takes ${[...declared.keys()].join(', ') || 'no inputs'}`, type: 'extra_forbidden' });
+  }
+  for (const input of version.inputs) {
+    const value = inputs[input.name];
+    if (value === undefined) {
+      if (!input.is_optional) issues.push({ loc: ['body', 'inputs', input.name], msg: 'Field required', type: 'missing' });
+      continue;
+    }
+    if (value === null && input.is_optional) continue;
+    const check = TYPE_CHECKS[input.type];
+    if (check && !check(value)) {
+      const expected = input.type === 'sluice.File' ? 'a file: {"url": ...} or {"path": ...}' : `of type ${input.type}`;
+      issues.push({ loc: ['body', 'inputs', input.name], msg: `Input should be ${expected}`, type: `${input.type}_type` });
+    }
+  }
+  return issues;
+}
+
+/** The version's environment variable defaults, with the push's values over them. */
+export function mergeEnvironment(version: VersionRecord, overrides: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const variable of version.environmentVariables) env[variable.name] = variable.default;
+  return { ...env, ...overrides };
+}
+
+/** `owner/name` or `owner/name:version`. */
+export function parseFunctionReference(reference: string): { ownerName: string; name: string; versionSlug: string | null } | null {
+  const match = /^([^/:\s]+)\/([^/:\s]+)(?::([^/:\s]+))?$/.exec(reference);
+  if (!match) return null;
+  return { ownerName: match[1] as string, name: match[2] as string, versionSlug: match[3] ?? null };
+}
