@@ -11,8 +11,8 @@ processes (where only the author's packages are installed) and by the deploy-tim
 """
 
 from sluice import gpu
-from sluice._decorator import FunctionSpec, RemoteFunction, function
+from sluice._decorator import FunctionSpec, RemoteError, RemoteFunction, RemoteJob, function
 from sluice._types import Env, File
 
-__all__ = ["Env", "File", "FunctionSpec", "RemoteFunction", "function", "gpu"]
+__all__ = ["Env", "File", "FunctionSpec", "RemoteError", "RemoteFunction", "RemoteJob", "function", "gpu"]
 __version__ = "0.1.0"

@@ -21,7 +21,8 @@ from sluice._schema import normalize
 from sluice._types import Env
 from sluice.gpu import Gpu
 
-__all__ = ["FunctionSpec", "RemoteFunction", "function", "find_functions", "registered", "ATTRIBUTE"]
+__all__ = ["FunctionSpec", "RemoteError", "RemoteFunction", "RemoteJob", "function", "find_functions", "registered",
+           "ATTRIBUTE"]
 
 ATTRIBUTE = "__sluice_function__"
 
@@ -41,15 +42,33 @@ class FunctionSpec:
 
 _REGISTRY: dict[str, FunctionSpec] = {}
 
-# A later runtime installs this to let a function call another (``sluice.function.get``).
-RemoteCaller = Callable[[str, Dict[str, Any]], Any]  # typing's generics: function processes may run Python 3.8
+# The runtime installs this to let a function call another (``sluice.function.get``):
+# ``caller(ref, inputs, wait)`` returns the output when ``wait`` is true, else a RemoteJob.
+RemoteCaller = Callable[[str, Dict[str, Any], bool], Any]  # typing's generics: function processes may run Python 3.8
 _remote_caller: RemoteCaller | None = None
 
 
 def set_remote_caller(caller: RemoteCaller | None) -> None:
-    """Used by the runtime: how ``RemoteFunction.run`` reaches the service."""
+    """Used by the runtime: how ``RemoteFunction.run`` and ``.push`` reach the service."""
     global _remote_caller
     _remote_caller = caller
+
+
+class RemoteError(Exception):
+    """Another function, called with ``RemoteFunction.run``, failed; ``error`` is its error text."""
+
+    def __init__(self, function: str, error: str) -> None:
+        super().__init__(f"{function} failed: {error}")
+        self.function = function
+        self.error = error
+
+
+@dataclass(frozen=True)
+class RemoteJob:
+    """A job started with ``RemoteFunction.push``: the service runs it without this job waiting."""
+
+    function: str
+    job_id: str
 
 
 @dataclass(frozen=True)
@@ -62,12 +81,20 @@ class RemoteFunction:
     ref: str
 
     def run(self, **inputs: Any) -> Any:
-        """Run the function with these inputs and return its output."""
+        """Run the function with these inputs and wait for it: its output, or the list of its
+        outputs when it gives other than exactly one. Raises RemoteError when it fails."""
+        return self._caller()(self.ref, inputs, True)
+
+    def push(self, **inputs: Any) -> RemoteJob:
+        """Start the function with these inputs without waiting; the handle names the job."""
+        return self._caller()(self.ref, inputs, False)
+
+    def _caller(self) -> RemoteCaller:
         if _remote_caller is None:
             raise RuntimeError(
                 f'calling "{self.ref}" needs the Sluice runtime; run this code as a deployed function'
             )
-        return _remote_caller(self.ref, inputs)
+        return _remote_caller
 
 
 class _FunctionDecorator:

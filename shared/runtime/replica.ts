@@ -55,6 +55,7 @@ export class Replica {
     this.child = spawn(spec.python, ['-m', 'sluice._runtime'], { cwd: spec.codeDir, env: spec.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     this.channel = this.child.stdio[3] as Socket;
     for (const stream of ['stdout', 'stderr'] as const) {
+      this.child[stream]?.on('error', () => undefined); // a killed process can reset its pipes; exit reports it
       const reader = createInterface({ input: this.child[stream] as NodeJS.ReadableStream, crlfDelay: Infinity });
       reader.on('line', (line) => spec.onLine(line, stream));
       this.readers.push(reader);
@@ -95,6 +96,8 @@ export class Replica {
   kill(): void {
     if (this.exited) return;
     this.killedByAgent = true;
+    // Stopped from now on, not at the exit event: no job may be handed to a dying process.
+    this.state = 'stopped';
     this.child.kill('SIGKILL');
   }
 

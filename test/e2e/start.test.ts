@@ -1,43 +1,9 @@
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SLUICE_BIN } from './support/cli.js';
+import { startServiceProcess as startService, stopServiceProcess as stop } from './support/serviceProcess.js';
 import { api } from './support/testService.js';
-
-interface Started {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  key: string;
-  output: () => string;
-}
-
-/** `sluice start --examples` as a newcomer runs it, on a free port; resolves once its banner is complete. */
-function startService(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [SLUICE_BIN, 'start', '--examples'], {
-    env: { ...process.env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn', ...env },
-  });
-  let stdout = '';
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const url = /running at (http:\/\/\S+)/.exec(stdout)?.[1];
-      const key = /API key for organization "local"(?: \(new\))?: (\S+)/.exec(stdout)?.[1];
-      if (url && key && stdout.includes('Stop with Ctrl+C.')) resolve({ child, url, key, output: () => stdout });
-    });
-    child.on('exit', (code) => reject(new Error(`sluice start exited with ${code}: ${stdout}`)));
-  });
-}
-
-function stop(child: ChildProcessWithoutNullStreams, signal: NodeJS.Signals): Promise<number | null> {
-  return new Promise((resolve) => {
-    child.removeAllListeners('exit');
-    child.on('exit', (code) => resolve(code));
-    child.kill(signal);
-  });
-}
 
 describe('sluice start', () => {
   const dirs: string[] = [];

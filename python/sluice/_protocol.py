@@ -1,0 +1,97 @@
+"""The replica's side of the agent protocol: JSON objects, one a line, on a Unix stream socket.
+
+The agent (Node.js) starts the replica with a socket as file descriptor 3. Both directions
+carry one UTF-8 JSON object per '\\n'-terminated line. stdout and stderr stay the function's
+logs, so nothing here ever writes to them except a note on stderr about a malformed message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import threading
+from typing import Any, Callable, Dict, Optional
+
+__all__ = ["Channel", "ChannelClosed", "PROTOCOL_FD", "exit_now", "flush_logs"]
+
+PROTOCOL_FD = 3
+
+Message = Dict[str, Any]
+
+
+class ChannelClosed(Exception):
+    """The agent closed its end: nothing more can be sent."""
+
+
+def flush_logs() -> None:
+    """Flush stdout and stderr, so the agent reads a job's log lines before the message that follows."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # a closed or broken log pipe must not stop the protocol
+            pass
+
+
+class Channel:
+    """Newline-delimited JSON over a socket. send() is thread-safe; receive() is for one reader thread."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._socket = sock
+        self._reader = sock.makefile("rb")
+        self._write_lock = threading.Lock()
+
+    @classmethod
+    def open(cls, fd: int = PROTOCOL_FD) -> "Channel":
+        sock = socket.socket(fileno=fd)  # family and type are read from the descriptor
+        # Processes the function starts (os.system, fork/exec) must not keep the agent's socket open,
+        # or the agent would not see this replica's end when it exits.
+        sock.set_inheritable(False)
+        sock.setblocking(True)
+        return cls(sock)
+
+    def send(self, message: Message, default: Optional[Callable[[Any], Any]] = None) -> None:
+        """Send one message. Raises TypeError/ValueError when it is not JSON, ChannelClosed when the agent is gone."""
+        self.send_line(json.dumps(message, allow_nan=False, separators=(",", ":"), default=default))
+
+    def send_line(self, line: str) -> None:
+        """Send one already-encoded JSON object (no newline inside)."""
+        data = (line + "\n").encode("utf-8")
+        with self._write_lock:  # held only for the write itself: never while user code prints
+            try:
+                self._socket.sendall(data)
+            except OSError as error:
+                raise ChannelClosed(str(error)) from error
+
+    def receive(self) -> Optional[Message]:
+        """The next message, or None at end of stream. Lines that are not JSON objects are skipped."""
+        while True:
+            try:
+                line = self._reader.readline()
+            except OSError:
+                return None
+            if not line:
+                return None
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line.decode("utf-8"))
+            except ValueError:
+                message = None
+            if isinstance(message, dict):
+                return message
+            sys.stderr.write(f"sluice runtime: ignored a malformed protocol message: {line[:200]!r}\n")
+
+    def close(self) -> None:
+        try:
+            self._socket.close()
+        except OSError:
+            pass
+
+
+def exit_now(status: int) -> None:
+    """End the process at once (other threads may be stuck in user code), logs flushed first."""
+    flush_logs()
+    os._exit(status)

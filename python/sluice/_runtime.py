@@ -1,0 +1,565 @@
+"""One replica of one function version: ``python -m sluice._runtime``.
+
+The agent starts it with cwd = the version's code directory and names the entry point in
+SLUICE_ENTRY_FILE (a relative .py path), SLUICE_ENTRY_SYMBOL and SLUICE_ENTRY_KIND
+('function' or 'class'). File descriptor 3 is the protocol socket (see sluice._protocol);
+stdout and stderr are the function's logs.
+
+Threads: the main thread imports the code, runs ``__setup__`` and every job (user code may
+install signal handlers, which Python allows only there); a daemon thread reads the socket
+and dispatches: jobs go to a queue, call results wake the caller waiting for them, shutdown
+or end of stream ends the process.
+
+Replica -> agent: hello, ready | setup_error, output*, done | error, call.
+Agent -> replica: run, call_result, shutdown.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import queue
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import traceback
+import types
+import typing
+import urllib.parse
+import uuid
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+
+from sluice._decorator import ATTRIBUTE, FunctionSpec, RemoteError, RemoteJob, _streams, set_remote_caller
+from sluice._protocol import Channel, ChannelClosed, exit_now, flush_logs
+from sluice._types import File
+
+Message = Dict[str, Any]
+
+MAX_TRACEBACK_FRAMES = 10
+DOWNLOAD_TIMEOUT_S = 60.0
+SHUTDOWN_GRACE_S = 5.0  # an idle replica exits cleanly; this bounds it (user threads, atexit hooks)
+_RUNTIME_FILES = {os.path.normcase(os.path.abspath(__file__))}
+_MISSING = object()
+_FILE_ANNOTATION = re.compile(
+    r"^(?:(?:typing\.)?Optional\[\s*(?:[\w.]+\.)?File\s*\]"
+    r"|(?:[\w.]+\.)?File(?:\s*\|\s*None)?"
+    r"|None\s*\|\s*(?:[\w.]+\.)?File)$"
+)
+
+
+class Failure(Exception):
+    """A failure found by the runtime itself, not raised in the function's code.
+
+    Reported as "<Type>: <message>" with no traceback: the frames would all be the runtime's.
+    """
+
+
+class SetupError(Failure):
+    """The entry point cannot be found or is not a function or class."""
+
+
+class InputError(Failure):
+    """A File input that is malformed or cannot be downloaded."""
+
+
+class OutputError(Failure):
+    """An output that cannot be sent: not JSON, or a File that does not exist."""
+
+
+# --- the entry point -------------------------------------------------------------------------
+
+
+class Entry:
+    """The callable a job runs (the function, or the instance's __predict__) and what its signature says."""
+
+    def __init__(self, call: Callable[..., Any], generator: bool) -> None:
+        self.call = call
+        self.generator = generator
+        function = getattr(call, "__func__", call)
+        annotations = getattr(function, "__annotations__", None) or {}
+        returns = annotations.get("return", _MISSING)
+        self.returns_none = returns is None or returns is type(None) or (
+            isinstance(returns, str) and returns.strip() == "None")
+        self.positional_only: List[str] = []
+        self.keywords: Set[str] = set()
+        self.file_params: Set[str] = set()
+        self.any_keyword = False
+        try:
+            signature = inspect.signature(call)
+        except (TypeError, ValueError):  # no signature to read: pass every input by name
+            self.any_keyword = True
+            return
+        namespace = getattr(function, "__globals__", {})
+        for name, param in signature.parameters.items():
+            if param.kind is param.VAR_KEYWORD:
+                self.any_keyword = True
+                continue
+            if param.kind is param.VAR_POSITIONAL:
+                continue
+            if param.kind is param.POSITIONAL_ONLY:
+                self.positional_only.append(name)
+            else:
+                self.keywords.add(name)
+            if param.annotation is not param.empty and _is_file_annotation(param.annotation, namespace):
+                self.file_params.add(name)
+
+    def arguments(self, inputs: Message, convert: Callable[[str, Any], Any]) -> Tuple[List[Any], Dict[str, Any]]:
+        """The call's arguments: declared inputs only, File inputs converted."""
+        args: List[Any] = []
+        for name in self.positional_only:
+            if name not in inputs:
+                break  # the rest must have defaults; a missing required one fails in the call
+            args.append(convert(name, inputs[name]))
+        kwargs = {
+            name: convert(name, value)
+            for name, value in inputs.items()
+            if name in self.keywords or (self.any_keyword and name not in self.positional_only)
+        }
+        return args, kwargs
+
+    def is_file(self, name: str) -> bool:
+        return name in self.file_params
+
+
+def _is_file_annotation(annotation: Any, namespace: Dict[str, Any]) -> bool:
+    """Whether a parameter is a sluice.File (or Optional[File]), from its annotation."""
+    if isinstance(annotation, str):  # postponed annotations: evaluate where the function was defined
+        try:
+            annotation = eval(annotation, dict(namespace), {})  # noqa: S307 - the author's own annotation
+        except Exception:  # e.g. "File | None" on Python < 3.10: read the text instead
+            return bool(_FILE_ANNOTATION.match(annotation.strip()))
+    if isinstance(annotation, str):
+        return bool(_FILE_ANNOTATION.match(annotation.strip()))
+    if isinstance(annotation, type):
+        return issubclass(annotation, File)
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    annotated = getattr(typing, "Annotated", None)
+    if annotated is not None and origin is annotated and args:
+        return _is_file_annotation(args[0], namespace)
+    union_type = getattr(types, "UnionType", None)
+    if origin is typing.Union or (union_type is not None and isinstance(annotation, union_type)):
+        members = [a for a in args if a is not type(None)]
+        return len(members) == 1 and _is_file_annotation(members[0], namespace)
+    return False
+
+
+def import_entry(relative: str) -> Any:
+    """Import the entry file as a module of the code directory (so its relative imports work)."""
+    path = os.path.abspath(relative)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"the entry file {relative} does not exist in {os.getcwd()}")
+    stem = os.path.splitext(os.path.normpath(relative))[0]
+    parts = stem.replace(os.sep, "/").split("/")
+    name = ".".join(parts)
+    if all(part.isidentifier() for part in parts) and name not in sys.modules:
+        module = importlib.import_module(name)
+        found = getattr(module, "__file__", None)
+        if found is not None and os.path.exists(found) and os.path.samefile(found, path):
+            return module
+    # The dotted name is taken (a standard module such as queue.py) or is not a valid name
+    # (my-model.py): load the file under a private name instead.
+    spec = importlib.util.spec_from_file_location("__sluice_entry__", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {relative} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+def format_error(error: BaseException) -> str:
+    """"<Type>: <message>" then the traceback's last frames, the runtime's own leading frames left out."""
+    message = str(error)
+    header = f"{type(error).__name__}: {message}" if message else type(error).__name__
+    if isinstance(error, Failure):
+        return header + "\n"
+    tb = error.__traceback__
+    while tb is not None and os.path.normcase(os.path.abspath(tb.tb_frame.f_code.co_filename)) in _RUNTIME_FILES:
+        tb = tb.tb_next
+    try:
+        lines = traceback.format_exception(type(error), error, tb, limit=-MAX_TRACEBACK_FRAMES)
+    except Exception:  # a broken __str__ or the like: the header is enough
+        lines = []
+    return header + "\n" + "".join(lines)
+
+
+# --- job scratch space -----------------------------------------------------------------------
+
+
+class Scratch:
+    """A job's temp dir for downloaded inputs, removed after the job."""
+
+    def __init__(self) -> None:
+        self.path: Optional[str] = None
+        self.keep = False  # an output file lies inside: leave it until the next job, for the agent to store
+
+    def dir_for(self, input_name: str) -> str:
+        if self.path is None:
+            self.path = tempfile.mkdtemp(prefix="sluice-job-")
+        target = os.path.join(self.path, input_name)
+        os.makedirs(target, exist_ok=True)
+        return target
+
+    def holds(self, path: str) -> bool:
+        if self.path is None:
+            return False
+        root = os.path.realpath(self.path)
+        return os.path.realpath(path).startswith(root + os.sep)
+
+    def remove(self) -> None:
+        if self.path is not None:
+            shutil.rmtree(self.path, ignore_errors=True)
+            self.path = None
+
+
+def _download(name: str, url: str, directory: str) -> str:
+    # Imported here, as asyncio below: slow imports that most replicas never need.
+    import mimetypes
+    import urllib.error
+    import urllib.request
+
+    parsed = urllib.parse.urlparse(url)
+    if parsed.scheme == "data":
+        media_type = parsed.path.split(",", 1)[0].split(";", 1)[0]
+        filename = "input" + (mimetypes.guess_extension(media_type) or "")
+    else:
+        filename = os.path.basename(urllib.parse.unquote(parsed.path)) or "input"
+        if filename in (".", "..") or "\x00" in filename:
+            filename = "input"
+    target = os.path.join(directory, filename)
+    try:
+        request = urllib.request.Request(url, headers={"User-Agent": "sluice-runtime"})
+        with urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT_S) as response:  # noqa: S310
+            with open(target, "wb") as out:
+                shutil.copyfileobj(response, out, 1 << 20)
+    except urllib.error.HTTPError as error:
+        raise InputError(f"could not download input {name} from {url}: HTTP {error.code} {error.reason}") from None
+    except urllib.error.URLError as error:
+        raise InputError(f"could not download input {name} from {url}: {error.reason}") from None
+    except Exception as error:  # timeouts, resets, malformed URLs
+        reason = str(error) or type(error).__name__
+        raise InputError(f"could not download input {name} from {url}: {reason}") from None
+    return target
+
+
+def _has_scheme(value: str) -> bool:
+    return len(urllib.parse.urlparse(value).scheme) > 1  # "C:\..." is a path, not a URL
+
+
+# --- the runtime -----------------------------------------------------------------------------
+
+
+class _PendingCall:
+    def __init__(self) -> None:
+        self.answered = threading.Event()
+        self.result: Optional[Message] = None
+
+
+class Runtime:
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self.jobs: "queue.Queue[Optional[Message]]" = queue.Queue()
+        self.calls: Dict[str, _PendingCall] = {}
+        self.calls_lock = threading.Lock()
+        self.closed = False
+        self.busy = False
+        self.loop: Any = None  # an asyncio loop, made for the first async function
+        self.kept_scratch: Optional[Scratch] = None
+
+    # Messages out. Logs are flushed first and outside the write lock.
+
+    def send(self, message: Message, default: Optional[Callable[[Any], Any]] = None) -> None:
+        flush_logs()
+        try:
+            self.channel.send(message, default)
+        except ChannelClosed:
+            exit_now(0)  # the agent is gone: nobody is left to report to
+
+    def send_line(self, line: str) -> None:
+        flush_logs()
+        try:
+            self.channel.send_line(line)
+        except ChannelClosed:
+            exit_now(0)
+
+    # The reader thread.
+
+    def read(self) -> None:
+        try:
+            while True:
+                message = self.channel.receive()
+                if message is None:
+                    break
+                kind = message.get("type")
+                if kind == "run":
+                    self.jobs.put(message)
+                elif kind == "call_result":
+                    self.answer(message)
+                elif kind == "shutdown":
+                    break
+        except Exception:
+            traceback.print_exc()
+        self.stop()
+
+    def answer(self, message: Message) -> None:
+        with self.calls_lock:
+            pending = self.calls.get(str(message.get("call_id")))
+        if pending is not None:
+            pending.result = message
+            pending.answered.set()
+
+    def stop(self) -> None:
+        """Shutdown or end of stream: exit now if a job runs, else let the main thread end cleanly."""
+        with self.calls_lock:
+            self.closed = True
+            pending = list(self.calls.values())
+        for call in pending:  # a job waiting on another function would wait forever
+            call.answered.set()
+        if self.busy:
+            exit_now(0)
+        self.jobs.put(None)
+        threading.Event().wait(SHUTDOWN_GRACE_S)
+        exit_now(0)
+
+    # Calls to other functions (RemoteFunction.run / .push), from any thread.
+
+    def call_function(self, ref: str, inputs: Dict[str, Any], wait: bool = True) -> Any:
+        call_id = uuid.uuid4().hex
+        message = {"type": "call", "call_id": call_id, "function": ref, "inputs": inputs, "wait": wait}
+        try:
+            line = json.dumps(message, allow_nan=False, separators=(",", ":"), default=_call_input)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"the inputs for {ref} are not JSON-serialisable: {error}") from None
+        pending = _PendingCall()
+        with self.calls_lock:
+            if self.closed:
+                raise RemoteError(ref, "the replica is shutting down")
+            self.calls[call_id] = pending
+        try:
+            self.send_line(line)
+            pending.answered.wait()
+        finally:
+            with self.calls_lock:
+                self.calls.pop(call_id, None)
+        result = pending.result
+        if result is None:
+            raise RemoteError(ref, "the replica is shutting down")
+        if not result.get("ok"):
+            raise RemoteError(ref, str(result.get("error") or "the call failed"))
+        if not wait:
+            return RemoteJob(ref, str(result.get("job_id")))
+        outputs = result.get("outputs")
+        if not isinstance(outputs, list):
+            return outputs
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    # The main thread.
+
+    def serve(self) -> int:
+        self.send({"type": "hello", "pid": os.getpid()})
+        set_remote_caller(self.call_function)
+        threading.Thread(target=self.read, name="sluice-protocol", daemon=True).start()
+        try:
+            entry = self.setup()
+        except (Exception, SystemExit) as error:
+            self.send({"type": "setup_error", "error": format_error(error)})
+            exit_now(1)
+        self.send({"type": "ready"})
+        while True:
+            message = self.jobs.get()
+            if message is None:
+                return 0
+            self.run_job(entry, message)
+
+    def setup(self) -> Entry:
+        cwd = os.getcwd()
+        if cwd not in sys.path:
+            sys.path.insert(0, cwd)
+        entry_file = os.environ.get("SLUICE_ENTRY_FILE", "")
+        symbol = os.environ.get("SLUICE_ENTRY_SYMBOL", "")
+        if not entry_file or not symbol:
+            raise SetupError("SLUICE_ENTRY_FILE and SLUICE_ENTRY_SYMBOL must name the function to run")
+        module = import_entry(entry_file)
+        target = getattr(module, symbol, _MISSING)
+        if target is _MISSING:
+            raise SetupError(f"{entry_file} defines no {symbol}")
+        spec = getattr(target, ATTRIBUTE, None)
+        if not isinstance(spec, FunctionSpec) or spec.target is not target:
+            spec = None
+        if inspect.isclass(target):
+            instance = target()
+            setup = getattr(instance, "__setup__", None)
+            if callable(setup):
+                self.wait_for(setup())
+            predict = getattr(instance, "__predict__", None)
+            if not callable(predict):
+                raise SetupError(f"class {symbol} must define __predict__")
+            return Entry(predict, spec.generator if spec else _streams(predict))
+        if not callable(target):
+            raise SetupError(f"{symbol} in {entry_file} is not a function or a class")
+        return Entry(target, spec.generator if spec else _streams(target))
+
+    def run_job(self, entry: Entry, message: Message) -> None:
+        job_id = message.get("job_id")
+        if self.kept_scratch is not None:
+            self.kept_scratch.remove()
+            self.kept_scratch = None
+        scratch = Scratch()
+        saved: Dict[str, Optional[str]] = {}
+        self.busy = True
+        failure: Optional[BaseException] = None
+        try:
+            env = message.get("env") or {}
+            updates = {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
+            updates["SLUICE_JOB_ID"] = str(job_id)
+            for name, value in updates.items():
+                saved.setdefault(name, os.environ.get(name))
+                os.environ[name] = value
+            inputs = message.get("inputs") or {}
+            args, kwargs = entry.arguments(inputs, lambda name, value: self.input_value(entry, name, value, scratch))
+            index = 0
+            for value in self.results(entry, args, kwargs):
+                self.send_output(job_id, index, value, scratch)
+                index += 1
+        except (Exception, SystemExit) as error:
+            failure = error
+        finally:
+            for name, previous in saved.items():
+                if previous is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = previous
+        if failure is None:
+            self.send({"type": "done", "job_id": job_id})
+        else:
+            self.send({"type": "error", "job_id": job_id, "error": format_error(failure)})
+        if scratch.keep:
+            self.kept_scratch = scratch
+        else:
+            scratch.remove()
+        self.busy = False
+        if isinstance(failure, SystemExit):  # the function asked the process to end
+            code = failure.code
+            exit_now(code if isinstance(code, int) else (0 if code is None else 1))
+
+    def input_value(self, entry: Entry, name: str, value: Any, scratch: Scratch) -> Any:
+        if value is None or not entry.is_file(name):
+            return value
+        url: Optional[str] = None
+        if isinstance(value, dict):
+            if isinstance(value.get("path"), str):
+                given_url = value.get("url")
+                return File(value["path"], url=given_url if isinstance(given_url, str) else None)
+            if isinstance(value.get("url"), str):
+                url = value["url"]
+        elif isinstance(value, str):
+            if not _has_scheme(value):
+                return File(value)
+            url = value
+        if url is None:
+            raise InputError(f'input {name} must be a file: {{"url": ...}}, {{"path": ...}} or a string '
+                             f"(got {json.dumps(value)[:200]})")
+        return File(_download(name, url, scratch.dir_for(name)), url=url)
+
+    def results(self, entry: Entry, args: List[Any], kwargs: Dict[str, Any]) -> Iterator[Any]:
+        """The job's outputs, as the function produces them."""
+        result = self.wait_for(entry.call(*args, **kwargs))
+        if inspect.isasyncgen(result):
+            yield from self.iterate_async(result)
+        elif inspect.isgenerator(result):
+            yield from result
+        elif entry.generator and result is None:
+            return
+        elif entry.generator and not isinstance(result, (str, bytes, dict)) and hasattr(result, "__iter__"):
+            yield from result
+        elif result is None and entry.returns_none:
+            return
+        else:
+            yield result
+
+    def wait_for(self, value: Any) -> Any:
+        if inspect.isawaitable(value):
+            return self.event_loop().run_until_complete(value)
+        return value
+
+    def iterate_async(self, generator: Any) -> Iterator[Any]:
+        loop = self.event_loop()
+        try:
+            while True:
+                try:
+                    item = loop.run_until_complete(generator.__anext__())
+                except StopAsyncIteration:
+                    return
+                yield item
+        finally:
+            loop.run_until_complete(generator.aclose())
+
+    def event_loop(self) -> Any:
+        # One loop for the replica's life, so what __setup__ creates on it stays usable in jobs.
+        if self.loop is None:
+            import asyncio
+
+            self.loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self.loop)
+        return self.loop
+
+    def send_output(self, job_id: Any, index: int, value: Any, scratch: Scratch) -> None:
+        head = {"type": "output", "job_id": job_id, "index": index}
+        if isinstance(value, File):
+            path = os.path.abspath(value.path)
+            if not os.path.isfile(path):
+                raise OutputError(f"output {index} is a sluice.File but {path} is not a file")
+            if scratch.holds(path):
+                scratch.keep = True
+            self.send({**head, "file": path, "name": os.path.basename(path)})
+            return
+        try:
+            encoded = json.dumps(value, allow_nan=False, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError) as error:
+            raise OutputError(
+                f"output {index} is not JSON-serialisable ({type(value).__name__}): {error}; return str, int, "
+                "float, bool, None, lists and dicts of these, or a sluice.File"
+            ) from None
+        line = json.dumps(head, separators=(",", ":"))
+        self.send_line(line[:-1] + ',"value":' + encoded + "}")
+
+
+def _call_input(value: Any) -> Any:
+    """JSON for a File passed to another function: its URL when it has one, else its local path."""
+    if isinstance(value, File):
+        return {"url": value.url} if value.url else {"path": os.path.abspath(value.path)}
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _line_buffer_logs() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(line_buffering=True)
+            except (ValueError, OSError):
+                pass
+
+
+def main() -> int:
+    _line_buffer_logs()
+    try:
+        channel = Channel.open()
+    except OSError as error:
+        sys.stderr.write(f"sluice runtime: file descriptor 3 must be the agent's protocol socket ({error}); "
+                         "this module is started by the Sluice agent\n")
+        return 2
+    return Runtime(channel).serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestService } from './support/testService.js';
+import { api, deployDirectory, startTestService, waitForBuild, writeFunctionDir } from './support/testService.js';
+
+const until = async (check: () => Promise<boolean>, timeoutMs = 15_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
+describe('replicas', () => {
+  let service: TestService;
+  const call = (method: string, path: string, body?: unknown) => api(service.url, service.key, method, path, body);
+  const workers = async (fn: string) => (await call('GET', `/v2/functions/local/${fn}/versions/latest`)).body.current_workers;
+
+  beforeAll(async () => {
+    service = await startTestService({ SLUICE_IDLE_TIMEOUT_S: '1' });
+  });
+  afterAll(() => service.close());
+
+  it('keeps minimum_replicas warm after setup, and reports them idle', async () => {
+    const source = `import sluice, time\n\n@sluice.function(name="warm", minimum_replicas=2, maximum_replicas=2)\nclass Warm:\n    def __setup__(self):\n        time.sleep(0.3)\n\n    def __predict__(self) -> str:\n        return "ok"\n`;
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+    await waitForBuild(service, 'local/warm', deployed.body.version.id);
+    await until(async () => (await workers('warm')).idle === 2);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // past the idle window: minimum replicas stay
+    expect(await workers('warm')).toEqual({ starting: 0, setup: 0, active: 0, idle: 2, awaiting_resources: 0 });
+  });
+
+  it('scales up to maximum_replicas on queue depth, reports them active, and stops idle ones after the idle window', async () => {
+    const source = `import sluice, time\n\n@sluice.function(name="burst", maximum_replicas=3)\ndef burst(seconds: float) -> str:\n    time.sleep(seconds)\n    return "done"\n`;
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+    await waitForBuild(service, 'local/burst', deployed.body.version.id);
+    const jobs = await Promise.all([1, 2, 3, 4].map(() => call('POST', '/v2/push', { function: 'local/burst', inputs: { seconds: 1 } })));
+    await until(async () => (await workers('burst')).active === 3);
+    for (const { body } of jobs) expect((await call('GET', `/v2/jobs/${body.id}/await`)).body.status).toBe('finished');
+    await until(async () => {
+      const counts = await workers('burst');
+      return counts.idle + counts.active + counts.starting + counts.setup === 0;
+    });
+  });
+
+  it('runs a GPU function on a machine without GPUs by emulating its machine type', async () => {
+    const source = `import os, sluice\n\n@sluice.function(name="gpu-fn", gpu=sluice.gpu.A100(split=4))\ndef gpu_fn() -> str:\n    return os.environ.get("CUDA_VISIBLE_DEVICES", "unset")\n`;
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+    await waitForBuild(service, 'local/gpu-fn', deployed.body.version.id);
+    const { body } = await call('POST', '/v2/push', { function: 'local/gpu-fn', inputs: {} });
+    expect((await call('GET', `/v2/jobs/${body.id}/await`)).body.outputs[0].data).toBe('');
+  });
+
+  it('runs jobs pushed while the version builds once it is ready', async () => {
+    const source = `import sluice\n\n@sluice.function(name="later", python_packages=[])\ndef later() -> str:\n    return "built"\n`;
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+    const { body } = await call('POST', '/v2/push', { function: 'local/later', inputs: {} });
+    const job = (await call('GET', `/v2/jobs/${body.id}/await`)).body;
+    expect(job).toMatchObject({ status: 'finished', outputs: [expect.objectContaining({ data: 'built' })] });
+    expect(body.model_id).toBe(deployed.body.version.id);
+  });
+
+  it('ends jobs waiting for a build that fails in error with the build’s reason, and refuses new pushes with 400', async () => {
+    const source = `import sluice\n\n@sluice.function(name="never", python_version="3.99")\ndef never() -> str:\n    return "no"\n`;
+    await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+    const { body } = await call('POST', '/v2/push', { function: 'local/never', inputs: {} });
+    const job = (await call('GET', `/v2/jobs/${body.id}/await`)).body;
+    expect(job.status).toBe('error');
+    expect(job.error).toMatch(/build failed: Python 3\.99 is not installed/);
+    const refused = await call('POST', '/v2/push', { function: 'local/never', inputs: {} });
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toMatch(/no version that can run/);
+  });
+
+  it('keeps a flood of printed lines without blocking the job, all of them readable in pages', async () => {
+    const source = `import sluice\n\n@sluice.function(name="chatty")\ndef chatty(lines: int) -> int:\n    for i in range(lines):\n        print(f"line {i}")\n    return lines\n`;
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+    await waitForBuild(service, 'local/chatty', deployed.body.version.id);
+    const { body } = await call('POST', '/v2/push', { function: 'local/chatty', inputs: { lines: 50_000 } });
+    expect((await call('GET', `/v2/jobs/${body.id}/await`)).body.status).toBe('finished');
+    let start = '0';
+    let count = 0;
+    let last = '';
+    for (;;) {
+      const page = (await call('GET', `/v2/logs?job_id=${body.id}&start_time=${start}`)).body;
+      if (page.data.length === 0) break;
+      for (const group of page.data) {
+        count += group.logs.length;
+        last = group.logs.at(-1).message;
+      }
+      start = String(BigInt(page.last_time_returned) + 1n);
+    }
+    expect(count).toBe(50_000);
+    expect(last).toBe('line 49999');
+  }, 60_000);
+});

@@ -1,0 +1,85 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestService } from './support/testService.js';
+import { api, deployDirectory, startTestService, waitForBuild, writeFunctionDir } from './support/testService.js';
+
+const CHILD = `import sluice
+
+@sluice.function(name="double")
+def double(n: int) -> int:
+    return n * 2
+`;
+
+const PARENT = `import sluice
+
+@sluice.function(name="pipeline")
+def pipeline(n: int) -> dict:
+    doubled = sluice.function.get("local/double").run(n=n)
+    queued = sluice.function.get("local/double").push(n=100)
+    return {"doubled": doubled, "pushed": queued.job_id}
+`;
+
+const FILES = `import sluice
+
+@sluice.function(name="shout-file")
+def shout_file(document: sluice.File) -> sluice.File:
+    with open(document.path) as f:
+        text = f.read()
+    with open("/tmp/sluice-shouted.txt", "w") as out:
+        out.write(text.upper())
+    return sluice.File(path="/tmp/sluice-shouted.txt")
+`;
+
+describe('functions calling functions, and files', () => {
+  let service: TestService;
+  const call = (method: string, path: string, body?: unknown) => api(service.url, service.key, method, path, body);
+  const run = async (fn: string, inputs: Record<string, unknown>) => {
+    const { body } = await call('POST', '/v2/push', { function: `local/${fn}`, inputs });
+    return (await call('GET', `/v2/jobs/${body.id}/await`)).body;
+  };
+
+  beforeAll(async () => {
+    service = await startTestService({ SLUICE_DEFAULT_MAX_REPLICAS: '2' });
+    for (const source of [CHILD, PARENT, FILES]) {
+      const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+      await waitForBuild(service, `local/${deployed.body.function.name}`, deployed.body.version.id);
+    }
+  }, 60_000);
+  afterAll(() => service.close());
+
+  it('marks a function that calls others as a workflow listing its dependencies', async () => {
+    const fn = (await call('GET', '/v2/functions/local/pipeline')).body;
+    expect(fn.function_type).toBe('workflow');
+    expect(fn.latest_version.function_dependencies).toEqual(['local/double']);
+  });
+
+  it('runs a child function from inside a job; the child records its parent and the parent lists its children', async () => {
+    const parent = await run('pipeline', { n: 21 });
+    expect(parent.status).toBe('finished');
+    expect(parent.outputs[0].data.doubled).toBe(42);
+    const childIds = Object.keys(parent.children);
+    expect(childIds).toHaveLength(2);
+    expect(Object.values(parent.children).every((child: any) => child.function === 'local/double')).toBe(true);
+    const pushed = (await call('GET', `/v2/jobs/${parent.outputs[0].data.pushed}/await`)).body;
+    expect(pushed.outputs[0].data).toBe(200);
+    expect(childIds).toContain(pushed.id);
+  });
+
+  it('hands a File input given by URL to the function as a local path, and serves a File output by URL', async () => {
+    const server = createServer((_request, response) => response.end('quiet words'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const job = await run('shout-file', { document: { url: `http://127.0.0.1:${port}/doc.txt` } });
+      expect(job.status).toBe('finished');
+      expect(job.outputs[0].type).toBe('sluice.File');
+      const download = await fetch(job.outputs[0].data.url, { headers: { 'x-api-key': service.key } });
+      expect(download.status).toBe(200);
+      expect(await download.text()).toBe('QUIET WORDS');
+      expect((await fetch(job.outputs[0].data.url)).status).toBe(401);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,494 @@
+/**
+ * The replica runtime, `python3 -m sluice._runtime` (python/sluice/_runtime.py): the protocol
+ * the agent speaks with one replica over fd 3. Each case starts a real interpreter on a small
+ * function written to a temp dir (test/support/replicaHarness.ts).
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, isAbsolute, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReplica } from '../support/replicaHarness.js';
+import type { Message, Replica, ReplicaOptions } from '../support/replicaHarness.js';
+
+let scratch = '';
+let server: Server;
+let baseUrl = '';
+const replicas: Replica[] = [];
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'sluice-runtime-'));
+  server = createServer((req, res) => {
+    if (req.url === '/photo.txt') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('pixels from the server\n');
+    } else {
+      res.writeHead(404);
+      res.end('no such file');
+    }
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  for (const replica of replicas) replica.kill();
+  await new Promise<void>((done) => server.close(() => done()));
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+/** Python source written indented inside the test; the common indentation is removed. */
+function py(strings: TemplateStringsArray, ...values: unknown[]): string {
+  const lines = String.raw({ raw: strings }, ...values).replace(/^\n/, '').split('\n');
+  const indents = lines.filter((l) => l.trim() !== '').map((l) => /^ */.exec(l)?.[0].length ?? 0);
+  const indent = Math.min(...indents);
+  return lines.map((l) => l.slice(indent)).join('\n');
+}
+
+async function start(options: ReplicaOptions): Promise<Replica> {
+  const replica = await startReplica(scratch, options);
+  replicas.push(replica);
+  return replica;
+}
+
+/** A replica of main.py's `symbol`, past hello and ready. */
+async function ready(source: string, symbol: string, extra: Partial<ReplicaOptions> = {}): Promise<Replica> {
+  const replica = await start({ files: { 'main.py': source }, symbol, ...extra });
+  await replica.next('hello');
+  await replica.next('ready');
+  return replica;
+}
+
+let jobCounter = 0;
+
+/** Sends a run and collects its messages up to done or error. */
+async function runJob(
+  replica: Replica,
+  inputs: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<{ jobId: string; outputs: Message[]; end: Message }> {
+  const jobId = `job-${++jobCounter}`;
+  replica.send({ type: 'run', job_id: jobId, run_id: `run-${jobCounter}`, inputs, env });
+  const end = await replica.until((m) => m.job_id === jobId && (m.type === 'done' || m.type === 'error'), `the end of ${jobId}`);
+  const outputs = replica.received.filter((r) => r.message.type === 'output' && r.message.job_id === jobId);
+  return { jobId, outputs: outputs.map((r) => r.message), end: end.message };
+}
+
+describe.concurrent('python runtime', () => {
+  it('says hello with its pid, then ready once the code is imported', async () => {
+    const replica = await start({
+      files: { 'main.py': py`
+        import sluice
+
+        @sluice.function(name="noop")
+        def noop() -> None:
+            pass
+      ` },
+      symbol: 'noop',
+    });
+    const hello = await replica.next('hello');
+    expect(hello.message).toEqual({ type: 'hello', pid: replica.child.pid });
+    await replica.next('ready');
+    expect(replica.received.map((r) => r.message.type)).toEqual(['hello', 'ready']);
+  });
+
+  it('runs a class: __setup__ once, state kept across jobs', async () => {
+    const replica = await ready(py`
+      import sluice
+
+      SETUPS = []
+
+      @sluice.function(name="counter")
+      class Counter:
+          def __setup__(self):
+              SETUPS.append(1)
+              self.calls = 0
+
+          def __predict__(self, step: int) -> list:
+              self.calls += step
+              return [len(SETUPS), self.calls]
+    `, 'Counter', { kind: 'class' });
+    const first = await runJob(replica, { step: 1 });
+    const second = await runJob(replica, { step: 2 });
+    expect(first.outputs.map((o) => o.value)).toEqual([[1, 1]]);
+    expect(second.outputs.map((o) => o.value)).toEqual([[1, 3]]);
+    expect(second.end).toEqual({ type: 'done', job_id: second.jobId });
+  });
+
+  it('sends a return value as output 0 then done; undeclared inputs are not passed', async () => {
+    const replica = await ready(py`
+      import sluice
+
+      @sluice.function(name="pair")
+      def pair(a: int, b: int = 10):
+          return (a, b)
+    `, 'pair');
+    const job = await runJob(replica, { a: 1, ignored: 'x' });
+    expect(job.outputs).toEqual([{ type: 'output', job_id: job.jobId, index: 0, value: [1, 10] }]);
+    expect(job.end).toEqual({ type: 'done', job_id: job.jobId });
+  });
+
+  it('sends a None return as a null output, but nothing for "-> None"', async () => {
+    const replica = await start({
+      files: {
+        'main.py': py`
+          import sluice
+
+          @sluice.function(name="nothing")
+          def nothing():
+              return None
+
+          @sluice.function(name="silent")
+          def silent() -> None:
+              return None
+        `,
+      },
+      symbol: 'nothing',
+    });
+    await replica.next('ready');
+    const job = await runJob(replica, {});
+    expect(job.outputs.map((o) => o.value)).toEqual([null]);
+
+    const silent = await start({ files: { 'main.py': await readFile(join(replica.dir, 'main.py'), 'utf8') }, symbol: 'silent' });
+    await silent.next('ready');
+    const none = await runJob(silent, {});
+    expect(none.outputs).toEqual([]);
+    expect(none.end.type).toBe('done');
+  });
+
+  it('streams a generator: each output is sent as it is yielded', async () => {
+    const replica = await ready(py`
+      import time
+      import sluice
+
+      @sluice.function(name="slow")
+      def slow(n: int):
+          for i in range(n):
+              yield {"step": i}
+              time.sleep(0.5)
+    `, 'slow');
+    const job = await runJob(replica, { n: 2 });
+    expect(job.outputs.map((o) => [o.index, o.value])).toEqual([[0, { step: 0 }], [1, { step: 1 }]]);
+    const at = (m: Message): number => replica.received.find((r) => r.message === m)!.at;
+    expect(at(job.end) - at(job.outputs[0]!)).toBeGreaterThanOrEqual(800);
+    expect(at(job.end) - at(job.outputs[1]!)).toBeGreaterThanOrEqual(300);
+  });
+
+  it('runs async functions and streams async generators', async () => {
+    const source = py`
+      import asyncio
+      import sluice
+
+      @sluice.function(name="wait")
+      async def wait(x: int) -> int:
+          await asyncio.sleep(0.01)
+          return x + 1
+
+      @sluice.function(name="ticks")
+      async def ticks(n: int):
+          for i in range(n):
+              await asyncio.sleep(0.01)
+              yield i
+    `;
+    const plain = await ready(source, 'wait');
+    expect((await runJob(plain, { x: 1 })).outputs.map((o) => o.value)).toEqual([2]);
+    const stream = await ready(source, 'ticks');
+    expect((await runJob(stream, { n: 3 })).outputs.map((o) => o.value)).toEqual([0, 1, 2]);
+  });
+
+  it('reports an exception as error: type, message and traceback; the replica keeps serving', async () => {
+    const replica = await ready(py`
+      import sluice
+
+      def check(n):
+          if n < 0:
+              raise ValueError(f"n must not be negative (got {n})")
+          return n
+
+      @sluice.function(name="strict")
+      def strict(n: int):
+          return check(n)
+    `, 'strict');
+    const failed = await runJob(replica, { n: -7 });
+    expect(failed.outputs).toEqual([]);
+    expect(failed.end.type).toBe('error');
+    const text = failed.end.error as string;
+    expect(text.split('\n')[0]).toBe('ValueError: n must not be negative (got -7)');
+    expect(text).toContain('Traceback (most recent call last)');
+    expect(text).toMatch(/main\.py", line \d+, in strict/);
+    expect(text).toMatch(/main\.py", line \d+, in check/);
+    expect(text).not.toContain('_runtime.py');
+    const next = await runJob(replica, { n: 3 });
+    expect(next.outputs.map((o) => o.value)).toEqual([3]);
+  });
+
+  it('reports a failing __setup__ as setup_error and exits 1', async () => {
+    const replica = await start({
+      files: { 'main.py': py`
+        import sluice
+
+        @sluice.function(name="broken")
+        class Broken:
+            def __setup__(self):
+                raise RuntimeError("weights not found")
+
+            def __predict__(self, x: int) -> int:
+                return x
+      ` },
+      symbol: 'Broken',
+      kind: 'class',
+    });
+    await replica.next('hello');
+    const failure = await replica.next('setup_error');
+    expect(failure.message.error).toMatch(/^RuntimeError: weights not found\n/);
+    expect(failure.message.error).toContain('in __setup__');
+    expect(await replica.exited()).toBe(1);
+    expect(replica.received.map((r) => r.message.type)).toEqual(['hello', 'setup_error']);
+  });
+
+  it('reports an import error as setup_error', async () => {
+    const replica = await start({
+      files: { 'main.py': 'import sluice\nimport not_installed_anywhere\n' },
+      symbol: 'f',
+    });
+    const failure = await replica.next('setup_error');
+    expect(failure.message.error).toMatch(/^ModuleNotFoundError: No module named 'not_installed_anywhere'/);
+    expect(await replica.exited()).toBe(1);
+  });
+
+  it('imports an entry file inside a package, with its relative imports', async () => {
+    const replica = await start({
+      files: {
+        'pkg/__init__.py': '',
+        'pkg/helpers.py': 'def double(x):\n    return 2 * x\n',
+        'pkg/model.py': py`
+          import sluice
+          from .helpers import double
+
+          @sluice.function(name="model")
+          def model(x: int) -> int:
+              return double(x)
+        `,
+      },
+      entryFile: 'pkg/model.py',
+      symbol: 'model',
+    });
+    await replica.next('ready');
+    const job = await runJob(replica, { x: 21 });
+    expect(job.outputs.map((o) => o.value)).toEqual([42]);
+  });
+
+  it('sets the job env and SLUICE_JOB_ID for the job and restores the environment after', async () => {
+    const replica = await ready(py`
+      import os
+      import sluice
+
+      @sluice.function(name="env")
+      def env() -> dict:
+          return {k: os.environ.get(k) for k in ("TOKEN", "PRESET", "SLUICE_JOB_ID")}
+    `, 'env', { env: { PRESET: 'outer' } });
+    const first = await runJob(replica, {}, { TOKEN: 'secret', PRESET: 'inner' });
+    expect(first.outputs[0]!.value).toEqual({ TOKEN: 'secret', PRESET: 'inner', SLUICE_JOB_ID: first.jobId });
+    const second = await runJob(replica, {});
+    expect(second.outputs[0]!.value).toEqual({ TOKEN: null, PRESET: 'outer', SLUICE_JOB_ID: second.jobId });
+  });
+
+  it("keeps prints on stdout/stderr, off fd 3, and a job's lines arrive before its done", async () => {
+    const replica = await ready(py`
+      import sys
+      import sluice
+
+      print("importing")
+
+      @sluice.function(name="chatty")
+      def chatty(lines: int) -> str:
+          for i in range(lines):
+              print(f"line {i}")
+          print("to stderr", file=sys.stderr)
+          print("last line")
+          return "ok"
+    `, 'chatty');
+    const job = await runJob(replica, { lines: 20000 });
+    expect(job.end.type).toBe('done');
+    const done = replica.received.find((r) => r.message === job.end)!;
+    expect(replica.stdout.slice(0, done.stdoutLines)).toContain('last line');
+    expect(replica.stdout[0]).toBe('importing');
+    expect(replica.stdout).toHaveLength(20002);
+    expect(replica.stderr).toContain('to stderr');
+    expect(JSON.stringify(replica.received.map((r) => r.message))).not.toContain('line');
+  });
+
+  it('downloads a File input given as a url to a local path, removed after the job', async () => {
+    const replica = await ready(py`
+      import os
+      import sluice
+
+      @sluice.function(name="read")
+      def read(doc: sluice.File, note: str = "") -> dict:
+          with open(doc.path) as f:
+              content = f.read()
+          return {"path": doc.path, "content": content, "url": doc.url}
+    `, 'read');
+    const url = `${baseUrl}/photo.txt`;
+    const job = await runJob(replica, { doc: { url } });
+    expect(job.end.type).toBe('done');
+    const value = job.outputs[0]!.value as { path: string; content: string; url: string };
+    expect(value.content).toBe('pixels from the server\n');
+    expect(value.url).toBe(url);
+    expect(isAbsolute(value.path)).toBe(true);
+    expect(basename(value.path)).toBe('photo.txt');
+    expect(existsSync(value.path)).toBe(false);
+
+    const plain = await runJob(replica, { doc: url });
+    expect(plain.outputs[0]!.value.content).toBe('pixels from the server\n');
+  });
+
+  it('fails the job when a File input cannot be downloaded, naming the input and url', async () => {
+    const replica = await ready(py`
+      import sluice
+      from typing import Optional
+
+      @sluice.function(name="read")
+      def read(doc: Optional[sluice.File]) -> str:
+          return "never"
+    `, 'read');
+    const url = `${baseUrl}/missing.png`;
+    const job = await runJob(replica, { doc: { url } });
+    expect(job.end.type).toBe('error');
+    expect(job.end.error).toContain(`could not download input doc from ${url}: HTTP 404`);
+  });
+
+  it('passes a File input given as a path through', async () => {
+    const replica = await ready(py`
+      import sluice
+
+      @sluice.function(name="size")
+      def size(doc: sluice.File) -> int:
+          with open(doc, "rb") as f:
+              return len(f.read())
+    `, 'size', {});
+    const path = join(replica.dir, 'main.py');
+    const job = await runJob(replica, { doc: { path } });
+    expect(job.outputs[0]!.value).toBe((await readFile(path)).length);
+  });
+
+  it('sends a File output as its absolute path and name', async () => {
+    const replica = await ready(py`
+      import sluice
+
+      @sluice.function(name="write")
+      def write(text: str) -> sluice.File:
+          with open("result.txt", "w") as f:
+              f.write(text)
+          return sluice.File("result.txt")
+    `, 'write');
+    const job = await runJob(replica, { text: 'hello file' });
+    expect(job.outputs).toEqual([
+      { type: 'output', job_id: job.jobId, index: 0, file: join(replica.dir, 'result.txt'), name: 'result.txt' },
+    ]);
+    expect(await readFile(job.outputs[0]!.file as string, 'utf8')).toBe('hello file');
+  });
+
+  it('fails the job when an output is not JSON, naming its type', async () => {
+    const replica = await ready(py`
+      import sluice
+
+      @sluice.function(name="bad")
+      def bad():
+          yield "fine"
+          yield {1, 2}
+          yield "never"
+    `, 'bad');
+    const job = await runJob(replica, {});
+    expect(job.outputs.map((o) => o.value)).toEqual(['fine']);
+    expect(job.end.type).toBe('error');
+    expect(job.end.error).toMatch(/^OutputError: output 1 is not JSON-serialisable \(set\)/);
+  });
+
+  it('calls another function with run(): a call message, then the call_result output', async () => {
+    const replica = await ready(py`
+      import sluice
+
+      @sluice.function(name="caller")
+      def caller(x: int) -> dict:
+          child = sluice.function.get("acme/child")
+          many = child.run(x=x, mode="many")
+          try:
+              child.run(x=-1)
+          except sluice.RemoteError as e:
+              failed = str(e)
+          pushed = child.push(x=x)
+          return {"one": child.run(x=x), "many": many, "failed": failed, "pushed": pushed.job_id}
+    `, 'caller');
+    const jobId = 'job-caller';
+    replica.send({ type: 'run', job_id: jobId, run_id: 'run-caller', inputs: { x: 4 }, env: {} });
+
+    const many = (await replica.next('call')).message;
+    expect(many).toEqual({ type: 'call', call_id: many.call_id, function: 'acme/child', inputs: { x: 4, mode: 'many' }, wait: true });
+    replica.send({ type: 'call_result', call_id: many.call_id, ok: true, job_id: 'child-1', outputs: [1, 2] });
+
+    const failing = (await replica.next('call')).message;
+    expect(failing.inputs).toEqual({ x: -1 });
+    replica.send({ type: 'call_result', call_id: failing.call_id, ok: false, error: 'ValueError: x must be positive\n' });
+
+    const pushed = (await replica.next('call')).message;
+    expect(pushed.wait).toBe(false);
+    replica.send({ type: 'call_result', call_id: pushed.call_id, ok: true, job_id: 'child-3', outputs: [] });
+
+    const one = (await replica.next('call')).message;
+    expect(one.wait).toBe(true);
+    replica.send({ type: 'call_result', call_id: one.call_id, ok: true, job_id: 'child-4', outputs: [8] });
+
+    const output = (await replica.next('output')).message;
+    expect(output.value).toEqual({
+      one: 8,
+      many: [1, 2],
+      failed: 'acme/child failed: ValueError: x must be positive\n',
+      pushed: 'child-3',
+    });
+    expect((await replica.next('done')).message.job_id).toBe(jobId);
+  });
+
+  it('raises RemoteError out of the job when an unhandled call fails', async () => {
+    const replica = await ready(py`
+      import sluice
+
+      @sluice.function(name="caller")
+      def caller() -> int:
+          return sluice.function.get("acme/child").run()
+    `, 'caller');
+    replica.send({ type: 'run', job_id: 'j', run_id: 'r', inputs: {}, env: {} });
+    const call = (await replica.next('call')).message;
+    replica.send({ type: 'call_result', call_id: call.call_id, ok: false, error: 'boom' });
+    const error = (await replica.next('error')).message;
+    expect(error.error).toMatch(/^RemoteError: acme\/child failed: boom\n/);
+    expect(error.error).toMatch(/main\.py", line \d+, in caller/);
+  });
+
+  it('exits 0 on shutdown', async () => {
+    const replica = await ready(py`
+      import sluice
+
+      @sluice.function(name="idle")
+      def idle() -> None:
+          pass
+    `, 'idle');
+    replica.send({ type: 'shutdown' });
+    expect(await replica.exited()).toBe(0);
+  });
+
+  it('exits when the agent closes fd 3', async () => {
+    const replica = await ready(py`
+      import sluice
+
+      @sluice.function(name="idle")
+      def idle() -> None:
+          pass
+    `, 'idle');
+    replica.protocol.end();
+    expect(await replica.exited()).toBe(0);
+  });
+});
