@@ -5,8 +5,10 @@ import type { Clock } from '../ports/clock.js';
  * high-resolution timer, so timestamps never go backwards within the process.
  */
 export function createSystemClock(): Clock {
-  const epochNsAtStart = BigInt(Date.now()) * 1_000_000n;
+  // performance.timeOrigin has sub-millisecond precision (Date.now() has not), so times taken
+  // in different processes on one machine compare to the microsecond.
   const hrtimeAtStart = process.hrtime.bigint();
+  const epochNsAtStart = BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6));
   let lastNs = 0n;
   const nowNs = (): bigint => {
     const ns = epochNsAtStart + (process.hrtime.bigint() - hrtimeAtStart);

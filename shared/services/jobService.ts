@@ -131,32 +131,48 @@ export class JobService {
 
   /** The job once it has finished, errored or been cancelled; 408 after `timeoutMs`. */
   async await(principal: Principal, jobId: string, outputOffset: number, timeoutMs: number): Promise<JobView> {
-    await this.ownJob(principal, jobId);
-    return this.view(await this.waitForCompletion(jobId, timeoutMs), outputOffset);
+    // Subscribed before the job is read, so a completion between the two is not missed.
+    const completion = this.subscribeCompletion(jobId, timeoutMs);
+    try {
+      const job = await this.ownJob(principal, jobId);
+      if (isFinalJobStatus(job.status)) return this.view(job, outputOffset);
+      return this.view(await completion.done, outputOffset);
+    } finally {
+      completion.cancel();
+    }
   }
 
-  /** Woken by the completion itself (an event), not by polling. */
-  waitForCompletion(jobId: string, timeoutMs: number): Promise<JobRecord> {
-    const { store, events } = this.deps;
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const settle = (job: JobRecord) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        unsubscribe();
-        resolve(job);
-      };
-      const unsubscribe = events.subscribe(jobId, (event) => event.type === 'completed' && settle(event.job));
+  /** The job once it has ended, woken by the completion itself (an event), not by polling. */
+  async waitForCompletion(jobId: string, timeoutMs: number): Promise<JobRecord> {
+    const completion = this.subscribeCompletion(jobId, timeoutMs);
+    try {
+      const job = await this.deps.store.jobs.get(jobId);
+      return job && isFinalJobStatus(job.status) ? job : await completion.done;
+    } finally {
+      completion.cancel();
+    }
+  }
+
+  /** `done` resolves with the job when it completes, or rejects with 408 after `timeoutMs`; `cancel` unsubscribes. */
+  private subscribeCompletion(jobId: string, timeoutMs: number): { done: Promise<JobRecord>; cancel: () => void } {
+    let cancel: () => void = () => undefined;
+    const done = new Promise<JobRecord>((resolve, reject) => {
       const timer = setTimeout(() => {
-        if (settled) return;
-        settled = true;
         unsubscribe();
         reject(new ServiceError('timeout', 'Request timeout.'));
       }, timeoutMs);
-      // The job may have completed before the subscription: look once after subscribing.
-      store.jobs.get(jobId).then((job) => job && isFinalJobStatus(job.status) && settle(job), reject);
+      const unsubscribe = this.deps.events.subscribe(jobId, (event) => {
+        if (event.type !== 'completed') return;
+        cancel();
+        resolve(event.job);
+      });
+      cancel = () => {
+        clearTimeout(timer);
+        unsubscribe();
+      };
     });
+    done.catch(() => undefined); // a caller that stopped waiting does not see the timeout
+    return { done, cancel };
   }
 
   /** A file the job produced, by output index. */

@@ -23,6 +23,8 @@ export class KeyService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** Called after a revocation, so this process stops accepting the key at once. */
+    private readonly onRevoked: () => void = () => undefined,
   ) {}
 
   async ensureOrganization(name: string): Promise<Organization> {
@@ -67,6 +69,7 @@ export class KeyService {
     const key = matches[0] as ApiKey;
     const at = this.clock.now();
     await this.store.apiKeys.revoke(key.id, at);
+    this.onRevoked();
     return { ...key, revokedAt: at };
   }
 

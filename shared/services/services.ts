@@ -46,11 +46,12 @@ export function createServices(adapters: Adapters): Services {
   const { store, clock } = adapters;
   const access = new FunctionAccess(store);
   const versions = new VersionService(store, access);
+  const auth = new AuthService(store);
   const lifecycle = new JobLifecycle(store, adapters.queue, adapters.events, clock);
   const jobs = new JobService({ store, access, versions, queue: adapters.queue, events: adapters.events, lifecycle, compute: adapters.compute, artifacts: adapters.artifacts, clock });
   return {
-    auth: new AuthService(store),
-    keys: new KeyService(store, clock),
+    auth,
+    keys: new KeyService(store, clock, () => auth.forgetKeys()),
     functions: new FunctionService(store, access, versions, clock),
     versions,
     deploy: new DeployService(store, adapters.artifacts, adapters.builder, clock, adapters.defaultPythonVersion),

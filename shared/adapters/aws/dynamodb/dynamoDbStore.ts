@@ -4,6 +4,7 @@ import type { Store } from '../../../ports/store.js';
 import { dynamoDbApiKeyStore } from './apiKeyStore.js';
 import { tableNames, type DynamoDbContext } from './context.js';
 import { dynamoDbFunctionStore } from './functionStore.js';
+import { dynamoDbJobStore } from './jobStore.js';
 import { dynamoDbLogStore } from './logStore.js';
 import { dynamoDbOrganizationStore } from './organizationStore.js';
 import { dynamoDbVersionStore } from './versionStore.js';
@@ -36,6 +37,7 @@ export function createDynamoDbStore(options: DynamoDbStoreOptions): Store {
     functions: dynamoDbFunctionStore(context),
     versions: dynamoDbVersionStore(context),
     logs: dynamoDbLogStore(context, { retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS, now: options.now ?? Date.now }),
+    jobs: dynamoDbJobStore(context),
     async close() {
       // A client passed in belongs to the caller, who may share it.
       if (!options.client) client.destroy();

@@ -32,6 +32,8 @@ const text = (name: string): KeyAttribute => ({ name, type: 'S' });
 export const BY_ID_INDEX = 'by_id';
 export const BY_ORGANIZATION_INDEX = 'by_organization';
 export const BY_FUNCTION_INDEX = 'by_function';
+export const BY_VERSION_INDEX = 'by_version';
+export const BY_PARENT_INDEX = 'by_parent';
 
 export const ORGANIZATIONS_TABLE: TableDefinition = {
   nameSuffix: 'organizations',
@@ -76,12 +78,36 @@ export const LOGS_TABLE: TableDefinition = {
   timeToLiveAttribute: 'expires_at',
 };
 
+export const JOBS_TABLE: TableDefinition = {
+  nameSuffix: 'jobs',
+  partitionKey: text('id'),
+  // created_key orders by creation time, then id, like the SQLite adapter's ORDER BY; lists
+  // read the indexes backwards for newest first. A job with no parent has no parent_job_id
+  // attribute, so by_parent holds child jobs only.
+  globalSecondaryIndexes: [
+    { indexName: BY_FUNCTION_INDEX, partitionKey: text('function_id'), sortKey: text('created_key') },
+    { indexName: BY_VERSION_INDEX, partitionKey: text('version_id'), sortKey: text('created_key') },
+    { indexName: BY_ORGANIZATION_INDEX, partitionKey: text('organization_id'), sortKey: text('created_key') },
+    { indexName: BY_PARENT_INDEX, partitionKey: text('parent_job_id'), sortKey: text('created_key') },
+  ],
+};
+
+export const JOB_OUTPUTS_TABLE: TableDefinition = {
+  nameSuffix: 'job_outputs',
+  // A job's outputs in index order; the key makes one output per (job, index).
+  partitionKey: text('job_id'),
+  sortKey: { name: 'idx', type: 'N' },
+  globalSecondaryIndexes: [],
+};
+
 export const TABLES = {
   organizations: ORGANIZATIONS_TABLE,
   apiKeys: API_KEYS_TABLE,
   functions: FUNCTIONS_TABLE,
   versions: VERSIONS_TABLE,
   logs: LOGS_TABLE,
+  jobs: JOBS_TABLE,
+  jobOutputs: JOB_OUTPUTS_TABLE,
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableId = keyof typeof TABLES;

@@ -1,6 +1,7 @@
 import type { ApiKey } from '../../../domain/apiKey.js';
 import type { ApiKeyStore } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
+import type { GroupCommit } from './groupCommit.js';
 
 interface ApiKeyRow {
   id: string;
@@ -20,7 +21,7 @@ const toApiKey = (row: ApiKeyRow): ApiKey => ({
   revokedAt: row.revoked_at,
 });
 
-export function sqliteApiKeyStore(db: SqliteDatabase): ApiKeyStore {
+export function sqliteApiKeyStore(db: SqliteDatabase, writes: GroupCommit): ApiKeyStore {
   const insert = db.prepare('INSERT INTO api_keys (id, organization_id, hash, prefix, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)');
   const byHash = db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE hash = ?');
   const all = db.prepare<[], ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
@@ -28,7 +29,7 @@ export function sqliteApiKeyStore(db: SqliteDatabase): ApiKeyStore {
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
   return {
     async create(key) {
-      insert.run(key.id, key.organizationId, key.hash, key.prefix, key.createdAt, key.revokedAt);
+      await writes.write(() => insert.run(key.id, key.organizationId, key.hash, key.prefix, key.createdAt, key.revokedAt));
     },
     async getByHash(hash) {
       const row = byHash.get(hash);
@@ -39,7 +40,7 @@ export function sqliteApiKeyStore(db: SqliteDatabase): ApiKeyStore {
       return rows.map(toApiKey);
     },
     async revoke(id, at) {
-      return revoke.run(at, id).changes === 1;
+      return writes.write(() => revoke.run(at, id).changes === 1);
     },
   };
 }

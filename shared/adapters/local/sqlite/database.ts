@@ -52,6 +52,32 @@ const MIGRATIONS: string[] = [
   CREATE INDEX logs_by_stream ON logs (stream, time_ns);
   CREATE INDEX logs_by_organization ON logs (organization_id, time_ns);
   `,
+  // Jobs: the columns that lists filter and order by, the record itself as JSON. Every list
+  // is of one organization's jobs, newest first; an index ending in (created_at, id) serves
+  // that order by scanning backwards. Only the status index changes when a job moves.
+  `
+  CREATE TABLE jobs (
+    id TEXT PRIMARY KEY,
+    function_id TEXT NOT NULL,
+    version_id TEXT NOT NULL,
+    organization_id TEXT NOT NULL,
+    parent_job_id TEXT,
+    status TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX jobs_by_function ON jobs (function_id, organization_id, created_at, id);
+  CREATE INDEX jobs_by_version ON jobs (version_id, organization_id, created_at, id);
+  CREATE INDEX jobs_by_organization ON jobs (organization_id, created_at, id);
+  CREATE INDEX jobs_by_parent ON jobs (parent_job_id, created_at, id) WHERE parent_job_id IS NOT NULL;
+  CREATE INDEX jobs_by_status ON jobs (status, created_at, id);
+  CREATE TABLE job_outputs (
+    job_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (job_id, idx)
+  );
+  `,
 ];
 
 /** Opens (creating if needed) the database in WAL mode and brings its schema up to date. */

@@ -1,6 +1,7 @@
 import type { FunctionRecord } from '../../../domain/function.js';
 import type { FunctionStore } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
+import type { GroupCommit } from './groupCommit.js';
 
 interface DataRow {
   data: string;
@@ -8,7 +9,7 @@ interface DataRow {
 
 const parse = (row: DataRow | undefined): FunctionRecord | null => (row ? (JSON.parse(row.data) as FunctionRecord) : null);
 
-export function sqliteFunctionStore(db: SqliteDatabase): FunctionStore {
+export function sqliteFunctionStore(db: SqliteDatabase, writes: GroupCommit): FunctionStore {
   const insert = db.prepare('INSERT INTO functions (id, owner_name, name, data) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
   const byName = db.prepare<[string, string], DataRow>('SELECT data FROM functions WHERE owner_name = ? AND name = ?');
   const byId = db.prepare<[string], DataRow>('SELECT data FROM functions WHERE id = ?');
@@ -16,7 +17,7 @@ export function sqliteFunctionStore(db: SqliteDatabase): FunctionStore {
   const byOwner = db.prepare<[string, number, number], DataRow>('SELECT data FROM functions WHERE owner_name = ? ORDER BY name LIMIT ? OFFSET ?');
   return {
     async create(fn) {
-      return insert.run(fn.id, fn.ownerName, fn.name, JSON.stringify(fn)).changes === 1;
+      return writes.write(() => insert.run(fn.id, fn.ownerName, fn.name, JSON.stringify(fn)).changes === 1);
     },
     async get(ownerName, name) {
       return parse(byName.get(ownerName, name));
@@ -25,7 +26,7 @@ export function sqliteFunctionStore(db: SqliteDatabase): FunctionStore {
       return parse(byId.get(id));
     },
     async put(fn) {
-      update.run(JSON.stringify(fn), fn.id);
+      await writes.write(() => update.run(JSON.stringify(fn), fn.id));
     },
     async listByOwner(ownerName, page) {
       return byOwner.all(ownerName, page.limit, page.offset).map((row) => JSON.parse(row.data) as FunctionRecord);

@@ -1,6 +1,7 @@
 import type { LogEntry, LogStage } from '../../../domain/log.js';
 import type { LogStore } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
+import type { GroupCommit } from './groupCommit.js';
 
 interface LogRow {
   stream: string;
@@ -28,7 +29,7 @@ const toEntry = (row: LogRow): LogEntry => ({
 const MAX_INT64 = 2n ** 63n - 1n;
 const clampToInt64 = (value: bigint) => (value < 0n ? 0n : value > MAX_INT64 ? MAX_INT64 : value);
 
-export function sqliteLogStore(db: SqliteDatabase): LogStore {
+export function sqliteLogStore(db: SqliteDatabase, writes: GroupCommit): LogStore {
   const insert = db.prepare(
     'INSERT INTO logs (stream, organization_id, function_id, job_id, run_id, stage, time_ns, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
@@ -46,7 +47,7 @@ export function sqliteLogStore(db: SqliteDatabase): LogStore {
     .safeIntegers(true);
   return {
     async append(entries) {
-      if (entries.length > 0) insertMany(entries);
+      if (entries.length > 0) await writes.write(() => insertMany(entries));
     },
     async query({ stream, organizationId, limit, ...range }) {
       const startNs = clampToInt64(range.startNs);

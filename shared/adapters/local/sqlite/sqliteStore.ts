@@ -2,20 +2,25 @@ import type { Store } from '../../../ports/store.js';
 import { sqliteApiKeyStore } from './apiKeyStore.js';
 import { openDatabase } from './database.js';
 import { sqliteFunctionStore } from './functionStore.js';
+import { GroupCommit } from './groupCommit.js';
+import { sqliteJobStore } from './jobStore.js';
 import { sqliteLogStore } from './logStore.js';
 import { sqliteOrganizationStore } from './organizationStore.js';
 import { sqliteVersionStore } from './versionStore.js';
 
-/** The local mode's store: one SQLite file (or `:memory:`). */
+/** The local mode's store: one SQLite file (or `:memory:`), writes group-committed per event-loop turn. */
 export function createSqliteStore(path: string): Store {
   const db = openDatabase(path);
+  const writes = new GroupCommit(db);
   return {
-    organizations: sqliteOrganizationStore(db),
-    apiKeys: sqliteApiKeyStore(db),
-    functions: sqliteFunctionStore(db),
-    versions: sqliteVersionStore(db),
-    logs: sqliteLogStore(db),
+    organizations: sqliteOrganizationStore(db, writes),
+    apiKeys: sqliteApiKeyStore(db, writes),
+    functions: sqliteFunctionStore(db, writes),
+    versions: sqliteVersionStore(db, writes),
+    logs: sqliteLogStore(db, writes),
+    jobs: sqliteJobStore(db, writes),
     async close() {
+      writes.flush();
       db.close();
     },
   };

@@ -1,6 +1,7 @@
 import type { VersionRecord } from '../../../domain/version.js';
 import type { VersionStore } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
+import type { GroupCommit } from './groupCommit.js';
 
 interface DataRow {
   data: string;
@@ -11,7 +12,7 @@ const parse = (row: DataRow): VersionRecord => JSON.parse(row.data) as VersionRe
 /** LIKE treats % and _ as wildcards; a prefix is matched literally. */
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-export function sqliteVersionStore(db: SqliteDatabase): VersionStore {
+export function sqliteVersionStore(db: SqliteDatabase, writes: GroupCommit): VersionStore {
   const insert = db.prepare('INSERT INTO versions (id, function_id, created_at, build_status, data) VALUES (?, ?, ?, ?, ?)');
   const byId = db.prepare<[string], DataRow>('SELECT data FROM versions WHERE id = ?');
   const byPrefix = db.prepare<[string, string, number], DataRow>(
@@ -35,7 +36,7 @@ export function sqliteVersionStore(db: SqliteDatabase): VersionStore {
   });
   return {
     async create(version) {
-      insert.run(version.id, version.functionId, version.createdAt, version.buildStatus, JSON.stringify(version));
+      await writes.write(() => insert.run(version.id, version.functionId, version.createdAt, version.buildStatus, JSON.stringify(version)));
     },
     async get(id) {
       const row = byId.get(id);
@@ -52,7 +53,7 @@ export function sqliteVersionStore(db: SqliteDatabase): VersionStore {
       return row ? parse(row) : null;
     },
     async transition(id, from, patch) {
-      return transition(id, from, patch);
+      return writes.write(() => transition(id, from, patch));
     },
     async listByBuildStatus(statuses) {
       const placeholders = statuses.map(() => '?').join(', ');

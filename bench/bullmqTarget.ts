@@ -1,0 +1,88 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Queue, QueueEvents } from 'bullmq';
+import type { Figures } from './stats.js';
+import { cpuSeconds, peakRssMb, percentile, runConcurrently, wallMs } from './stats.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (pattern.test(seen)) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`exited with ${code}: ${seen}`)));
+  });
+}
+
+/** The same workload on BullMQ: a local Redis server (no persistence) and a no-op worker process. */
+export async function benchBullmq(options: { sequential: number; total: number; inFlight: number; concurrency: number }): Promise<Figures> {
+  const port = await freePort();
+  const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await waitForLine(redis, /Ready to accept connections/);
+  const workerProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./bullmqWorker.ts', import.meta.url)), String(port), String(options.concurrency)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await waitForLine(workerProcess, /ready/);
+  const connection = { host: '127.0.0.1', port };
+  const queue = new Queue('bench', { connection });
+  const events = new QueueEvents('bench', { connection });
+  // 32 waiters at once add a listener each: not a leak.
+  queue.setMaxListeners(0);
+  events.setMaxListeners(0);
+  await events.waitUntilReady();
+  try {
+    const pushToStart: number[] = [];
+    const pushToResult: number[] = [];
+    const awaitWake: number[] = [];
+    for (let i = 0; i < options.sequential; i++) {
+      // BullMQ stamps processedOn and finishedOn in whole milliseconds: compare in whole milliseconds.
+      const sent = Math.floor(wallMs());
+      const job = await queue.add('noop', {}, { removeOnComplete: false });
+      await job.waitUntilFinished(events);
+      const received = wallMs();
+      const done = await queue.getJob(job.id as string);
+      pushToStart.push((done?.processedOn ?? Number.NaN) - sent);
+      pushToResult.push(received - sent);
+      awaitWake.push(received - (done?.finishedOn ?? Number.NaN));
+    }
+    const before = { redis: await cpuSeconds(redis.pid as number), worker: await cpuSeconds(workerProcess.pid as number), client: process.cpuUsage() };
+    const seconds = await runConcurrently(options.total, options.inFlight, async () => {
+      const job = await queue.add('noop', {}, { removeOnComplete: false });
+      await job.waitUntilFinished(events);
+    });
+    const [redisAfter, workerAfter, client] = [await cpuSeconds(redis.pid as number), await cpuSeconds(workerProcess.pid as number), process.cpuUsage(before.client)];
+    const perJob = (seconds: number) => (seconds * 1e6) / options.total;
+    const rss = (await peakRssMb(redis.pid as number)) + (await peakRssMb(workerProcess.pid as number));
+    return {
+      pushToStartP50: percentile(pushToStart, 50),
+      pushToStartP99: percentile(pushToStart, 99),
+      pushToResultP50: percentile(pushToResult, 50),
+      pushToResultP99: percentile(pushToResult, 99),
+      awaitWakeP50: percentile(awaitWake, 50),
+      awaitWakeP99: percentile(awaitWake, 99),
+      throughput: options.total / seconds,
+      peakRssMb: rss,
+      cpuPerJob: {
+        service: perJob(redisAfter.own - before.redis.own),
+        workers: perJob(workerAfter.own - before.worker.own),
+        client: (client.user + client.system) / options.total,
+      },
+    };
+  } finally {
+    await events.close();
+    await queue.close();
+    workerProcess.kill('SIGTERM');
+    redis.kill('SIGTERM');
+  }
+}

@@ -1,0 +1,9 @@
+// The BullMQ side's worker, in its own process like Sluice's replicas: a no-op processor.
+import { Worker } from 'bullmq';
+
+const port = Number(process.argv[2]);
+const concurrency = Number(process.argv[3]);
+const worker = new Worker('bench', async () => ({ ok: true }), { connection: { host: '127.0.0.1', port }, concurrency });
+await worker.waitUntilReady();
+process.stdout.write('ready\n');
+process.on('SIGTERM', () => void worker.close().then(() => process.exit(0)));

@@ -1,0 +1,56 @@
+// `npm run bench`: the same job workload on Sluice and on BullMQ, side by side.
+import { execFileSync } from 'node:child_process';
+import { benchBullmq } from './bullmqTarget.js';
+import { benchSluice } from './sluiceTarget.js';
+import type { Figures } from './stats.js';
+
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 1000);
+const TOTAL = Number(process.env.BENCH_TOTAL ?? 5000);
+const IN_FLIGHT = 32;
+const REPLICAS = 2;
+
+function hasRedis(): boolean {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+type Metric = Exclude<keyof Figures, 'cpuPerJob'>;
+const ROWS: [string, Metric | ((figures: Figures) => number), string, 'lower' | 'higher'][] = [
+  ['push -> started_at p50', 'pushToStartP50', 'ms', 'lower'],
+  ['push -> started_at p99', 'pushToStartP99', 'ms', 'lower'],
+  ['push -> result (await) p50', 'pushToResultP50', 'ms', 'lower'],
+  ['push -> result (await) p99', 'pushToResultP99', 'ms', 'lower'],
+  ['await wake-up p50', 'awaitWakeP50', 'ms', 'lower'],
+  ['await wake-up p99', 'awaitWakeP99', 'ms', 'lower'],
+  [`throughput (${TOTAL} jobs, ${IN_FLIGHT} in flight)`, 'throughput', 'jobs/s', 'higher'],
+  ['peak RSS (service / Redis + worker)', 'peakRssMb', 'MB', 'lower'],
+  ['CPU per job: service / Redis', (f) => f.cpuPerJob.service, 'µs', 'lower'],
+  ['CPU per job: replicas / worker', (f) => f.cpuPerJob.workers, 'µs', 'lower'],
+  ['CPU per job: client', (f) => f.cpuPerJob.client, 'µs', 'lower'],
+];
+
+const format = (value: number) => (Number.isNaN(value) ? 'n/a' : value >= 100 ? value.toFixed(0) : value.toFixed(2));
+
+process.stdout.write(`Sluice vs BullMQ on ${(await import('node:os')).cpus().length} cores: no-op jobs, ${REPLICAS} warm workers, ${SEQUENTIAL} sequential jobs for latencies\n`);
+process.stdout.write('Sluice: HTTP push + await, SQLite (WAL), Python replicas as child processes\n');
+process.stdout.write('BullMQ: Queue.add + waitUntilFinished, Redis 7 (no persistence), a no-op worker process; its job times are whole milliseconds\n\n');
+const sluice = await benchSluice({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT });
+const bullmq = hasRedis() ? await benchBullmq({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT, concurrency: REPLICAS }) : null;
+if (!bullmq) process.stdout.write('redis-server not found: install it (Debian: apt-get install redis-server) to compare with BullMQ.\n\n');
+
+const widths = [40, 14, 14, 22];
+const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] as number)).join('') + '\n';
+process.stdout.write(line(['metric', 'Sluice', 'BullMQ', 'Sluice vs BullMQ']));
+for (const [label, key, unit, better] of ROWS) {
+  const pick = (figures: Figures) => (typeof key === 'function' ? key(figures) : figures[key]);
+  const ours = pick(sluice);
+  const theirs = bullmq ? pick(bullmq) : Number.NaN;
+  const ratio = better === 'higher' ? ours / theirs : theirs / ours;
+  // A zero (BullMQ's whole-millisecond stamps can give one) makes no ratio.
+  const verdict = !Number.isFinite(ratio) || ratio === 0 ? 'n/a' : `${ratio.toFixed(2)}x ${ratio >= 1 ? 'better' : 'worse'}`;
+  process.stdout.write(line([label, `${format(ours)} ${unit}`, `${format(theirs)} ${unit}`, verdict]));
+}

@@ -1,0 +1,107 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inspectFunctions } from '../shared/packaging/inspectFunctions.js';
+import { packDirectory } from '../shared/packaging/packDirectory.js';
+import { createJsonClient } from './httpClient.js';
+import type { Figures } from './stats.js';
+import { cpuSeconds, peakRssMb, percentile, runConcurrently, wallMs } from './stats.js';
+
+const NOOP = `import sluice
+
+@sluice.function(name="noop", minimum_replicas=2, maximum_replicas=2)
+def noop() -> None:
+    pass
+`;
+
+/** ISO 8601 (UTC, microseconds, no zone) to epoch milliseconds. */
+const epochMs = (timestamp: string) => Date.parse(`${timestamp.slice(0, 23)}Z`) + Number(timestamp.slice(23, 26)) / 1000;
+
+/** The embedded service as its own process, a no-op Python function with two warm replicas. */
+export async function benchSluice(options: { sequential: number; total: number; inFlight: number }): Promise<Figures> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'));
+  const profile = process.env.BENCH_CPU_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
+  const service = spawn(process.execPath, [...profile, fileURLToPath(new URL('../bin/sluice.js', import.meta.url)), 'start'], {
+    env: { ...process.env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+      let out = '';
+      service.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const url = /running at (http:\/\/\S+)/.exec(out)?.[1];
+        const key = /API key for organization "local"(?: \(new\))?: (\S+)/.exec(out)?.[1];
+        if (url && key) resolve({ url, key });
+      });
+      service.on('exit', (code) => reject(new Error(`sluice start exited with ${code}: ${out}`)));
+    });
+    const call = createJsonClient(url, key, options.inFlight);
+    const functionDir = join(dataDir, 'noop-function');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(functionDir);
+    await writeFile(join(functionDir, 'main.py'), NOOP);
+    const inspected = await inspectFunctions(functionDir, 'python3');
+    if (!inspected.ok) throw new Error(inspected.errors.join('; '));
+    await call('POST', '/v2/functions/local/noop/versions', { metadata: inspected.functions[0], bundle: (await packDirectory(functionDir)).toString('base64') });
+    for (;;) {
+      const version = (await call('GET', '/v2/functions/local/noop/versions/latest')).body;
+      if (version.build_status === 'error') throw new Error('the no-op function failed to build');
+      if (version.current_workers?.idle === 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    const samples: { sent: number; acknowledged: number; received: number; created: number; started: number; completed: number }[] = [];
+    for (let i = 0; i < options.sequential; i++) {
+      const sent = wallMs();
+      const pushed = (await call('POST', '/v2/push', { function: 'local/noop', inputs: {} })).body;
+      const acknowledged = wallMs();
+      const job = (await call('GET', `/v2/jobs/${pushed.id}/await`)).body;
+      const received = wallMs();
+      samples.push({ sent, acknowledged, received, created: epochMs(job.created_at), started: epochMs(job.started_at), completed: epochMs(job.completed_at) });
+    }
+    // The service's clock against ours: each created_at was stamped between our send and its
+    // acknowledgement, so the offset lies in [created - acknowledged, created - sent] for every
+    // job; the intersection of those windows pins it down.
+    const low = Math.max(...samples.map((s) => s.created - s.acknowledged));
+    const high = Math.min(...samples.map((s) => s.created - s.sent));
+    const offset = (low + high) / 2;
+    const pushToStart = samples.map((s) => s.started - offset - s.sent);
+    const pushToResult = samples.map((s) => s.received - s.sent);
+    const awaitWake = samples.map((s) => s.received - (s.completed - offset));
+    const before = { service: await cpuSeconds(service.pid as number), client: process.cpuUsage() };
+    const seconds = await runConcurrently(options.total, options.inFlight, async () => {
+      const pushed = (await call('POST', '/v2/push', { function: 'local/noop', inputs: {} })).body;
+      const done = await call('GET', `/v2/jobs/${pushed.id}/await`);
+      if (done.body.status !== 'finished') throw new Error(`job ${pushed.id} ended ${done.body.status}`);
+    });
+    return {
+      pushToStartP50: percentile(pushToStart, 50),
+      pushToStartP99: percentile(pushToStart, 99),
+      pushToResultP50: percentile(pushToResult, 50),
+      pushToResultP99: percentile(pushToResult, 99),
+      awaitWakeP50: percentile(awaitWake, 50),
+      awaitWakeP99: percentile(awaitWake, 99),
+      throughput: options.total / seconds,
+      peakRssMb: await peakRssMb(service.pid as number),
+      cpuPerJob: await cpuPerJob(before, service.pid as number, options.total),
+    };
+  } finally {
+    service.kill('SIGTERM');
+    await new Promise((resolve) => service.once('exit', resolve));
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function cpuPerJob(before: { service: { own: number; children: number }; client: NodeJS.CpuUsage }, pid: number, jobs: number) {
+  const after = await cpuSeconds(pid);
+  const client = process.cpuUsage(before.client);
+  const micros = (seconds: number) => (seconds * 1e6) / jobs;
+  return {
+    service: micros(after.own - before.service.own),
+    workers: micros(after.children - before.service.children),
+    client: (client.user + client.system) / jobs,
+  };
+}

@@ -1,0 +1,56 @@
+/** Percentile of a sample (nearest rank). */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}
+
+/** Wall-clock milliseconds with sub-millisecond resolution, comparable across processes on this machine. */
+export const wallMs = () => performance.timeOrigin + performance.now();
+
+/** Peak resident memory (VmHWM) of a process, in MB, from /proc; NaN where /proc is absent. */
+export async function peakRssMb(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+  return kb === undefined ? Number.NaN : Number(kb) / 1024;
+}
+
+/** Runs `total` tasks with at most `inFlight` at once; returns elapsed seconds. */
+export async function runConcurrently(total: number, inFlight: number, task: (index: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = wallMs();
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
+  return (wallMs() - started) / 1000;
+}
+
+export interface Figures {
+  pushToStartP50: number;
+  pushToStartP99: number;
+  pushToResultP50: number;
+  pushToResultP99: number;
+  awaitWakeP50: number;
+  awaitWakeP99: number;
+  throughput: number;
+  peakRssMb: number;
+  /** CPU microseconds per job during the throughput run: the service (or Redis), its workers, the client. */
+  cpuPerJob: { service: number; workers: number; client: number };
+}
+
+/** CPU seconds (user + system) a process and its direct children have used, from /proc. */
+export async function cpuSeconds(pid: number): Promise<{ own: number; children: number }> {
+  const { readFile } = await import('node:fs/promises');
+  const ticks = async (id: number) => {
+    const stat = await readFile(`/proc/${id}/stat`, 'utf8').catch(() => '');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  const childIds = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean).map(Number);
+  let children = 0;
+  for (const child of childIds) children += await ticks(child);
+  return { own: await ticks(pid), children };
+}

@@ -1,0 +1,179 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { JobOutput, JobPatch, JobRecord, JobStatus, RestartEntry } from '../../../domain/job.js';
+import type { JobFilter, JobStore, Page } from '../../../ports/store.js';
+import { ifConditionHolds, writeIf } from './conditionalWrite.js';
+import type { DynamoDbContext, Item } from './context.js';
+import { placeholders } from './expressionValues.js';
+import { getItem } from './itemReads.js';
+import { dataOf, withData } from './jsonData.js';
+import { collect, pageSizeFor, queryItems, scanItems } from './pagedItems.js';
+import { sortableKey } from './sortableKey.js';
+import { BY_FUNCTION_INDEX, BY_ORGANIZATION_INDEX, BY_PARENT_INDEX, BY_VERSION_INDEX } from './tables.js';
+
+/**
+ * The fields a transition may change live in attributes of their own, so that a transition is
+ * one conditional UpdateItem; the rest of the record never changes and is kept as JSON in
+ * `data`. `restarts` is JSON text too, to round-trip exactly as the SQLite adapter does.
+ */
+const PATCHABLE: Record<keyof JobPatch, string> = {
+  status: 'status',
+  startedAt: 'started_at',
+  completedAt: 'completed_at',
+  error: 'error',
+  runId: 'run_id',
+  restarts: 'restarts',
+  attempts: 'attempts',
+};
+const PATCHABLE_FIELDS = Object.keys(PATCHABLE) as (keyof JobPatch)[];
+
+type FixedFields = Omit<JobRecord, keyof JobPatch>;
+
+const attributeValue = <K extends keyof JobPatch>(field: K, value: JobPatch[K]) => (field === 'restarts' ? JSON.stringify(value) : value);
+
+function toItem(job: JobRecord): Item {
+  const { status, startedAt, completedAt, error, runId, restarts, attempts, ...fixed } = job;
+  const attributes: Item = {
+    id: job.id,
+    function_id: job.functionId,
+    version_id: job.versionId,
+    organization_id: job.organizationId,
+    // An index key attribute may not be null: a job with no parent has none, and stays out of by_parent.
+    ...(job.parentJobId === null ? {} : { parent_job_id: job.parentJobId }),
+    created_key: sortableKey(job.createdAt, job.id),
+    status,
+    started_at: startedAt,
+    completed_at: completedAt,
+    error,
+    run_id: runId,
+    restarts: attributeValue('restarts', restarts),
+    attempts,
+  };
+  return withData(attributes, fixed);
+}
+
+const toJob = (item: Item): JobRecord => ({
+  ...dataOf<FixedFields>(item),
+  status: item.status as JobStatus,
+  startedAt: item.started_at as number | null,
+  completedAt: item.completed_at as number | null,
+  error: item.error as string,
+  runId: item.run_id as string | null,
+  restarts: JSON.parse(item.restarts as string) as RestartEntry[],
+  attempts: item.attempts as number,
+});
+
+/** Every attribute is named through a placeholder: `status` is a reserved word. */
+function transitionUpdate(from: readonly JobStatus[], patch: JobPatch) {
+  const fields = PATCHABLE_FIELDS.filter((field) => patch[field] !== undefined);
+  const values = placeholders('value', fields.map((field) => attributeValue(field, patch[field])));
+  const statuses = placeholders('from', from);
+  const sets = fields.map((field, index) => `#${field} = ${values.names[index]}`);
+  const names = Object.fromEntries(fields.map((field) => [`#${field}`, PATCHABLE[field]]));
+  return {
+    // An empty patch still checks the guard: SET of the status to itself changes nothing.
+    UpdateExpression: `SET ${sets.length > 0 ? sets.join(', ') : '#status = #status'}`,
+    ConditionExpression: `#status IN (${statuses.names.join(', ')})`,
+    ExpressionAttributeNames: { ...names, '#status': 'status' },
+    ExpressionAttributeValues: { ...values.bound, ...statuses.bound },
+  };
+}
+
+const oldestFirst = (a: JobRecord, b: JobRecord) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+const toOutputItem = (output: JobOutput): Item => withData({ job_id: output.jobId, idx: output.index }, output);
+
+export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
+  const TableName = context.tables.jobs;
+  const OutputsTableName = context.tables.jobOutputs;
+
+  /**
+   * One index's jobs under `key`, newest first, of the filter's organization and status.
+   * The filters apply after DynamoDB reads a page, so pages are read until limit + offset jobs
+   * passed. The organization filter rarely drops a job of a function (or version): those pages
+   * are sized to the window; a status filter may drop most, so it reads full pages.
+   */
+  const newestFirst = async (IndexName: string, key: { attribute: string; value: string }, filter: JobFilter, page: Page) => {
+    const conditions: string[] = [];
+    const values: Item = { ':key': key.value };
+    if (key.attribute !== 'organization_id') {
+      conditions.push('organization_id = :organization');
+      values[':organization'] = filter.organizationId;
+    }
+    if (filter.status !== undefined) {
+      conditions.push('#status = :status');
+      values[':status'] = filter.status;
+    }
+    const items = queryItems(context, {
+      TableName,
+      IndexName,
+      KeyConditionExpression: `${key.attribute} = :key`,
+      FilterExpression: conditions.length > 0 ? conditions.join(' AND ') : undefined,
+      ExpressionAttributeNames: filter.status !== undefined ? { '#status': 'status' } : undefined,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+      Limit: filter.status === undefined ? pageSizeFor(page) : undefined,
+    });
+    return (await collect(items, page)).map(toJob);
+  };
+
+  return {
+    async create(job) {
+      // A duplicate id is refused (it throws), as a primary key would.
+      await context.client.send(new PutCommand({ TableName, Item: toItem(job), ConditionExpression: 'attribute_not_exists(id)' }));
+    },
+    async get(id) {
+      const item = await getItem(context, TableName, { id });
+      return item ? toJob(item) : null;
+    },
+    async transition(id, from, patch) {
+      if (from.length === 0) return null;
+      const output = await ifConditionHolds(() => context.client.send(new UpdateCommand({ TableName, Key: { id }, ReturnValues: 'ALL_NEW', ...transitionUpdate(from, patch) })));
+      return output?.Attributes ? toJob(output.Attributes) : null;
+    },
+    async listByFunction(functionId, filter, page) {
+      return newestFirst(BY_FUNCTION_INDEX, { attribute: 'function_id', value: functionId }, filter, page);
+    },
+    async listByVersion(versionId, filter, page) {
+      return newestFirst(BY_VERSION_INDEX, { attribute: 'version_id', value: versionId }, filter, page);
+    },
+    async listByOrganization(filter, page) {
+      return newestFirst(BY_ORGANIZATION_INDEX, { attribute: 'organization_id', value: filter.organizationId }, filter, page);
+    },
+    async listChildren(parentJobId) {
+      const items = queryItems(context, {
+        TableName,
+        IndexName: BY_PARENT_INDEX,
+        KeyConditionExpression: 'parent_job_id = :parent',
+        ExpressionAttributeValues: { ':parent': parentJobId },
+      });
+      return (await collect(items)).map(toJob);
+    },
+    async listByStatus(statuses) {
+      if (statuses.length === 0) return [];
+      const wanted = placeholders('status', statuses);
+      // Read consistently: this finds the work to resume after a restart, which must not miss a job.
+      const items = scanItems(context, {
+        TableName,
+        ConsistentRead: true,
+        FilterExpression: `#status IN (${wanted.names.join(', ')})`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: wanted.bound,
+      });
+      return (await collect(items)).map(toJob).sort(oldestFirst);
+    },
+    async appendOutput(output) {
+      // A repeat of (job, index) fails the condition and is ignored: the first one stays.
+      await writeIf(() => context.client.send(new PutCommand({ TableName: OutputsTableName, Item: toOutputItem(output), ConditionExpression: 'attribute_not_exists(job_id)' })));
+    },
+    async listOutputs(jobId, offset) {
+      // Read consistently: a reader polling by offset must not see output n+1 before output n.
+      const items = queryItems(context, {
+        TableName: OutputsTableName,
+        KeyConditionExpression: 'job_id = :job',
+        ExpressionAttributeValues: { ':job': jobId },
+        ConsistentRead: true,
+      });
+      return (await collect(items, { offset: Math.max(0, offset) })).map((item) => dataOf<JobOutput>(item));
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import type { JobOutput, JobPatch, JobRecord, JobStatus } from '../../../domain/job.js';
+import type { JobFilter, JobStore, Page } from '../../../ports/store.js';
+import type { SqliteDatabase } from './database.js';
+import type { GroupCommit } from './groupCommit.js';
+
+/** The fields a transition may change; a field absent (or undefined) in the patch stays as it was. */
+const PATCH_FIELDS = Object.keys({
+  status: true,
+  startedAt: true,
+  completedAt: true,
+  error: true,
+  runId: true,
+  restarts: true,
+  attempts: true,
+} satisfies Record<keyof JobPatch, true>) as (keyof JobPatch)[];
+
+function applyPatch(job: JobRecord, patch: JobPatch): JobRecord {
+  const next: Record<string, unknown> = { ...job };
+  for (const field of PATCH_FIELDS) {
+    const value = patch[field];
+    if (value !== undefined) next[field] = value;
+  }
+  return next as unknown as JobRecord;
+}
+
+const parse = (data: string): JobRecord => JSON.parse(data) as JobRecord;
+const parseOutput = (data: string): JobOutput => JSON.parse(data) as JobOutput;
+
+interface StatusRow {
+  status: string;
+  data: string;
+}
+
+/**
+ * Jobs in SQLite. Every statement is prepared once; reads select the JSON `data` column only
+ * (plucked, so no row object is built). A transition is one immediate transaction that reads
+ * the status, checks it, and writes: better-sqlite3 runs it synchronously, so nothing else can
+ * write in between, in this process or (WAL write lock) another.
+ */
+export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStore {
+  const insert = db.prepare<[string, string, string, string, string | null, string, number, string]>(
+    'INSERT INTO jobs (id, function_id, version_id, organization_id, parent_job_id, status, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const byId = db.prepare<[string], string>('SELECT data FROM jobs WHERE id = ?').pluck();
+  const statusById = db.prepare<[string], StatusRow>('SELECT status, data FROM jobs WHERE id = ?');
+  const update = db.prepare<[string, string, string]>('UPDATE jobs SET status = ?, data = ? WHERE id = ?');
+  const transition = db.transaction((id: string, from: readonly JobStatus[], patch: JobPatch): JobRecord | null => {
+    const row = statusById.get(id);
+    // The status column is checked before the JSON is parsed: a lost race costs no parse.
+    if (!row || !from.includes(row.status as JobStatus)) return null;
+    const next = applyPatch(parse(row.data), patch);
+    update.run(next.status, JSON.stringify(next), id);
+    return next;
+  });
+
+  /** One list, newest first, of the jobs matching `where` (bound to the leading parameters). */
+  const newestFirst = (where: string) => {
+    const order = 'ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?';
+    const all = db.prepare<unknown[], string>(`SELECT data FROM jobs WHERE ${where} ${order}`).pluck();
+    const inStatus = db.prepare<unknown[], string>(`SELECT data FROM jobs WHERE ${where} AND status = ? ${order}`).pluck();
+    return (keys: string[], filter: JobFilter, page: Page): JobRecord[] => {
+      const rows =
+        filter.status === undefined
+          ? all.all(...keys, filter.organizationId, page.limit, page.offset)
+          : inStatus.all(...keys, filter.organizationId, filter.status, page.limit, page.offset);
+      return rows.map(parse);
+    };
+  };
+  const byFunction = newestFirst('function_id = ? AND organization_id = ?');
+  const byVersion = newestFirst('version_id = ? AND organization_id = ?');
+  const byOrganization = newestFirst('organization_id = ?');
+  const children = db.prepare<[string], string>('SELECT data FROM jobs WHERE parent_job_id = ? ORDER BY created_at, id').pluck();
+
+  /** `status IN (?, ?, ...)` needs one statement per number of statuses: made on first use, then kept. */
+  const byStatusCount = new Map<number, ReturnType<typeof db.prepare<string[], string>>>();
+  const byStatus = (count: number) => {
+    let statement = byStatusCount.get(count);
+    if (!statement) {
+      const placeholders = Array.from({ length: count }, () => '?').join(', ');
+      statement = db.prepare<string[], string>(`SELECT data FROM jobs WHERE status IN (${placeholders}) ORDER BY created_at, id`).pluck();
+      byStatusCount.set(count, statement);
+    }
+    return statement;
+  };
+
+  const insertOutput = db.prepare<[string, number, string]>('INSERT OR IGNORE INTO job_outputs (job_id, idx, data) VALUES (?, ?, ?)');
+  const outputs = db.prepare<[string, number], string>('SELECT data FROM job_outputs WHERE job_id = ? ORDER BY idx LIMIT -1 OFFSET ?').pluck();
+
+  return {
+    async create(job) {
+      await writes.write(() => insert.run(job.id, job.functionId, job.versionId, job.organizationId, job.parentJobId, job.status, job.createdAt, JSON.stringify(job)));
+    },
+    async get(id) {
+      const data = byId.get(id);
+      return data === undefined ? null : parse(data);
+    },
+    async transition(id, from, patch) {
+      if (from.length === 0) return null;
+      return writes.write(() => transition.immediate(id, from, patch));
+    },
+    async listByFunction(functionId, filter, page) {
+      return byFunction([functionId], filter, page);
+    },
+    async listByVersion(versionId, filter, page) {
+      return byVersion([versionId], filter, page);
+    },
+    async listByOrganization(filter, page) {
+      return byOrganization([], filter, page);
+    },
+    async listChildren(parentJobId) {
+      return children.all(parentJobId).map(parse);
+    },
+    async listByStatus(statuses) {
+      if (statuses.length === 0) return [];
+      return byStatus(statuses.length)
+        .all(...statuses)
+        .map(parse);
+    },
+    async appendOutput(output) {
+      await writes.write(() => insertOutput.run(output.jobId, output.index, JSON.stringify(output)));
+    },
+    async listOutputs(jobId, offset) {
+      return outputs.all(jobId, Math.max(0, offset)).map(parseOutput);
+    },
+  };
+}
