@@ -4,7 +4,7 @@ import { Agent, request } from 'node:http';
 export function createJsonClient(baseUrl: string, apiKey: string, maxSockets: number) {
   const url = new URL(baseUrl);
   const agent = new Agent({ keepAlive: true, maxSockets });
-  return function call<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  return function call<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const req = request(

@@ -3,6 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { WireJob } from '../shared/domain/wire/job.js';
+import type { WireVersion } from '../shared/domain/wire/version.js';
 import { inspectFunctions } from '../shared/packaging/inspectFunctions.js';
 import { packDirectory } from '../shared/packaging/packDirectory.js';
 import { createJsonClient } from './httpClient.js';
@@ -47,7 +49,7 @@ export async function benchSluice(options: { sequential: number; total: number; 
     if (!inspected.ok) throw new Error(inspected.errors.join('; '));
     await call('POST', '/v2/functions/local/noop/versions', { metadata: inspected.functions[0], bundle: (await packDirectory(functionDir)).toString('base64') });
     for (;;) {
-      const version = (await call('GET', '/v2/functions/local/noop/versions/latest')).body;
+      const version = (await call<WireVersion>('GET', '/v2/functions/local/noop/versions/latest')).body;
       if (version.build_status === 'error') throw new Error('the no-op function failed to build');
       if (version.current_workers?.idle === 2) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -56,11 +58,11 @@ export async function benchSluice(options: { sequential: number; total: number; 
     const samples: { sent: number; acknowledged: number; received: number; created: number; started: number; completed: number }[] = [];
     for (let i = 0; i < options.sequential; i++) {
       const sent = wallMs();
-      const pushed = (await call('POST', '/v2/push', { function: 'local/noop', inputs: {} })).body;
+      const pushed = (await call<{ id: string }>('POST', '/v2/push', { function: 'local/noop', inputs: {} })).body;
       const acknowledged = wallMs();
-      const job = (await call('GET', `/v2/jobs/${pushed.id}/await`)).body;
+      const job = (await call<WireJob>('GET', `/v2/jobs/${pushed.id}/await`)).body;
       const received = wallMs();
-      samples.push({ sent, acknowledged, received, created: epochMs(job.created_at), started: epochMs(job.started_at), completed: epochMs(job.completed_at) });
+      samples.push({ sent, acknowledged, received, created: epochMs(job.created_at as string), started: epochMs(job.started_at as string), completed: epochMs(job.completed_at as string) });
     }
     // The service's clock against ours: each created_at was stamped between our send and its
     // acknowledgement, so the offset lies in [created - acknowledged, created - sent] for every
@@ -73,8 +75,8 @@ export async function benchSluice(options: { sequential: number; total: number; 
     const awaitWake = samples.map((s) => s.received - (s.completed - offset));
     const before = { service: await cpuSeconds(service.pid as number), client: process.cpuUsage() };
     const seconds = await runConcurrently(options.total, options.inFlight, async () => {
-      const pushed = (await call('POST', '/v2/push', { function: 'local/noop', inputs: {} })).body;
-      const done = await call('GET', `/v2/jobs/${pushed.id}/await`);
+      const pushed = (await call<{ id: string }>('POST', '/v2/push', { function: 'local/noop', inputs: {} })).body;
+      const done = await call<WireJob>('GET', `/v2/jobs/${pushed.id}/await`);
       if (done.body.status !== 'finished') throw new Error(`job ${pushed.id} ended ${done.body.status}`);
     });
     return {

@@ -50,7 +50,8 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   });
   const defaultPythonVersion = (await probe(config.python))?.version ?? FALLBACK_PYTHON_VERSION;
   const queue = new MemoryJobQueue();
-  let agent: WorkerAgent | undefined;
+  // The agent is built from the services it serves: the services reach it through this reference.
+  const agentRef: { current?: WorkerAgent } = {};
   const services = createServices({
     store,
     artifacts,
@@ -58,12 +59,12 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     clock,
     queue,
     events: createMemoryJobEvents(),
-    compute: () => agent as WorkerAgent,
+    compute: () => agentRef.current as WorkerAgent,
     defaultPythonVersion,
     awaitTimeoutMs: config.awaitTimeoutMs,
   });
   const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, publicUrl: () => config.publicUrl ?? publicUrl() });
-  agent = localAgent;
+  agentRef.current = localAgent;
   queue.onEnqueue((versionId) => localAgent.wake(versionId));
   builder.onBuildFinished(async (version) => {
     await services.jobs.releaseWaitingJobs(version);

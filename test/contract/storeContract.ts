@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../shared/ports/store.js';
 import { describeApiKeyContract } from './apiKeyContract.js';
 import { describeFunctionContract } from './functionContract.js';
+import { describeJobContract } from './jobContract.js';
 import { describeLogContract } from './logContract.js';
 import { describeOrganizationContract } from './organizationContract.js';
 import { describeVersionContract } from './versionContract.js';
@@ -38,5 +39,6 @@ export function describeStoreContract(adapterName: string, createStore: () => Pr
     describeFunctionContract(store);
     describeVersionContract(store);
     describeLogContract(store);
+    describeJobContract(store);
   });
 }

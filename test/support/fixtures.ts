@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiKey } from '../../shared/domain/apiKey.js';
 import type { FunctionRecord } from '../../shared/domain/function.js';
+import type { JobOutput, JobRecord } from '../../shared/domain/job.js';
 import type { LogEntry } from '../../shared/domain/log.js';
 import type { Organization } from '../../shared/domain/organization.js';
 import type { VersionRecord } from '../../shared/domain/version.js';
@@ -109,4 +110,39 @@ export function aLogEntry(overrides: Partial<LogEntry> = {}): LogEntry {
     message: 'hello',
     ...overrides,
   };
+}
+
+/** A queued job pushed through the API, with nested inputs, env and webhooks. */
+export function aJob(overrides: Partial<JobRecord> = {}): JobRecord {
+  return {
+    id: randomUUID(),
+    functionId: 'function-1',
+    versionId: 'version-1',
+    organizationId: 'org-1',
+    ownerName: 'acme',
+    functionName: 'resize',
+    status: 'queued',
+    createdAt: T0,
+    startedAt: null,
+    completedAt: null,
+    error: '',
+    visibility: 'private',
+    runId: null,
+    inputs: {
+      image: { type: 'sluice.File', url: 'https://example.com/cat.png' },
+      scale: 0.5,
+      options: { nested: [1, 'two', null, { deep: true }], big: 1e300, text: 'héllo\n"quoted" ✓' },
+    },
+    env: { TOKEN: 'secret', EMPTY: '' },
+    webhooks: [{ type: 'job.complete', url: 'https://hooks.example.com/done?x=1' }],
+    source: 'api',
+    parentJobId: null,
+    restarts: [],
+    attempts: 0,
+    ...overrides,
+  };
+}
+
+export function anOutput(overrides: Partial<JobOutput> = {}): JobOutput {
+  return { jobId: 'job-1', index: 0, runId: 'run-1', type: 'str', name: '', data: 'hello', ...overrides };
 }

@@ -1,0 +1,261 @@
+import { describe, expect, it } from 'vitest';
+import type { JobOutput, JobRecord } from '../../shared/domain/job.js';
+import type { JobFilter } from '../../shared/ports/store.js';
+import { aJob, anOutput } from '../support/fixtures.js';
+import type { CurrentStore } from './storeContract.js';
+
+const ids = (jobs: JobRecord[]) => jobs.map((job) => job.id);
+const indexes = (outputs: JobOutput[]) => outputs.map((output) => output.index);
+const everything = { limit: 100, offset: 0 };
+const org1: JobFilter = { organizationId: 'org-1' };
+
+export function describeJobContract(store: CurrentStore): void {
+  const createAll = async (jobs: JobRecord[]) => {
+    for (const job of jobs) await store().jobs.create(job);
+    return jobs;
+  };
+
+  describe('jobs', () => {
+    it('get returns the job as created: nested inputs, env, webhooks and null fields included', async () => {
+      const job = aJob();
+      await store().jobs.create(job);
+      expect(await store().jobs.get(job.id)).toEqual(job);
+    });
+
+    it('get round-trips a restarted child job with its times, run id, error and restarts', async () => {
+      const job = aJob({
+        status: 'error',
+        startedAt: 2,
+        completedAt: 3,
+        error: 'Traceback:\n  boom',
+        visibility: 'public',
+        runId: 'run-2',
+        inputs: {},
+        env: {},
+        webhooks: [],
+        source: 'dashboard',
+        parentJobId: 'parent-1',
+        restarts: [{ timestamp: 1, reason: 'replica died', type: 'OOM', run_id: 'run-1' }],
+        attempts: 2,
+      });
+      await store().jobs.create(job);
+      expect(await store().jobs.get(job.id)).toEqual(job);
+    });
+
+    it('get returns null for an unknown id', async () => {
+      expect(await store().jobs.get('no-such-id')).toBeNull();
+    });
+
+    it('create refuses a second job with the same id', async () => {
+      const job = aJob();
+      await store().jobs.create(job);
+      await expect(store().jobs.create(aJob({ id: job.id, functionId: 'function-2' }))).rejects.toThrow();
+      expect(await store().jobs.get(job.id)).toEqual(job);
+    });
+
+    it('transition applies the patch when the status is one of `from`, and returns the updated job', async () => {
+      const job = aJob();
+      await store().jobs.create(job);
+      const expected = { ...job, status: 'processing', startedAt: 10, runId: 'run-1', attempts: 1 };
+      expect(await store().jobs.transition(job.id, ['queued', 'processing'], { status: 'processing', startedAt: 10, runId: 'run-1', attempts: 1 })).toEqual(expected);
+      expect(await store().jobs.get(job.id)).toEqual(expected);
+    });
+
+    it('transition returns null and changes nothing when the status is not one of `from`', async () => {
+      const job = aJob({ status: 'cancelled', completedAt: 5 });
+      await store().jobs.create(job);
+      expect(await store().jobs.transition(job.id, ['queued', 'processing'], { status: 'finished', completedAt: 9 })).toBeNull();
+      expect(await store().jobs.get(job.id)).toEqual(job);
+    });
+
+    it('transition returns null for an unknown id and creates nothing', async () => {
+      expect(await store().jobs.transition('no-such-id', ['queued'], { status: 'processing' })).toBeNull();
+      expect(await store().jobs.get('no-such-id')).toBeNull();
+    });
+
+    it('transition with no `from` statuses never applies', async () => {
+      const job = aJob();
+      await store().jobs.create(job);
+      expect(await store().jobs.transition(job.id, [], { status: 'processing' })).toBeNull();
+      expect(await store().jobs.get(job.id)).toEqual(job);
+    });
+
+    it('transition writes nulls and restarts, and leaves fields outside the patch (or undefined in it) as they were', async () => {
+      const job = aJob({ status: 'processing', startedAt: 10, runId: 'run-1', attempts: 1 });
+      await store().jobs.create(job);
+      const restarts = [{ timestamp: 20, reason: 'replica lost', type: 'preemption' as const, run_id: 'run-1' }];
+      const updated = await store().jobs.transition(job.id, ['processing'], { status: 'queued', startedAt: null, runId: 'run-2', restarts, completedAt: undefined });
+      const expected = { ...job, status: 'queued', startedAt: null, runId: 'run-2', restarts };
+      expect(updated).toEqual(expected);
+      expect(await store().jobs.get(job.id)).toEqual(expected);
+    });
+
+    it('transition with an empty patch only checks the guard', async () => {
+      const job = aJob({ status: 'processing' });
+      await store().jobs.create(job);
+      expect(await store().jobs.transition(job.id, ['processing'], {})).toEqual(job);
+      expect(await store().jobs.transition(job.id, ['queued'], {})).toBeNull();
+    });
+
+    it('of two racing transitions from queued, exactly one wins', async () => {
+      const job = aJob();
+      await store().jobs.create(job);
+      const results = await Promise.all([
+        store().jobs.transition(job.id, ['queued'], { status: 'processing', startedAt: 10, attempts: 1 }),
+        store().jobs.transition(job.id, ['queued'], { status: 'cancelled', completedAt: 10 }),
+      ]);
+      const winners = results.filter((result) => result !== null);
+      expect(winners).toHaveLength(1);
+      expect(await store().jobs.get(job.id)).toEqual(winners[0]);
+    });
+
+    it("listByFunction returns the organization's jobs of that function only, newest first", async () => {
+      const [old, newest, middle] = await createAll([aJob({ createdAt: 100 }), aJob({ createdAt: 300 }), aJob({ createdAt: 200 })]);
+      await createAll([aJob({ functionId: 'function-2', createdAt: 250 }), aJob({ organizationId: 'org-2', createdAt: 260 })]);
+      expect(await store().jobs.listByFunction('function-1', org1, everything)).toEqual([newest, middle, old]);
+      expect(await store().jobs.listByFunction('function-1', { organizationId: 'org-3' }, everything)).toEqual([]);
+    });
+
+    it('lists order jobs created the same microsecond by id, descending', async () => {
+      await createAll(['b', 'c', 'a'].map((id) => aJob({ id, createdAt: 100 })));
+      expect(ids(await store().jobs.listByFunction('function-1', org1, everything))).toEqual(['c', 'b', 'a']);
+      expect(ids(await store().jobs.listByVersion('version-1', org1, everything))).toEqual(['c', 'b', 'a']);
+      expect(ids(await store().jobs.listByOrganization(org1, everything))).toEqual(['c', 'b', 'a']);
+    });
+
+    it('lists honour limit and offset', async () => {
+      await createAll([1, 2, 3, 4, 5].map((n) => aJob({ id: `j${n}`, createdAt: n })));
+      const pages = async (limit: number, offset: number) => [
+        ids(await store().jobs.listByFunction('function-1', org1, { limit, offset })),
+        ids(await store().jobs.listByVersion('version-1', org1, { limit, offset })),
+        ids(await store().jobs.listByOrganization(org1, { limit, offset })),
+      ];
+      expect(await pages(2, 0)).toEqual(Array(3).fill(['j5', 'j4']));
+      expect(await pages(2, 2)).toEqual(Array(3).fill(['j3', 'j2']));
+      expect(await pages(2, 4)).toEqual(Array(3).fill(['j1']));
+      expect(await pages(2, 5)).toEqual(Array(3).fill([]));
+    });
+
+    it('lists filtered by status return only jobs in it, paged after filtering', async () => {
+      await createAll([
+        aJob({ id: 'f1', createdAt: 1, status: 'finished' }),
+        aJob({ id: 'q2', createdAt: 2 }),
+        aJob({ id: 'f3', createdAt: 3, status: 'finished' }),
+        aJob({ id: 'e4', createdAt: 4, status: 'error' }),
+        aJob({ id: 'f5', createdAt: 5, status: 'finished' }),
+        aJob({ id: 'other-org', createdAt: 6, status: 'finished', organizationId: 'org-2' }),
+      ]);
+      const finished: JobFilter = { organizationId: 'org-1', status: 'finished' };
+      for (const list of [
+        (page: typeof everything) => store().jobs.listByFunction('function-1', finished, page),
+        (page: typeof everything) => store().jobs.listByVersion('version-1', finished, page),
+        (page: typeof everything) => store().jobs.listByOrganization(finished, page),
+      ]) {
+        expect(ids(await list(everything))).toEqual(['f5', 'f3', 'f1']);
+        expect(ids(await list({ limit: 1, offset: 1 }))).toEqual(['f3']);
+      }
+      expect(await store().jobs.listByOrganization({ organizationId: 'org-1', status: 'cancelled' }, everything)).toEqual([]);
+    });
+
+    it("a page is filled past other organizations' jobs, however many come first", async () => {
+      await createAll([
+        aJob({ id: 'mine-old', createdAt: 1 }),
+        aJob({ id: 'mine', createdAt: 2 }),
+        ...[3, 4, 5].map((n) => aJob({ id: `theirs-${n}`, createdAt: n, organizationId: 'org-2' })),
+      ]);
+      expect(ids(await store().jobs.listByFunction('function-1', org1, { limit: 1, offset: 0 }))).toEqual(['mine']);
+      expect(ids(await store().jobs.listByVersion('version-1', org1, { limit: 1, offset: 1 }))).toEqual(['mine-old']);
+    });
+
+    it("listByVersion returns the organization's jobs of that version only", async () => {
+      await createAll([
+        aJob({ id: 'v1-old', createdAt: 1 }),
+        aJob({ id: 'v2', versionId: 'version-2', createdAt: 2 }),
+        aJob({ id: 'v1-new', createdAt: 3 }),
+        aJob({ id: 'v1-other-org', organizationId: 'org-2', createdAt: 4 }),
+      ]);
+      expect(ids(await store().jobs.listByVersion('version-1', org1, everything))).toEqual(['v1-new', 'v1-old']);
+      expect(ids(await store().jobs.listByVersion('version-2', org1, everything))).toEqual(['v2']);
+      expect(ids(await store().jobs.listByVersion('version-1', { organizationId: 'org-2' }, everything))).toEqual(['v1-other-org']);
+    });
+
+    it("listByOrganization returns the organization's jobs across functions and versions, and no other's", async () => {
+      await createAll([
+        aJob({ id: 'a', createdAt: 1 }),
+        aJob({ id: 'b', functionId: 'function-2', versionId: 'version-9', createdAt: 2 }),
+        aJob({ id: 'theirs', organizationId: 'org-2', createdAt: 3 }),
+      ]);
+      expect(ids(await store().jobs.listByOrganization(org1, everything))).toEqual(['b', 'a']);
+      expect(ids(await store().jobs.listByOrganization({ organizationId: 'org-2' }, everything))).toEqual(['theirs']);
+    });
+
+    it('lists and listByStatus see the status a transition wrote', async () => {
+      const job = aJob();
+      await store().jobs.create(job);
+      await store().jobs.transition(job.id, ['queued'], { status: 'processing' });
+      expect(await store().jobs.listByOrganization({ organizationId: 'org-1', status: 'queued' }, everything)).toEqual([]);
+      expect(ids(await store().jobs.listByFunction('function-1', { organizationId: 'org-1', status: 'processing' }, everything))).toEqual([job.id]);
+      expect(await store().jobs.listByStatus(['queued'])).toEqual([]);
+      expect(ids(await store().jobs.listByStatus(['processing']))).toEqual([job.id]);
+    });
+
+    it('listChildren returns the jobs pushed from inside that job, oldest first', async () => {
+      await createAll([
+        aJob({ id: 'second', parentJobId: 'parent-1', createdAt: 2 }),
+        aJob({ id: 'first', parentJobId: 'parent-1', createdAt: 1, organizationId: 'org-2' }),
+        aJob({ id: 'third', parentJobId: 'parent-1', createdAt: 3 }),
+        aJob({ id: 'cousin', parentJobId: 'parent-2', createdAt: 1 }),
+        aJob({ id: 'orphan', createdAt: 1 }),
+      ]);
+      expect(ids(await store().jobs.listChildren('parent-1'))).toEqual(['first', 'second', 'third']);
+      expect(await store().jobs.listChildren('orphan')).toEqual([]);
+    });
+
+    it('listByStatus returns every job in any of the statuses, oldest first, across organizations', async () => {
+      await createAll([
+        aJob({ id: 'processing', createdAt: 3, status: 'processing' }),
+        aJob({ id: 'finished', createdAt: 1, status: 'finished' }),
+        aJob({ id: 'queued', createdAt: 2, organizationId: 'org-2', functionId: 'function-2' }),
+        aJob({ id: 'cancelled', createdAt: 4, status: 'cancelled' }),
+      ]);
+      expect(ids(await store().jobs.listByStatus(['queued', 'processing']))).toEqual(['queued', 'processing']);
+      expect(await store().jobs.listByStatus(['error'])).toEqual([]);
+      expect(await store().jobs.listByStatus([])).toEqual([]);
+    });
+
+    it('listOutputs returns the outputs by index, whatever the order they were appended in, skipping `offset`', async () => {
+      for (const index of [2, 0, 3, 1]) await store().jobs.appendOutput(anOutput({ index, data: `out-${index}` }));
+      expect(indexes(await store().jobs.listOutputs('job-1', 0))).toEqual([0, 1, 2, 3]);
+      expect(await store().jobs.listOutputs('job-1', 2)).toEqual([anOutput({ index: 2, data: 'out-2' }), anOutput({ index: 3, data: 'out-3' })]);
+      expect(await store().jobs.listOutputs('job-1', 4)).toEqual([]);
+    });
+
+    it('listOutputs round-trips output data of any JSON shape', async () => {
+      const outputs = [
+        anOutput({ index: 0, type: 'dict', name: 'result', data: { nested: [1, 'two', null, { deep: 1e300 }], text: 'héllo ✓' } }),
+        anOutput({ index: 1, type: 'NoneType', data: null }),
+        anOutput({ index: 2, type: 'float', data: 0.1 }),
+        anOutput({ index: 3, type: 'sluice.File', runId: 'run-2', data: { type: 'sluice.File', url: 'https://example.com/out.png' } }),
+      ];
+      for (const output of outputs) await store().jobs.appendOutput(output);
+      expect(await store().jobs.listOutputs('job-1', 0)).toEqual(outputs);
+    });
+
+    it('appendOutput stores an output once per job and index: a repeat keeps the first', async () => {
+      const first = anOutput({ index: 0, data: 'first' });
+      await store().jobs.appendOutput(first);
+      await store().jobs.appendOutput(anOutput({ index: 0, runId: 'run-2', data: 'again' }));
+      await store().jobs.appendOutput(first);
+      expect(await store().jobs.listOutputs('job-1', 0)).toEqual([first]);
+    });
+
+    it("listOutputs never mixes in another job's outputs", async () => {
+      await store().jobs.appendOutput(anOutput({ jobId: 'job-1', index: 0, data: 'mine' }));
+      await store().jobs.appendOutput(anOutput({ jobId: 'job-2', index: 0, data: 'theirs' }));
+      await store().jobs.appendOutput(anOutput({ jobId: 'job-2', index: 1, data: 'theirs too' }));
+      expect(await store().jobs.listOutputs('job-1', 0)).toEqual([anOutput({ jobId: 'job-1', index: 0, data: 'mine' })]);
+      expect(indexes(await store().jobs.listOutputs('job-2', 0))).toEqual([0, 1]);
+      expect(await store().jobs.listOutputs('job-3', 0)).toEqual([]);
+    });
+  });
+}
