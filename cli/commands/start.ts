@@ -26,8 +26,11 @@ export async function startCommand(config: Config, logger: Logger, withExamples:
     }
   }
   print('');
-  print('Try it:');
-  print(`  curl -s ${service.url}/v2/functions/${organization}/hello -H "X-API-Key: ${key}"`);
+  print('Try it: push a job to the example function, then wait for its result');
+  print(
+    `  curl -s ${service.url}/v2/push -H "X-API-Key: ${key}" -H "Content-Type: application/json" -d '{"function": "${organization}/hello", "inputs": {"name": "Ada"}}'`,
+  );
+  print(`  curl -s ${service.url}/v2/jobs/JOB_ID/await -H "X-API-Key: ${key}"   # JOB_ID: the "id" the push answered`);
   print('Deploy your own function: npx sluice deploy path/to/function');
   print('Stop with Ctrl+C.');
   stopOnSignals(service, logger, print);

@@ -1,3 +1,4 @@
+import { execSync } from 'node:child_process';
 import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,10 +20,15 @@ describe('sluice start', () => {
   it('starts with the example functions ready, prints the key and a curl to paste, and stops cleanly on SIGINT', async () => {
     const dataDir = await newDataDir();
     const service = await startService(dataDir);
-    expect(service.output()).toContain(`curl -s ${service.url}/v2/functions/local/hello -H "X-API-Key: ${service.key}"`);
     const hello = await api(service.url, service.key, 'GET', '/v2/functions/local/hello');
     expect(hello.status).toBe(200);
     expect(hello.body.latest_version.build_status).toBe('ready');
+    // The printed curl, run as a newcomer pastes it, pushes a job whose result await returns.
+    const pushCurl = service.output().split('\n').find((line) => line.includes('/v2/push')) as string;
+    const pushed = JSON.parse(execSync(pushCurl.trim(), { encoding: 'utf8' })) as { id: string };
+    const awaitCurl = (service.output().split('\n').find((line) => line.includes('/await')) as string).split('#')[0] as string;
+    const job = JSON.parse(execSync(awaitCurl.replace('JOB_ID', pushed.id).trim(), { encoding: 'utf8' }));
+    expect(job).toMatchObject({ status: 'finished', outputs: [expect.objectContaining({ data: 'Hello, Ada.' })] });
     const keyFile = join(dataDir, 'api-key');
     expect((await readFile(keyFile, 'utf8')).trim()).toBe(service.key);
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
