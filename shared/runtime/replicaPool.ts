@@ -151,7 +151,7 @@ export class ReplicaPool {
     const replica = new Replica({
       id,
       ...process,
-      onLine: (line) => this.members.get(replica)?.log.write(line),
+      onLine: (line) => this.logLine(replica, line),
       onExit: () => this.removeReplica(replica),
     });
     this.members.set(replica, { replica, release, log: setupLog });
@@ -162,6 +162,14 @@ export class ReplicaPool {
       },
       (error: Error) => void this.setupFailed(setupLog, error),
     );
+  }
+
+  /** A line the replica printed, to its current log; a log that falls behind pauses the replica's output. */
+  private logLine(replica: Replica, line: string): void {
+    const log = this.members.get(replica)?.log;
+    if (!log || log.write(line)) return;
+    replica.pauseOutput(true);
+    void log.flush().finally(() => replica.pauseOutput(false));
   }
 
   private async setupFailed(setupLog: LogWriter, error: Error): Promise<void> {
