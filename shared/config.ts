@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import type { MachineType } from './domain/machineTypes.js';
 
 /** Configuration from the environment; every value has a default a laptop can run with. */
 const configSchema = z.object({
@@ -17,6 +18,7 @@ const configSchema = z.object({
   SLUICE_IDLE_TIMEOUT_S: z.coerce.number().min(0).default(60),
   SLUICE_DEFAULT_MAX_REPLICAS: z.coerce.number().int().min(1).default(1),
   SLUICE_EMULATE_GPUS: z.enum(['auto', 'true', 'false']).default('auto'),
+  SLUICE_GPU_MACHINE_TYPE: z.enum(['t4', 'l4', 'a100', 'a100-20gb', 'v100']).optional(),
   SLUICE_PUBLIC_URL: z.url().optional(),
   SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -46,6 +48,8 @@ export interface Config {
   defaultMaxReplicas: number;
   /** Grant GPU machine types without a GPU: `auto` does so on a machine with none. */
   emulateGpus: 'auto' | 'true' | 'false';
+  /** The machine type this machine's GPUs serve, when their model is not one of the interface's (an H100, say). */
+  gpuMachineType: MachineType | undefined;
   /** The base of URLs the service hands out (file outputs); default: where it listens. */
   publicUrl: string | undefined;
 }
@@ -73,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idleTimeoutMs: values.SLUICE_IDLE_TIMEOUT_S * 1000,
     defaultMaxReplicas: values.SLUICE_DEFAULT_MAX_REPLICAS,
     emulateGpus: values.SLUICE_EMULATE_GPUS,
+    gpuMachineType: values.SLUICE_GPU_MACHINE_TYPE,
     publicUrl: values.SLUICE_PUBLIC_URL?.replace(/\/+$/, ''),
   };
 }

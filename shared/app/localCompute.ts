@@ -33,7 +33,7 @@ export interface LocalComputeOptions {
 /** The worker agent of the local mode: replicas as child processes of this one. */
 export async function createLocalCompute(options: LocalComputeOptions): Promise<WorkerAgent> {
   const { config, store, services, logger } = options;
-  const gpus = await detectGpus();
+  const gpus = (await detectGpus()).map((gpu) => ({ ...gpu, machineType: config.gpuMachineType ?? gpu.machineType }));
   const emulate = config.emulateGpus === 'true' || (config.emulateGpus === 'auto' && gpus.length === 0);
   logger.info({ gpus, emulate }, emulate ? 'GPU machine types are emulated (no GPU needed)' : 'GPUs found');
   const versionsDir = join(config.dataDir, 'versions');

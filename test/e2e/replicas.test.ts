@@ -93,3 +93,20 @@ describe('replicas', () => {
     expect(last).toBe('line 49999');
   }, 60_000);
 });
+
+describe('a machine without the GPU a version needs', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService({ SLUICE_EMULATE_GPUS: 'false' });
+  });
+  afterAll(() => service.close());
+
+  it('keeps the job queued and reports the replica awaiting resources', async () => {
+    const source = `import sluice\n\n@sluice.function(name="needs-t4", gpu=sluice.gpu.T4())\ndef needs_t4() -> str:\n    return "ran"\n`;
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+    await waitForBuild(service, 'local/needs-t4', deployed.body.version.id);
+    const { body } = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/needs-t4', inputs: {} });
+    await until(async () => (await api(service.url, service.key, 'GET', '/v2/functions/local/needs-t4/versions/latest')).body.current_workers.awaiting_resources === 1);
+    expect((await api(service.url, service.key, 'GET', `/v2/jobs/${body.id}`)).body.status).toBe('queued');
+  });
+});
