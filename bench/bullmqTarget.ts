@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Figures } from './stats.js';
-import { cpuSeconds, peakRssMb, percentile, runConcurrently, wallMs } from './stats.js';
+import { cpuSeconds, figuresFrom, peakRssMb, runConcurrently, wallMs } from './stats.js';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -64,21 +64,19 @@ export async function benchBullmq(options: { sequential: number; total: number; 
     const [redisAfter, workerAfter, client] = [await cpuSeconds(redis.pid as number), await cpuSeconds(workerProcess.pid as number), process.cpuUsage(before.client)];
     const perJob = (seconds: number) => (seconds * 1e6) / options.total;
     const rss = (await peakRssMb(redis.pid as number)) + (await peakRssMb(workerProcess.pid as number));
-    return {
-      pushToStartP50: percentile(pushToStart, 50),
-      pushToStartP99: percentile(pushToStart, 99),
-      pushToResultP50: percentile(pushToResult, 50),
-      pushToResultP99: percentile(pushToResult, 99),
-      awaitWakeP50: percentile(awaitWake, 50),
-      awaitWakeP99: percentile(awaitWake, 99),
-      throughput: options.total / seconds,
-      peakRssMb: rss,
-      cpuPerJob: {
-        service: perJob(redisAfter.own - before.redis.own),
-        workers: perJob(workerAfter.own - before.worker.own),
-        client: (client.user + client.system) / options.total,
+    return figuresFrom(
+      { pushToStart, pushToResult, awaitWake },
+      {
+        jobs: options.total,
+        seconds,
+        peakRssMb: rss,
+        cpuPerJob: {
+          service: perJob(redisAfter.own - before.redis.own),
+          workers: perJob(workerAfter.own - before.worker.own),
+          client: (client.user + client.system) / options.total,
+        },
       },
-    };
+    );
   } finally {
     await events.close();
     await queue.close();

@@ -9,7 +9,7 @@ import { inspectFunctions } from '../shared/packaging/inspectFunctions.js';
 import { packDirectory } from '../shared/packaging/packDirectory.js';
 import { createJsonClient } from './httpClient.js';
 import type { Figures } from './stats.js';
-import { cpuSeconds, peakRssMb, percentile, runConcurrently, wallMs } from './stats.js';
+import { cpuSeconds, figuresFrom, peakRssMb, runConcurrently, wallMs } from './stats.js';
 
 const NOOP = `import sluice
 
@@ -79,17 +79,10 @@ export async function benchSluice(options: { sequential: number; total: number; 
       const done = await call<WireJob>('GET', `/v2/jobs/${pushed.id}/await`);
       if (done.body.status !== 'finished') throw new Error(`job ${pushed.id} ended ${done.body.status}`);
     });
-    return {
-      pushToStartP50: percentile(pushToStart, 50),
-      pushToStartP99: percentile(pushToStart, 99),
-      pushToResultP50: percentile(pushToResult, 50),
-      pushToResultP99: percentile(pushToResult, 99),
-      awaitWakeP50: percentile(awaitWake, 50),
-      awaitWakeP99: percentile(awaitWake, 99),
-      throughput: options.total / seconds,
-      peakRssMb: await peakRssMb(service.pid as number),
-      cpuPerJob: await cpuPerJob(before, service.pid as number, options.total),
-    };
+    return figuresFrom(
+      { pushToStart, pushToResult, awaitWake },
+      { jobs: options.total, seconds, peakRssMb: await peakRssMb(service.pid as number), cpuPerJob: await cpuPerJob(before, service.pid as number, options.total) },
+    );
   } finally {
     service.kill('SIGTERM');
     await new Promise((resolve) => service.once('exit', resolve));

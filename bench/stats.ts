@@ -54,3 +54,21 @@ export async function cpuSeconds(pid: number): Promise<{ own: number; children: 
   for (const child of childIds) children += await ticks(child);
   return { own: await ticks(pid), children };
 }
+
+/** The figures of one target from its raw samples (milliseconds) and its throughput run. */
+export function figuresFrom(
+  samples: { pushToStart: number[]; pushToResult: number[]; awaitWake: number[] },
+  run: { jobs: number; seconds: number; peakRssMb: number; cpuPerJob: Figures['cpuPerJob'] },
+): Figures {
+  return {
+    pushToStartP50: percentile(samples.pushToStart, 50),
+    pushToStartP99: percentile(samples.pushToStart, 99),
+    pushToResultP50: percentile(samples.pushToResult, 50),
+    pushToResultP99: percentile(samples.pushToResult, 99),
+    awaitWakeP50: percentile(samples.awaitWake, 50),
+    awaitWakeP99: percentile(samples.awaitWake, 99),
+    throughput: run.jobs / run.seconds,
+    peakRssMb: run.peakRssMb,
+    cpuPerJob: run.cpuPerJob,
+  };
+}

@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionMetadataSchema } from '../../shared/domain/functionMetadata.js';
+import { py } from '../support/python.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const pythonDir = join(repoRoot, 'python');
@@ -50,13 +51,6 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-/** Python source written indented inside the test; the common indentation is removed. */
-function py(strings: TemplateStringsArray, ...values: unknown[]): string {
-  const lines = String.raw({ raw: strings }, ...values).replace(/^\n/, '').split('\n');
-  const indents = lines.filter((l) => l.trim() !== '').map((l) => /^ */.exec(l)?.[0].length ?? 0);
-  const indent = Math.min(...indents);
-  return lines.map((l) => l.slice(indent)).join('\n');
-}
 
 function runInspector(dir: string): Promise<Run> {
   return new Promise((done, fail) => {

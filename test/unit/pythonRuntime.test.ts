@@ -13,6 +13,7 @@ import { basename, isAbsolute, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplica } from '../support/replicaHarness.js';
 import type { Message, Replica, ReplicaOptions } from '../support/replicaHarness.js';
+import { py } from '../support/python.js';
 
 let scratch = '';
 let server: Server;
@@ -40,13 +41,6 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-/** Python source written indented inside the test; the common indentation is removed. */
-function py(strings: TemplateStringsArray, ...values: unknown[]): string {
-  const lines = String.raw({ raw: strings }, ...values).replace(/^\n/, '').split('\n');
-  const indents = lines.filter((l) => l.trim() !== '').map((l) => /^ */.exec(l)?.[0].length ?? 0);
-  const indent = Math.min(...indents);
-  return lines.map((l) => l.slice(indent)).join('\n');
-}
 
 async function start(options: ReplicaOptions): Promise<Replica> {
   const replica = await startReplica(scratch, options);
