@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Queue, QueueEvents } from 'bullmq';
+import { loadBullmq } from './bullmq.js';
 import type { Figures } from './stats.js';
 import { cpuSeconds, figuresFrom, peakRssMb, runConcurrently, wallMs } from './stats.js';
 
@@ -34,6 +34,7 @@ export async function benchBullmq(options: { sequential: number; total: number; 
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await waitForLine(workerProcess, /ready/);
+  const { Queue, QueueEvents } = await loadBullmq();
   const connection = { host: '127.0.0.1', port };
   const queue = new Queue('bench', { connection });
   const events = new QueueEvents('bench', { connection });

@@ -1,5 +1,7 @@
 // The BullMQ side's worker, in its own process like Sluice's replicas: a no-op processor.
-import { Worker } from 'bullmq';
+import { loadBullmq } from './bullmq.js';
+
+const { Worker } = await loadBullmq();
 
 const port = Number(process.argv[2]);
 const concurrency = Number(process.argv[3]);
