@@ -5,6 +5,7 @@ import { ServiceError } from '../shared/domain/errors.js';
 import { clientSettings, CliError } from './client.js';
 import { deployCommand } from './commands/deploy.js';
 import { registerKeyCommands } from './commands/keys.js';
+import { registerWebhookCommands } from './commands/webhooks.js';
 import { startCommand } from './commands/start.js';
 
 const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -39,6 +40,7 @@ program
   });
 
 registerKeyCommands(program, createLogger({ logLevel: 'warn' }), print);
+registerWebhookCommands(program, () => clientSettings(), print);
 
 try {
   await program.parseAsync();

@@ -1,6 +1,11 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { MachineType } from './domain/machineTypes.js';
+import type { BillingClass, MachineType } from './domain/machineTypes.js';
+import { BILLING_CLASSES } from './domain/machineTypes.js';
+import type { RestrictedKind } from './domain/networkAddress.js';
+import { RESTRICTED_KINDS } from './domain/networkAddress.js';
+import type { Pricing } from './domain/pricing.js';
+import { DEFAULT_PRICES } from './domain/pricing.js';
 
 /** Configuration from the environment; every value has a default a laptop can run with. */
 const configSchema = z.object({
@@ -20,6 +25,10 @@ const configSchema = z.object({
   SLUICE_EMULATE_GPUS: z.enum(['auto', 'true', 'false']).default('auto'),
   SLUICE_GPU_MACHINE_TYPE: z.enum(['t4', 'l4', 'a100', 'a100-20gb', 'v100']).optional(),
   SLUICE_PUBLIC_URL: z.url().optional(),
+  SLUICE_WEBHOOK_ALLOW: z.string().default('loopback'),
+  SLUICE_WEBHOOK_RETRY_BASE_MS: z.coerce.number().positive().default(1000),
+  SLUICE_WEBHOOK_TIMEOUT_S: z.coerce.number().positive().default(10),
+  SLUICE_CUSTOM_PRICES: z.string().default(''),
   SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -52,6 +61,12 @@ export interface Config {
   gpuMachineType: MachineType | undefined;
   /** The base of URLs the service hands out (file outputs); default: where it listens. */
   publicUrl: string | undefined;
+  /** Address kinds webhooks may go to besides public ones (the local mode: loopback). */
+  webhookAllow: RestrictedKind[];
+  /** The wait before a delivery's first retry; each next one doubles it. */
+  webhookRetryBaseMs: number;
+  webhookTimeoutMs: number;
+  pricing: Pricing;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -79,5 +94,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emulateGpus: values.SLUICE_EMULATE_GPUS,
     gpuMachineType: values.SLUICE_GPU_MACHINE_TYPE,
     publicUrl: values.SLUICE_PUBLIC_URL?.replace(/\/+$/, ''),
+    webhookAllow: parseList(values.SLUICE_WEBHOOK_ALLOW, RESTRICTED_KINDS, 'SLUICE_WEBHOOK_ALLOW'),
+    webhookRetryBaseMs: values.SLUICE_WEBHOOK_RETRY_BASE_MS,
+    webhookTimeoutMs: values.SLUICE_WEBHOOK_TIMEOUT_S * 1000,
+    pricing: { prices: readPrices(env), customPrices: readCustomPrices(values.SLUICE_CUSTOM_PRICES) },
   };
+}
+
+/** A comma-separated list whose items must be among `allowed`. */
+function parseList<T extends string>(text: string, allowed: readonly T[], name: string): T[] {
+  const items = text.split(',').map((item) => item.trim()).filter(Boolean);
+  const unknown = items.filter((item) => !allowed.includes(item as T));
+  if (unknown.length > 0) throw new ConfigError(`Invalid configuration: ${name}: unknown ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`);
+  return items as T[];
+}
+
+/** Dollars per second by billing class: SLUICE_PRICE_CPU, SLUICE_PRICE_T4, SLUICE_PRICE_A100_20GB, ... over the defaults. */
+function readPrices(env: NodeJS.ProcessEnv): Record<BillingClass, number> {
+  const prices = { ...DEFAULT_PRICES };
+  for (const billingClass of BILLING_CLASSES) {
+    const name = `SLUICE_PRICE_${billingClass.toUpperCase().replace('-', '_')}`;
+    const text = env[name];
+    if (text === undefined) continue;
+    const value = Number(text);
+    if (!Number.isFinite(value) || value < 0) throw new ConfigError(`Invalid configuration: ${name}: must be a non-negative number of dollars per second`);
+    prices[billingClass] = value;
+  }
+  return prices;
+}
+
+/** SLUICE_CUSTOM_PRICES: `owner/name=dollars-per-second,...`; those functions are billed as "other". */
+function readCustomPrices(text: string): Map<string, number> {
+  const prices = new Map<string, number>();
+  for (const entry of text.split(',').map((item) => item.trim()).filter(Boolean)) {
+    const [fn, price] = entry.split('=');
+    const value = Number(price);
+    if (!fn || !/^[^/]+\/[^/]+$/.test(fn) || !Number.isFinite(value) || value < 0) {
+      throw new ConfigError(`Invalid configuration: SLUICE_CUSTOM_PRICES: "${entry}" is not owner/name=dollars-per-second`);
+    }
+    prices.set(fn, value);
+  }
+  return prices;
 }

@@ -9,6 +9,9 @@ import { createSystemClock } from '../adapters/systemClock.js';
 import type { Config } from '../config.js';
 import { createMemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
 import { MemoryJobQueue } from '../adapters/local/memoryJobQueue.js';
+import { LocalDeliveryScheduler } from '../adapters/local/localDeliveryScheduler.js';
+import { dnsResolver } from '../adapters/dnsResolver.js';
+import { createHttpWebhookSender } from '../adapters/httpWebhookSender.js';
 import type { WorkerAgent } from '../runtime/workerAgent.js';
 import { createLocalCompute } from './localCompute.js';
 import type { Services } from '../services/services.js';
@@ -52,6 +55,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   const queue = new MemoryJobQueue();
   // The agent is built from the services it serves: the services reach it through this reference.
   const agentRef: { current?: WorkerAgent } = {};
+  const deliveryScheduler = new LocalDeliveryScheduler(store, clock, (error) => logger.error({ err: error }, 'webhook delivery failed unexpectedly'));
   const services = createServices({
     store,
     artifacts,
@@ -60,9 +64,17 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     queue,
     events: createMemoryJobEvents(),
     compute: () => agentRef.current as WorkerAgent,
+    deliveryScheduler,
+    webhookSender: createHttpWebhookSender({ allowed: config.webhookAllow, timeoutMs: config.webhookTimeoutMs }),
+    resolveHost: dnsResolver,
     defaultPythonVersion,
     awaitTimeoutMs: config.awaitTimeoutMs,
+    webhookAllow: config.webhookAllow,
+    webhookRetryBaseMs: config.webhookRetryBaseMs,
+    pricing: config.pricing,
+    onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
   });
+  deliveryScheduler.useDeliverer(services.webhookDeliverer);
   const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, publicUrl: () => config.publicUrl ?? publicUrl() });
   agentRef.current = localAgent;
   queue.onEnqueue((versionId) => localAgent.wake(versionId));
@@ -76,10 +88,12 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     agent: localAgent,
     async recover() {
       await builder.resumeUnfinished();
+      await deliveryScheduler.resume();
       await localAgent.recover(await store.versions.listByBuildStatus(['ready']));
     },
     async close() {
       await localAgent.shutdown();
+      await deliveryScheduler.stop();
       await builder.idle();
       await store.close();
     },

@@ -78,6 +78,7 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
         return { type: 'call_result', call_id: call.call_id, ok: false, error: (error as Error).message };
       }
     },
+    recordIdle: (version: VersionRecord, seconds: number) => services.usage.recordIdle(version, seconds),
     onError: (error, context) => logger.error({ err: error }, context),
   });
 }

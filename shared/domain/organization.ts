@@ -5,6 +5,8 @@ export interface Organization {
   id: string;
   name: string;
   createdAt: Micros;
+  /** Signs its webhook deliveries (Standard Webhooks, `whsec_...`); made on first use. */
+  webhookSecret: string | null;
 }
 
 /** Organization names appear in URLs (`/v2/functions/{owner_name}/...`), so they stay URL-safe. */

@@ -15,6 +15,9 @@ import { listFunctionJobs } from './routes/listFunctionJobs.js';
 import { listJobs } from './routes/listJobs.js';
 import { listVersionJobs } from './routes/listVersionJobs.js';
 import { pushJob } from './routes/pushJob.js';
+import { listJobWebhooks, resendJobWebhooks } from './routes/jobWebhooks.js';
+import { getJobUsage, getUsage, getVersionUsage } from './routes/usage.js';
+import { getWebhookSecret, rotateWebhookSecret } from './routes/webhookSecret.js';
 
 /**
  * Every route of the service, once. The local gateway dispatches with it, the CDK api stack
@@ -37,4 +40,11 @@ export const ROUTES: readonly Route[] = [
   cancelJob,
   getJobFile,
   readLogs,
+  getUsage,
+  getVersionUsage,
+  getJobUsage,
+  listJobWebhooks,
+  resendJobWebhooks,
+  getWebhookSecret,
+  rotateWebhookSecret,
 ];

@@ -2,6 +2,9 @@ import type { ApiKey } from '../domain/apiKey.js';
 import type { BuildStatus } from '../domain/buildStatus.js';
 import type { FunctionRecord } from '../domain/function.js';
 import type { JobOutput, JobPatch, JobRecord, JobStatus } from '../domain/job.js';
+import type { BillingClass } from '../domain/machineTypes.js';
+import type { UsageIncrement, UsageTotals } from '../domain/usage.js';
+import type { DeliveryAttempt, DeliveryState, WebhookDelivery } from '../domain/webhookDelivery.js';
 import type { LogEntry } from '../domain/log.js';
 import type { Organization } from '../domain/organization.js';
 import type { VersionPatch, VersionRecord } from '../domain/version.js';
@@ -18,6 +21,8 @@ export interface Store {
   versions: VersionStore;
   logs: LogStore;
   jobs: JobStore;
+  deliveries: DeliveryStore;
+  usage: UsageStore;
   close(): Promise<void>;
 }
 
@@ -31,6 +36,8 @@ export interface OrganizationStore {
   createIfAbsent(organization: Organization): Promise<Organization>;
   getByName(name: string): Promise<Organization | null>;
   getById(id: string): Promise<Organization | null>;
+  /** Replaces the organization's webhook signing secret. */
+  setWebhookSecret(id: string, secret: string): Promise<void>;
 }
 
 export interface ApiKeyStore {
@@ -113,4 +120,39 @@ export interface JobStore {
   appendOutput(output: JobOutput): Promise<void>;
   /** A job's outputs by index, skipping the first `offset`. */
   listOutputs(jobId: string, offset: number): Promise<JobOutput[]>;
+}
+
+export interface DeliveryStore {
+  create(delivery: WebhookDelivery): Promise<void>;
+  get(id: string): Promise<WebhookDelivery | null>;
+  /**
+   * Records an attempt and the state it leaves, only while the delivery is still pending
+   * (null otherwise, leaving it unchanged).
+   */
+  recordAttempt(id: string, attempt: DeliveryAttempt, state: DeliveryState, nextAttemptAt: number): Promise<WebhookDelivery | null>;
+  /** A job's deliveries, by URL then sequence. */
+  listByJob(jobId: string): Promise<WebhookDelivery[]>;
+  /** Every pending delivery, oldest first: to resume after a restart. */
+  listPending(): Promise<WebhookDelivery[]>;
+}
+
+export interface UsageQuery {
+  organizationId: string;
+  /** Only this version's usage; all of the organization's when absent. */
+  versionId?: string;
+  /** Hours with fromHour <= hour < toHour (seconds since the epoch, whole hours). */
+  fromHour: number;
+  toHour: number;
+}
+
+export interface UsageStore {
+  /**
+   * Adds a finished job's compute time, once: a second call for the same job id changes
+   * nothing and answers false.
+   */
+  recordJob(jobId: string, increment: UsageIncrement): Promise<boolean>;
+  /** Adds time that belongs to no job (minimum replicas kept warm while idle). */
+  add(increment: UsageIncrement): Promise<void>;
+  /** Sums by billing class over the hours asked for. */
+  totals(query: UsageQuery): Promise<Map<BillingClass, UsageTotals>>;
 }

@@ -30,6 +30,8 @@ export interface PoolContext {
   replicaProcess(version: VersionRecord, gpuIndex: number | null): { python: string; codeDir: string; env: NodeJS.ProcessEnv };
   storeFile(job: JobRecord, index: number, path: string, name: string): Promise<unknown>;
   handleCall(job: JobRecord, call: CallMessage): Promise<CallResult>;
+  /** Adds idle time of minimum replicas to the owner's usage. */
+  recordIdle(version: VersionRecord, seconds: number): Promise<void>;
   isStopping(): boolean;
   onError(error: unknown, context: string): void;
 }
@@ -53,6 +55,9 @@ export class ReplicaPool {
   private dispatching = false;
   private dispatchAgain = false;
   private setupFailures = 0;
+  /** Idle accounting: when it was last brought up to date, and the seconds not yet recorded. */
+  private idleAccruedAt = performance.now();
+  private unrecordedIdleSeconds = 0;
 
   constructor(
     readonly version: VersionRecord,
@@ -62,6 +67,22 @@ export class ReplicaPool {
   /** Something changed (a job queued, a replica freed): scale and hand out jobs. */
   wake(): void {
     void this.dispatch().catch((error: unknown) => this.context.onError(error, `dispatch for version ${this.version.id}`));
+  }
+
+  /**
+   * Idle time of minimum replicas is billed: since the last call, each idle replica, up to
+   * minimum_replicas of them, accrued the time passed. Called at every change of state and
+   * every minute; recorded once a whole second has gathered.
+   */
+  accrueIdle(): Promise<void> {
+    const now = performance.now();
+    const idle = [...this.members.keys()].filter((replica) => replica.state === 'idle').length;
+    this.unrecordedIdleSeconds += (Math.min(idle, this.version.minimumReplicas) * (now - this.idleAccruedAt)) / 1000;
+    this.idleAccruedAt = now;
+    if (this.unrecordedIdleSeconds < 1) return Promise.resolve();
+    const seconds = this.unrecordedIdleSeconds;
+    this.unrecordedIdleSeconds = 0;
+    return this.context.recordIdle(this.version, seconds).catch((error: unknown) => this.context.onError(error, `idle usage of version ${this.version.id}`));
   }
 
   counts(): WorkerCounts {
@@ -184,6 +205,7 @@ export class ReplicaPool {
   }
 
   private becameIdle(replica: Replica): void {
+    void this.accrueIdle();
     const member = this.members.get(replica);
     if (!member || replica.state !== 'idle') return;
     clearTimeout(member.idleTimer);
@@ -195,6 +217,7 @@ export class ReplicaPool {
   }
 
   private removeReplica(replica: Replica): void {
+    void this.accrueIdle();
     const member = this.members.get(replica);
     if (!member) return;
     clearTimeout(member.idleTimer);
@@ -222,6 +245,7 @@ export class ReplicaPool {
       return;
     }
     clearTimeout(member.idleTimer);
+    void this.accrueIdle();
     const log = new LogWriter(this.context.logs, this.context.clock, {
       stream: jobLogStream(job.id),
       organizationId: job.organizationId,

@@ -16,8 +16,13 @@ export type AgentContext = Omit<PoolContext, 'isStopping'> & { store: Store; lif
 export class WorkerAgent implements Compute {
   private readonly pools = new Map<string, ReplicaPool>();
   private stopping = false;
+  private readonly idleClock: NodeJS.Timeout;
 
-  constructor(private readonly context: AgentContext) {}
+  constructor(private readonly context: AgentContext) {
+    // Idle minimum replicas accrue usage even when nothing else happens.
+    this.idleClock = setInterval(() => this.pools.forEach((pool) => void pool.accrueIdle()), 60_000);
+    this.idleClock.unref();
+  }
 
   /** A job was queued for this version. */
   wake(versionId: string): void {
@@ -61,6 +66,8 @@ export class WorkerAgent implements Compute {
 
   async shutdown(): Promise<void> {
     this.stopping = true;
+    clearInterval(this.idleClock);
+    await Promise.all([...this.pools.values()].map((pool) => pool.accrueIdle()));
     await Promise.all([...this.pools.values()].map((pool) => pool.shutdown()));
   }
 

@@ -7,6 +7,7 @@ import type { Page, Store } from '../ports/store.js';
 import type { FunctionAccess } from './functionAccess.js';
 import type { Principal } from './principal.js';
 import type { VersionService } from './versionService.js';
+import type { WebhookUrlPolicy } from './webhookUrlPolicy.js';
 
 /** The edit-function body; absent fields are left as they are. */
 export interface FunctionEdit {
@@ -32,6 +33,7 @@ export class FunctionService {
     private readonly access: FunctionAccess,
     private readonly versions: VersionService,
     private readonly clock: Clock,
+    private readonly webhookPolicy: WebhookUrlPolicy,
   ) {}
 
   async get(principal: Principal, ownerName: string, name: string): Promise<FunctionView> {
@@ -54,6 +56,7 @@ export class FunctionService {
 
   async edit(principal: Principal, ownerName: string, name: string, edit: FunctionEdit): Promise<FunctionView> {
     const fn = await this.access.editable(principal, ownerName, name);
+    if (edit.webhooks) await this.webhookPolicy.assertAllowed(edit.webhooks.hooks, ['body', 'webhooks', 'hooks']);
     const updated: FunctionRecord = {
       ...fn,
       // A function always has a visibility: null leaves it unchanged.

@@ -2,9 +2,9 @@ import type { JobOutput, JobRecord, RestartType } from '../domain/job.js';
 import { MAX_JOB_ATTEMPTS } from '../domain/job.js';
 import { newShortId } from '../domain/ids.js';
 import type { Clock } from '../ports/clock.js';
-import type { JobEvents } from '../ports/jobEvents.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { Store } from '../ports/store.js';
+import type { JobNotifier } from './jobNotifier.js';
 
 /**
  * The moves a job makes while it runs, as the worker agent reports them. Each is a
@@ -15,7 +15,7 @@ export class JobLifecycle {
   constructor(
     private readonly store: Store,
     private readonly queue: JobQueue,
-    private readonly events: JobEvents,
+    private readonly notifier: JobNotifier,
     private readonly clock: Clock,
   ) {}
 
@@ -28,7 +28,7 @@ export class JobLifecycle {
       startedAt: this.clock.now(),
       attempts: current.attempts + 1,
     });
-    if (job) this.events.publish({ type: 'started', job });
+    if (job) await this.notifier.notify({ type: 'started', job });
     return job;
   }
 
@@ -36,7 +36,7 @@ export class JobLifecycle {
   async recordOutput(job: JobRecord, output: Omit<JobOutput, 'jobId' | 'runId'>): Promise<void> {
     const stored: JobOutput = { ...output, jobId: job.id, runId: job.runId ?? '' };
     await this.store.jobs.appendOutput(stored);
-    this.events.publish({ type: 'output', job, output: stored });
+    await this.notifier.notify({ type: 'output', job, output: stored });
   }
 
   async finish(job: JobRecord): Promise<JobRecord | null> {
@@ -73,7 +73,7 @@ export class JobLifecycle {
 
   private async completeFrom(jobId: string, from: readonly JobRecord['status'][], patch: Parameters<Store['jobs']['transition']>[2]) {
     const done = await this.store.jobs.transition(jobId, from, { ...patch, completedAt: this.clock.now() });
-    if (done) this.events.publish({ type: 'completed', job: done });
+    if (done) await this.notifier.notify({ type: 'completed', job: done });
     return done;
   }
 }

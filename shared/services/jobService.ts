@@ -13,6 +13,8 @@ import type { JobQueue } from '../ports/jobQueue.js';
 import type { Page, Store } from '../ports/store.js';
 import type { FunctionAccess } from './functionAccess.js';
 import type { JobLifecycle } from './jobLifecycle.js';
+import type { JobNotifier } from './jobNotifier.js';
+import type { WebhookUrlPolicy } from './webhookUrlPolicy.js';
 import type { Principal } from './principal.js';
 import { checkInputs, mergeEnvironment, parseFunctionReference } from './pushRequest.js';
 import type { VersionService } from './versionService.js';
@@ -43,6 +45,8 @@ export interface JobServiceDeps {
   lifecycle: JobLifecycle;
   compute: () => Compute;
   artifacts: Artifacts;
+  notifier: JobNotifier;
+  webhookPolicy: WebhookUrlPolicy;
   clock: Clock;
 }
 
@@ -55,6 +59,7 @@ export class JobService {
     const { fn, version } = await this.resolveTarget(principal, body);
     const issues = checkInputs(version, body.inputs);
     if (issues.length > 0) throw new ValidationError(issues);
+    if (body.webhooks) await this.deps.webhookPolicy.assertAllowed(body.webhooks, ['body', 'webhooks']);
     const job: JobRecord = {
       id: newId(),
       functionId: fn.id,
@@ -190,7 +195,7 @@ export class JobService {
     const cancelled = await this.deps.store.jobs.transition(job.id, ['queued', 'processing'], { status: 'cancelled', completedAt: this.deps.clock.now() });
     if (!cancelled) return this.cancel(principal, jobId); // it moved meanwhile: look again
     if (job.status === 'processing' || cancelled.startedAt !== null) this.deps.compute().stopJob(job.id);
-    this.deps.events.publish({ type: 'completed', job: cancelled });
+    await this.deps.notifier.notify({ type: 'completed', job: cancelled });
     return this.view(cancelled, 0);
   }
 

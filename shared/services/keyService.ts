@@ -2,6 +2,7 @@ import type { ApiKey } from '../domain/apiKey.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../domain/apiKey.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import { generateWebhookSecret } from '../domain/webhookSignature.js';
 import type { Organization } from '../domain/organization.js';
 import { ORGANIZATION_NAME_PATTERN } from '../domain/organization.js';
 import type { Clock } from '../ports/clock.js';
@@ -31,7 +32,7 @@ export class KeyService {
     if (!ORGANIZATION_NAME_PATTERN.test(name)) {
       throw badRequest(`Organization name "${name}" is invalid: use lowercase letters, digits, "_" or "-" (at most 63).`);
     }
-    return this.store.organizations.createIfAbsent({ id: newId(), name, createdAt: this.clock.now() });
+    return this.store.organizations.createIfAbsent({ id: newId(), name, createdAt: this.clock.now(), webhookSecret: generateWebhookSecret() });
   }
 
   /** Creates the organization if new, then a key for it (`secret` when given, else a fresh one). */

@@ -1,19 +1,30 @@
+import type { Pricing } from '../domain/pricing.js';
 import type { Artifacts } from '../ports/artifacts.js';
 import type { Builder } from '../ports/builder.js';
 import type { Clock } from '../ports/clock.js';
-import type { Store } from '../ports/store.js';
 import type { Compute } from '../ports/compute.js';
-import type { JobEvents } from '../ports/jobEvents.js';
+import type { DeliveryScheduler } from '../ports/deliveryScheduler.js';
+import type { HostResolver } from '../ports/hostResolver.js';
+import type { JobEvent, JobEvents } from '../ports/jobEvents.js';
 import type { JobQueue } from '../ports/jobQueue.js';
+import type { Store } from '../ports/store.js';
+import type { WebhookSender } from '../ports/webhookSender.js';
+import type { RestrictedKind } from '../domain/networkAddress.js';
 import { AuthService } from './authService.js';
 import { DeployService } from './deployService.js';
 import { FunctionAccess } from './functionAccess.js';
 import { FunctionService } from './functionService.js';
 import { JobLifecycle } from './jobLifecycle.js';
+import { JobNotifier } from './jobNotifier.js';
 import { JobService } from './jobService.js';
 import { KeyService } from './keyService.js';
 import { LogService } from './logService.js';
+import { UsageService } from './usageService.js';
 import { VersionService } from './versionService.js';
+import { WebhookDeliverer } from './webhookDeliverer.js';
+import { WebhookSecrets } from './webhookSecrets.js';
+import { WebhookService } from './webhookService.js';
+import { WebhookUrlPolicy } from './webhookUrlPolicy.js';
 
 /** The adapters the services are built from; the composition root picks local or AWS ones. */
 export interface Adapters {
@@ -25,8 +36,15 @@ export interface Adapters {
   events: JobEvents;
   /** A getter: the compute adapter (the worker agent) is built from these services. */
   compute: () => Compute;
+  deliveryScheduler: DeliveryScheduler;
+  webhookSender: WebhookSender;
+  resolveHost: HostResolver;
   defaultPythonVersion: string;
   awaitTimeoutMs: number;
+  webhookAllow: readonly RestrictedKind[];
+  webhookRetryBaseMs: number;
+  pricing: Pricing;
+  onObserverError: (error: unknown, event: JobEvent) => void;
 }
 
 export interface Services {
@@ -38,6 +56,10 @@ export interface Services {
   logs: LogService;
   jobs: JobService;
   lifecycle: JobLifecycle;
+  webhooks: WebhookService;
+  webhookSecrets: WebhookSecrets;
+  webhookDeliverer: WebhookDeliverer;
+  usage: UsageService;
   compute: () => Compute;
   awaitTimeoutMs: number;
 }
@@ -47,17 +69,40 @@ export function createServices(adapters: Adapters): Services {
   const access = new FunctionAccess(store);
   const versions = new VersionService(store, access);
   const auth = new AuthService(store);
-  const lifecycle = new JobLifecycle(store, adapters.queue, adapters.events, clock);
-  const jobs = new JobService({ store, access, versions, queue: adapters.queue, events: adapters.events, lifecycle, compute: adapters.compute, artifacts: adapters.artifacts, clock });
+  const webhookPolicy = new WebhookUrlPolicy(adapters.resolveHost, adapters.webhookAllow);
+  const notifier = new JobNotifier(adapters.events, adapters.onObserverError);
+  const webhooks = new WebhookService(store, adapters.deliveryScheduler, clock);
+  const usage = new UsageService(store, versions, adapters.pricing, clock);
+  notifier.observe((event) => webhooks.onJobEvent(event));
+  notifier.observe((event) => usage.onJobEvent(event));
+  const lifecycle = new JobLifecycle(store, adapters.queue, notifier, clock);
+  const webhookSecrets = new WebhookSecrets(store);
+  const jobs = new JobService({
+    store,
+    access,
+    versions,
+    queue: adapters.queue,
+    events: adapters.events,
+    lifecycle,
+    compute: adapters.compute,
+    artifacts: adapters.artifacts,
+    notifier,
+    webhookPolicy,
+    clock,
+  });
   return {
     auth,
     keys: new KeyService(store, clock, () => auth.forgetKeys()),
-    functions: new FunctionService(store, access, versions, clock),
+    functions: new FunctionService(store, access, versions, clock, webhookPolicy),
     versions,
     deploy: new DeployService(store, adapters.artifacts, adapters.builder, clock, adapters.defaultPythonVersion),
     logs: new LogService(store),
     jobs,
     lifecycle,
+    webhooks,
+    webhookSecrets,
+    webhookDeliverer: new WebhookDeliverer(store, webhookSecrets, adapters.webhookSender, clock, adapters.webhookRetryBaseMs),
+    usage,
     compute: adapters.compute,
     awaitTimeoutMs: adapters.awaitTimeoutMs,
   };

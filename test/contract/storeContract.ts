@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../shared/ports/store.js';
 import { describeApiKeyContract } from './apiKeyContract.js';
+import { describeDeliveryContract } from './deliveryContract.js';
 import { describeFunctionContract } from './functionContract.js';
 import { describeJobContract } from './jobContract.js';
 import { describeLogContract } from './logContract.js';
 import { describeOrganizationContract } from './organizationContract.js';
+import { describeUsageContract } from './usageContract.js';
 import { describeVersionContract } from './versionContract.js';
 
 export interface StoreUnderTest {
@@ -40,5 +42,7 @@ export function describeStoreContract(adapterName: string, createStore: () => Pr
     describeVersionContract(store);
     describeLogContract(store);
     describeJobContract(store);
+    describeDeliveryContract(store);
+    describeUsageContract(store);
   });
 }

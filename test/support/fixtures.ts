@@ -4,13 +4,15 @@ import type { FunctionRecord } from '../../shared/domain/function.js';
 import type { JobOutput, JobRecord } from '../../shared/domain/job.js';
 import type { LogEntry } from '../../shared/domain/log.js';
 import type { Organization } from '../../shared/domain/organization.js';
+import { hourOf, type UsageIncrement } from '../../shared/domain/usage.js';
 import type { VersionRecord } from '../../shared/domain/version.js';
+import type { WebhookDelivery } from '../../shared/domain/webhookDelivery.js';
 
 /** Records for the contract suite: every field set, overridable one by one. */
 const T0 = 1_732_000_000_000_000;
 
 export function anOrganization(overrides: Partial<Organization> = {}): Organization {
-  return { id: randomUUID(), name: `org-${randomUUID().slice(0, 8)}`, createdAt: T0, ...overrides };
+  return { id: randomUUID(), name: `org-${randomUUID().slice(0, 8)}`, createdAt: T0, webhookSecret: null, ...overrides };
 }
 
 export function anApiKey(overrides: Partial<ApiKey> = {}): ApiKey {
@@ -145,4 +147,36 @@ export function aJob(overrides: Partial<JobRecord> = {}): JobRecord {
 
 export function anOutput(overrides: Partial<JobOutput> = {}): JobOutput {
   return { jobId: 'job-1', index: 0, runId: 'run-1', type: 'str', name: '', data: 'hello', ...overrides };
+}
+
+/** A pending job.complete delivery, never attempted, its payload JSON with escapes and unicode. */
+export function aDelivery(overrides: Partial<WebhookDelivery> = {}): WebhookDelivery {
+  return {
+    id: randomUUID(),
+    jobId: 'job-1',
+    organizationId: 'org-1',
+    url: 'https://hooks.example.com/done?x=1',
+    eventType: 'job.complete',
+    payload: '{"type":"job.complete","body":{"job_id":"job-1","text":"héllo\\n\\"quoted\\" ✓"}}',
+    sequence: T0,
+    state: 'pending',
+    attempts: [],
+    nextAttemptAt: T0,
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+/** One minute of a100 time for org-1's version-1, in the hour starting at 2024-11-19 07:00 UTC. */
+export function anIncrement(overrides: Partial<UsageIncrement> = {}): UsageIncrement {
+  return {
+    organizationId: 'org-1',
+    functionId: 'function-1',
+    versionId: 'version-1',
+    billingClass: 'a100',
+    hour: hourOf(1_732_000_000),
+    computeSeconds: 60,
+    costDollars: 0.0625,
+    ...overrides,
+  };
 }

@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import type { BillingClass } from '../machineTypes.js';
 import { BILLING_CLASSES } from '../machineTypes.js';
+import type { UsageTotals } from '../usage.js';
 
 export const machineTypeUsageSchema = z.strictObject({ compute_seconds: z.number(), cost_dollars: z.number() });
 
@@ -8,3 +10,19 @@ export const usageReportWireSchema = z.strictObject({
   total_cost_dollars: z.number(),
   ...Object.fromEntries(BILLING_CLASSES.map((billingClass) => [billingClass, machineTypeUsageSchema])),
 });
+
+/** Every billing class is printed (zero when unused); the totals are their sums. */
+export function serializeUsage(totals: Map<BillingClass, UsageTotals>) {
+  const classes = Object.fromEntries(
+    BILLING_CLASSES.map((billingClass) => {
+      const usage = totals.get(billingClass);
+      return [billingClass, { compute_seconds: usage?.computeSeconds ?? 0, cost_dollars: usage?.costDollars ?? 0 }];
+    }),
+  ) as Record<BillingClass, { compute_seconds: number; cost_dollars: number }>;
+  const all = Object.values(classes);
+  return {
+    total_compute_seconds: all.reduce((sum, usage) => sum + usage.compute_seconds, 0),
+    total_cost_dollars: all.reduce((sum, usage) => sum + usage.cost_dollars, 0),
+    ...classes,
+  };
+}

@@ -3,10 +3,12 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Store } from '../../../ports/store.js';
 import { dynamoDbApiKeyStore } from './apiKeyStore.js';
 import { tableNames, type DynamoDbContext } from './context.js';
+import { dynamoDbDeliveryStore } from './deliveryStore.js';
 import { dynamoDbFunctionStore } from './functionStore.js';
 import { dynamoDbJobStore } from './jobStore.js';
 import { dynamoDbLogStore } from './logStore.js';
 import { dynamoDbOrganizationStore } from './organizationStore.js';
+import { dynamoDbUsageStore } from './usageStore.js';
 import { dynamoDbVersionStore } from './versionStore.js';
 
 export interface DynamoDbStoreOptions {
@@ -38,6 +40,8 @@ export function createDynamoDbStore(options: DynamoDbStoreOptions): Store {
     versions: dynamoDbVersionStore(context),
     logs: dynamoDbLogStore(context, { retentionDays: options.logRetentionDays ?? DEFAULT_LOG_RETENTION_DAYS, now: options.now ?? Date.now }),
     jobs: dynamoDbJobStore(context),
+    deliveries: dynamoDbDeliveryStore(context),
+    usage: dynamoDbUsageStore(context),
     async close() {
       // A client passed in belongs to the caller, who may share it.
       if (!options.client) client.destroy();

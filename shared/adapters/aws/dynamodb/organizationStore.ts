@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Organization } from '../../../domain/organization.js';
 import type { OrganizationStore } from '../../../ports/store.js';
 import { writeIf } from './conditionalWrite.js';
@@ -6,9 +6,21 @@ import type { DynamoDbContext, Item } from './context.js';
 import { getItem, getItemByIndex } from './itemReads.js';
 import { BY_ID_INDEX } from './tables.js';
 
-const toItem = (organization: Organization): Item => ({ name: organization.name, id: organization.id, created_at: organization.createdAt });
+// An organization without a webhook secret has no webhook_secret attribute (as those made
+// before secrets existed do not), and reads back as null.
+const toItem = (organization: Organization): Item => ({
+  name: organization.name,
+  id: organization.id,
+  created_at: organization.createdAt,
+  ...(organization.webhookSecret === null ? {} : { webhook_secret: organization.webhookSecret }),
+});
 
-const toOrganization = (item: Item): Organization => ({ id: item.id as string, name: item.name as string, createdAt: item.created_at as number });
+const toOrganization = (item: Item): Organization => ({
+  id: item.id as string,
+  name: item.name as string,
+  createdAt: item.created_at as number,
+  webhookSecret: (item.webhook_secret as string | undefined) ?? null,
+});
 
 export function dynamoDbOrganizationStore(context: DynamoDbContext): OrganizationStore {
   const TableName = context.tables.organizations;
@@ -29,6 +41,23 @@ export function dynamoDbOrganizationStore(context: DynamoDbContext): Organizatio
     async getById(id) {
       const item = await getItemByIndex(context, TableName, BY_ID_INDEX, 'id', id);
       return item ? toOrganization(item) : null;
+    },
+    async setWebhookSecret(id, secret) {
+      // The key is the name: found through by_id, then updated only while it still has this id,
+      // so an unknown id creates nothing.
+      const item = await getItemByIndex(context, TableName, BY_ID_INDEX, 'id', id);
+      if (!item) return;
+      await writeIf(() =>
+        context.client.send(
+          new UpdateCommand({
+            TableName,
+            Key: { name: item.name },
+            UpdateExpression: 'SET webhook_secret = :secret',
+            ConditionExpression: 'id = :id',
+            ExpressionAttributeValues: { ':secret': secret, ':id': id },
+          }),
+        ),
+      );
     },
   };
 }

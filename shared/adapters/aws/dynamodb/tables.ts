@@ -34,6 +34,8 @@ export const BY_ORGANIZATION_INDEX = 'by_organization';
 export const BY_FUNCTION_INDEX = 'by_function';
 export const BY_VERSION_INDEX = 'by_version';
 export const BY_PARENT_INDEX = 'by_parent';
+export const BY_JOB_INDEX = 'by_job';
+export const PENDING_INDEX = 'pending';
 
 export const ORGANIZATIONS_TABLE: TableDefinition = {
   nameSuffix: 'organizations',
@@ -100,6 +102,34 @@ export const JOB_OUTPUTS_TABLE: TableDefinition = {
   globalSecondaryIndexes: [],
 };
 
+export const WEBHOOK_DELIVERIES_TABLE: TableDefinition = {
+  nameSuffix: 'webhook_deliveries',
+  partitionKey: text('id'),
+  globalSecondaryIndexes: [
+    // job_key orders a job's deliveries by URL, then sequence.
+    { indexName: BY_JOB_INDEX, partitionKey: text('job_id'), sortKey: text('job_key') },
+    // Sparse: only a pending delivery has pending_partition and pending_key (creation time,
+    // then sequence), so the index holds the backlog alone and listing it reads nothing else.
+    { indexName: PENDING_INDEX, partitionKey: text('pending_partition'), sortKey: text('pending_key') },
+  ],
+};
+
+export const USAGE_JOBS_TABLE: TableDefinition = {
+  nameSuffix: 'usage_jobs',
+  // One marker per job whose usage was counted: a conditional put on it counts a job once.
+  partitionKey: text('job_id'),
+  globalSecondaryIndexes: [],
+};
+
+export const USAGE_HOURS_TABLE: TableDefinition = {
+  nameSuffix: 'usage_hours',
+  // An organization's aggregates; usage_key is the zero-padded hour, then version and billing
+  // class, so a range of hours is one key range.
+  partitionKey: text('organization_id'),
+  sortKey: text('usage_key'),
+  globalSecondaryIndexes: [],
+};
+
 export const TABLES = {
   organizations: ORGANIZATIONS_TABLE,
   apiKeys: API_KEYS_TABLE,
@@ -108,6 +138,9 @@ export const TABLES = {
   logs: LOGS_TABLE,
   jobs: JOBS_TABLE,
   jobOutputs: JOB_OUTPUTS_TABLE,
+  deliveries: WEBHOOK_DELIVERIES_TABLE,
+  usageJobs: USAGE_JOBS_TABLE,
+  usageHours: USAGE_HOURS_TABLE,
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableId = keyof typeof TABLES;

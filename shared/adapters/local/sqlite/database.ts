@@ -78,6 +78,43 @@ const MIGRATIONS: string[] = [
     PRIMARY KEY (job_id, idx)
   );
   `,
+  // Each organization's webhook signing secret; NULL until first made.
+  `
+  ALTER TABLE organizations ADD COLUMN webhook_secret TEXT;
+  `,
+  // Webhook deliveries: the columns that lists filter and order by, the record itself as JSON.
+  // Only pending deliveries are in the pending index, so it stays as small as the backlog.
+  `
+  CREATE TABLE webhook_deliveries (
+    id TEXT PRIMARY KEY,
+    job_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    sequence INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX webhook_deliveries_by_job ON webhook_deliveries (job_id, url, sequence, id);
+  CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (created_at, sequence, id) WHERE state = 'pending';
+  `,
+  // Usage: one row per (organization, version, billing class, hour) summing its compute time,
+  // and one marker per job already counted, so that a job is counted exactly once.
+  `
+  CREATE TABLE usage_jobs (
+    job_id TEXT PRIMARY KEY
+  ) WITHOUT ROWID;
+  CREATE TABLE usage_hours (
+    organization_id TEXT NOT NULL,
+    version_id TEXT NOT NULL,
+    billing_class TEXT NOT NULL,
+    hour INTEGER NOT NULL,
+    function_id TEXT NOT NULL,
+    compute_seconds REAL NOT NULL,
+    cost_dollars REAL NOT NULL,
+    PRIMARY KEY (organization_id, version_id, billing_class, hour)
+  ) WITHOUT ROWID;
+  CREATE INDEX usage_hours_by_organization ON usage_hours (organization_id, hour);
+  `,
 ];
 
 /** Opens (creating if needed) the database in WAL mode and brings its schema up to date. */

@@ -7,18 +7,22 @@ interface OrganizationRow {
   id: string;
   name: string;
   created_at: number;
+  webhook_secret: string | null;
 }
 
-const toOrganization = (row: OrganizationRow): Organization => ({ id: row.id, name: row.name, createdAt: row.created_at });
+const toOrganization = (row: OrganizationRow): Organization => ({ id: row.id, name: row.name, createdAt: row.created_at, webhookSecret: row.webhook_secret });
 
 export function sqliteOrganizationStore(db: SqliteDatabase, writes: GroupCommit): OrganizationStore {
-  const insert = db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING');
-  const byName = db.prepare<[string], OrganizationRow>('SELECT * FROM organizations WHERE name = ?');
-  const byId = db.prepare<[string], OrganizationRow>('SELECT * FROM organizations WHERE id = ?');
+  const insert = db.prepare<[string, string, number, string | null]>(
+    'INSERT INTO organizations (id, name, created_at, webhook_secret) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING',
+  );
+  const byName = db.prepare<[string], OrganizationRow>('SELECT id, name, created_at, webhook_secret FROM organizations WHERE name = ?');
+  const byId = db.prepare<[string], OrganizationRow>('SELECT id, name, created_at, webhook_secret FROM organizations WHERE id = ?');
+  const setSecret = db.prepare<[string, string]>('UPDATE organizations SET webhook_secret = ? WHERE id = ?');
   return {
     async createIfAbsent(organization) {
       return writes.write(() => {
-        insert.run(organization.id, organization.name, organization.createdAt);
+        insert.run(organization.id, organization.name, organization.createdAt, organization.webhookSecret);
         return toOrganization(byName.get(organization.name) as OrganizationRow);
       });
     },
@@ -29,6 +33,10 @@ export function sqliteOrganizationStore(db: SqliteDatabase, writes: GroupCommit)
     async getById(id) {
       const row = byId.get(id);
       return row ? toOrganization(row) : null;
+    },
+    async setWebhookSecret(id, secret) {
+      // An unknown id updates no row: nothing is created.
+      await writes.write(() => setSecret.run(secret, id));
     },
   };
 }

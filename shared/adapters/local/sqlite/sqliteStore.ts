@@ -1,11 +1,13 @@
 import type { Store } from '../../../ports/store.js';
 import { sqliteApiKeyStore } from './apiKeyStore.js';
 import { openDatabase } from './database.js';
+import { sqliteDeliveryStore } from './deliveryStore.js';
 import { sqliteFunctionStore } from './functionStore.js';
 import { GroupCommit } from './groupCommit.js';
 import { sqliteJobStore } from './jobStore.js';
 import { sqliteLogStore } from './logStore.js';
 import { sqliteOrganizationStore } from './organizationStore.js';
+import { sqliteUsageStore } from './usageStore.js';
 import { sqliteVersionStore } from './versionStore.js';
 
 /** The local mode's store: one SQLite file (or `:memory:`), writes group-committed per event-loop turn. */
@@ -19,6 +21,8 @@ export function createSqliteStore(path: string): Store {
     versions: sqliteVersionStore(db, writes),
     logs: sqliteLogStore(db, writes),
     jobs: sqliteJobStore(db, writes),
+    deliveries: sqliteDeliveryStore(db, writes),
+    usage: sqliteUsageStore(db, writes),
     async close() {
       writes.flush();
       db.close();

@@ -1,0 +1,116 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DeliveryAttempt, DeliveryState, WebhookDelivery } from '../../../domain/webhookDelivery.js';
+import type { DeliveryStore } from '../../../ports/store.js';
+import { ifConditionHolds } from './conditionalWrite.js';
+import type { DynamoDbContext, Item } from './context.js';
+import { getItem } from './itemReads.js';
+import { dataOf, withData } from './jsonData.js';
+import { collect, queryItems } from './pagedItems.js';
+import { sortableKey } from './sortableKey.js';
+import { BY_JOB_INDEX, PENDING_INDEX } from './tables.js';
+
+/**
+ * What recordAttempt changes lives in attributes of its own (the attempts as a native list, so
+ * an attempt is appended by list_append, never by rewriting what another writer just stored);
+ * the fields that never change are JSON in `data`, and the payload is a string attribute of its
+ * own, kept exactly as signed.
+ */
+type FixedFields = Omit<WebhookDelivery, 'payload' | 'state' | 'attempts' | 'nextAttemptAt'>;
+
+/** The partition of the sparse pending index: every pending delivery is in it, no other. */
+const PENDING = 'pending';
+
+/**
+ * A sort key attribute holds at most 1024 bytes: the URL in job_key is cut to 256 UTF-16 units
+ * (at most 768 bytes). Reads sort by the full URL, so the cut never changes the order returned.
+ */
+const URL_KEY_LENGTH = 256;
+
+const jobKey = (delivery: WebhookDelivery) => `${delivery.url.slice(0, URL_KEY_LENGTH)}#${sortableKey(delivery.sequence, delivery.id)}`;
+
+/** Oldest first: creation time, then sequence, then id, as the SQLite adapter orders them. */
+const pendingKey = (delivery: WebhookDelivery) => sortableKey(delivery.createdAt, sortableKey(delivery.sequence, delivery.id));
+
+function toItem(delivery: WebhookDelivery): Item {
+  const { payload, state, attempts, nextAttemptAt, ...fixed } = delivery;
+  const attributes: Item = {
+    id: delivery.id,
+    job_id: delivery.jobId,
+    job_key: jobKey(delivery),
+    state,
+    attempts,
+    next_attempt_at: nextAttemptAt,
+    payload,
+    ...(state === 'pending' ? { pending_partition: PENDING, pending_key: pendingKey(delivery) } : {}),
+  };
+  return withData(attributes, fixed);
+}
+
+const toAttempt = (attempt: Item): DeliveryAttempt => ({
+  at: attempt.at as number,
+  status: (attempt.status as number | null | undefined) ?? null,
+  error: (attempt.error as string | null | undefined) ?? null,
+});
+
+const toDelivery = (item: Item): WebhookDelivery => ({
+  ...dataOf<FixedFields>(item),
+  payload: item.payload as string,
+  state: item.state as DeliveryState,
+  attempts: (item.attempts as Item[]).map(toAttempt),
+  nextAttemptAt: item.next_attempt_at as number,
+});
+
+const byUrlThenSequence = (a: WebhookDelivery, b: WebhookDelivery) =>
+  (a.url < b.url ? -1 : a.url > b.url ? 1 : 0) || a.sequence - b.sequence || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
+  const TableName = context.tables.deliveries;
+  return {
+    async create(delivery) {
+      // A duplicate id is refused (it throws), as a primary key would.
+      await context.client.send(new PutCommand({ TableName, Item: toItem(delivery), ConditionExpression: 'attribute_not_exists(id)' }));
+    },
+    async get(id) {
+      const item = await getItem(context, TableName, { id });
+      return item ? toDelivery(item) : null;
+    },
+    async recordAttempt(id, attempt, state, nextAttemptAt) {
+      // One conditional update: attempts recorded at once are all appended while the delivery
+      // stays pending; once one ends it, the others fail the condition. Leaving pending removes
+      // the pending index keys, which takes the delivery out of that index.
+      const leaves = state === 'pending' ? '' : ' REMOVE pending_partition, pending_key';
+      const output = await ifConditionHolds(() =>
+        context.client.send(
+          new UpdateCommand({
+            TableName,
+            Key: { id },
+            UpdateExpression: `SET attempts = list_append(attempts, :attempt), #state = :state, next_attempt_at = :next${leaves}`,
+            ConditionExpression: '#state = :pending',
+            ExpressionAttributeNames: { '#state': 'state' },
+            ExpressionAttributeValues: { ':attempt': [attempt], ':state': state, ':next': nextAttemptAt, ':pending': 'pending' },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      return output?.Attributes ? toDelivery(output.Attributes) : null;
+    },
+    async listByJob(jobId) {
+      const items = queryItems(context, {
+        TableName,
+        IndexName: BY_JOB_INDEX,
+        KeyConditionExpression: 'job_id = :job',
+        ExpressionAttributeValues: { ':job': jobId },
+      });
+      return (await collect(items)).map(toDelivery).sort(byUrlThenSequence);
+    },
+    async listPending() {
+      const items = queryItems(context, {
+        TableName,
+        IndexName: PENDING_INDEX,
+        KeyConditionExpression: 'pending_partition = :pending',
+        ExpressionAttributeValues: { ':pending': PENDING },
+      });
+      return (await collect(items)).map(toDelivery);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { LookupFunction } from 'node:net';
+import { lookup as dnsLookup } from 'node:dns';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { RestrictedKind } from '../domain/networkAddress.js';
+import { classifyAddress, isAllowedAddress } from '../domain/networkAddress.js';
+import type { SendResult, WebhookSender } from '../ports/webhookSender.js';
+
+class RefusedAddress extends Error {}
+
+/**
+ * Sends with node's HTTP client, checking the address the connection actually uses: the
+ * check runs inside DNS lookup, so a name that resolved to a public address when the webhook
+ * was given cannot be re-pointed at an internal one later. Redirects are not followed.
+ */
+export function createHttpWebhookSender(options: { allowed: readonly RestrictedKind[]; timeoutMs: number }): WebhookSender {
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.find((entry) => !isAllowedAddress(entry.address, options.allowed));
+      if (refused) return callback(new RefusedAddress(`${hostname} resolves to ${refused.address}, a ${classifyAddress(refused.address)} address`), '', 0);
+      if (lookupOptions.all) return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
+      const first = addresses[0] as { address: string; family: number };
+      callback(null, first.address, first.family);
+    });
+  };
+  return ({ url, body, headers }) =>
+    new Promise<SendResult>((resolve) => {
+      const target = new URL(url);
+      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+      const request = send(target, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, timeout: options.timeoutMs }, (response) => {
+        response.resume(); // the answer's body is not read, only its status
+        response.on('end', () => resolve({ status: response.statusCode ?? null, error: response.statusCode === 200 ? null : `HTTP ${response.statusCode}`, permanent: false }));
+        response.on('error', () => resolve({ status: response.statusCode ?? null, error: 'the answer was cut off', permanent: false }));
+      });
+      request.on('timeout', () => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)));
+      request.on('error', (error) => resolve({ status: null, error: error.message, permanent: error instanceof RefusedAddress }));
+      request.end(body);
+    });
+}

@@ -1,0 +1,76 @@
+import { setTimeout as wait } from 'node:timers/promises';
+import type { WebhookDelivery } from '../../domain/webhookDelivery.js';
+import type { Clock } from '../../ports/clock.js';
+import type { DeliveryScheduler } from '../../ports/deliveryScheduler.js';
+import type { Store } from '../../ports/store.js';
+import type { WebhookDeliverer } from '../../services/webhookDeliverer.js';
+
+/**
+ * The local mode's webhook scheduler. Deliveries of one job to one URL form a channel, sent
+ * one at a time in sequence order (a retry holds the channel, so order survives retries);
+ * channels run independently, so a slow or dead receiver delays only itself. Timers live in
+ * memory; the store holds the deliveries, and `resume` restarts pending ones after a restart.
+ */
+export class LocalDeliveryScheduler implements DeliveryScheduler {
+  private readonly channels = new Map<string, WebhookDelivery[]>();
+  private readonly stopping = new AbortController();
+  private readonly running = new Set<Promise<void>>();
+  private deliverer: WebhookDeliverer | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** The deliverer is built from services that need this scheduler: it arrives after construction. */
+  useDeliverer(deliverer: WebhookDeliverer): void {
+    this.deliverer = deliverer;
+  }
+
+  schedule(delivery: WebhookDelivery): void {
+    if (this.stopped) return;
+    const key = `${delivery.jobId}\n${delivery.url}`;
+    const channel = this.channels.get(key);
+    if (channel) {
+      channel.push(delivery);
+      channel.sort((a, b) => a.sequence - b.sequence);
+      return;
+    }
+    this.channels.set(key, [delivery]);
+    const run = this.drain(key)
+      .catch(this.onError)
+      .finally(() => this.running.delete(run));
+    this.running.add(run);
+  }
+
+  async resume(): Promise<void> {
+    for (const delivery of await this.store.deliveries.listPending()) this.schedule(delivery);
+  }
+
+  /** Stops sending; pending deliveries stay pending in the store for the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.stopping.abort();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private async drain(key: string): Promise<void> {
+    const channel = this.channels.get(key) as WebhookDelivery[];
+    while (channel.length > 0 && !this.stopped) {
+      const head = channel[0] as WebhookDelivery;
+      await this.sleep((head.nextAttemptAt - this.clock.now()) / 1000);
+      if (this.stopped) break;
+      const after = await (this.deliverer as WebhookDeliverer).attempt(head.id);
+      if (after?.state === 'pending') channel[0] = after;
+      else channel.shift();
+    }
+    this.channels.delete(key);
+  }
+
+  /** Waits, or stops waiting when the scheduler stops. */
+  private async sleep(ms: number): Promise<void> {
+    if (ms > 0) await wait(ms, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,43 @@
+import type { Micros } from './time.js';
+import type { WebhookEventType } from './webhook.js';
+
+/** One HTTP attempt of a delivery. */
+export interface DeliveryAttempt {
+  at: Micros;
+  /** The receiver's HTTP status; null when there was no answer. */
+  status: number | null;
+  /** Why it did not count as delivered; null when it did. */
+  error: string | null;
+}
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+/**
+ * One event for one webhook URL. Deliveries of a job to a URL go out one at a time in
+ * `sequence` order, so a receiver sees job.start, then its outputs, then job.complete.
+ */
+export interface WebhookDelivery {
+  /** Also the `webhook-id` header: a receiver drops a repeat by it. */
+  id: string;
+  jobId: string;
+  organizationId: string;
+  url: string;
+  eventType: WebhookEventType;
+  /** The exact JSON body sent (signed as is). */
+  payload: string;
+  /** Order among this job's deliveries to this URL. */
+  sequence: number;
+  state: DeliveryState;
+  attempts: DeliveryAttempt[];
+  /** When the next attempt is due (pending only). */
+  nextAttemptAt: Micros;
+  createdAt: Micros;
+}
+
+/** Ten attempts in all: the first, then nine retries with exponential backoff. */
+export const MAX_DELIVERY_ATTEMPTS = 10;
+
+/** The wait before retry n (1-based): base, 2 x base, 4 x base, ... */
+export function retryDelayMs(retry: number, baseMs: number): number {
+  return baseMs * 2 ** (retry - 1);
+}

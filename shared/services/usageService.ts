@@ -1,0 +1,118 @@
+import { notFound, ValidationError } from '../domain/errors.js';
+import type { JobRecord } from '../domain/job.js';
+import type { Pricing } from '../domain/pricing.js';
+import { charge } from '../domain/pricing.js';
+import { billingPeriod, HOUR_SECONDS, hourOf } from '../domain/usage.js';
+import type { VersionRecord } from '../domain/version.js';
+import { serializeUsage } from '../domain/wire/usage.js';
+import type { Clock } from '../ports/clock.js';
+import type { JobEvent } from '../ports/jobEvents.js';
+import type { Store } from '../ports/store.js';
+import type { Principal } from './principal.js';
+import type { VersionService } from './versionService.js';
+
+export interface UsageRange {
+  startNs?: bigint;
+  endNs?: bigint;
+}
+
+/**
+ * Compute usage and its cost. A job accrues from started_at to completed_at on its version's
+ * machine type, counted once when it ends, into hourly aggregates; reports read those, never
+ * the jobs. Idle time of minimum replicas is added to the function owner's usage.
+ */
+export class UsageService {
+  constructor(
+    private readonly store: Store,
+    private readonly versions: VersionService,
+    private readonly pricing: Pricing,
+    private readonly clock: Clock,
+  ) {}
+
+  async onJobEvent(event: JobEvent): Promise<void> {
+    if (event.type !== 'completed' || event.job.startedAt === null || event.job.completedAt === null) return;
+    const job = event.job;
+    const version = await this.store.versions.get(job.versionId);
+    if (!version) return;
+    const usage = this.chargeOf(job, version);
+    await this.store.usage.recordJob(job.id, {
+      organizationId: job.organizationId,
+      functionId: job.functionId,
+      versionId: job.versionId,
+      billingClass: usage.billingClass,
+      hour: hourOf((job.completedAt as number) / 1e6),
+      computeSeconds: usage.computeSeconds,
+      costDollars: usage.costDollars,
+    });
+  }
+
+  /** Idle seconds of a version's minimum replicas, billed to the function's owner. */
+  async recordIdle(version: VersionRecord, seconds: number): Promise<void> {
+    const fn = await this.store.functions.getById(version.functionId);
+    if (!fn || seconds <= 0) return;
+    const usage = charge(this.pricing, `${fn.ownerName}/${fn.name}`, version.computeType, version.split, seconds);
+    await this.store.usage.add({
+      organizationId: fn.organizationId,
+      functionId: fn.id,
+      versionId: version.id,
+      billingClass: usage.billingClass,
+      hour: hourOf(this.clock.now() / 1e6),
+      computeSeconds: seconds,
+      costDollars: usage.costDollars,
+    });
+  }
+
+  async report(principal: Principal, range: UsageRange) {
+    return this.totals(principal, undefined, range);
+  }
+
+  async versionReport(principal: Principal, ownerName: string, name: string, slug: string, range: UsageRange) {
+    const { version } = await this.versions.get(principal, ownerName, name, slug);
+    return this.totals(principal, version.id, range);
+  }
+
+  /** One job's compute time and cost (its last attempt: from started_at to completed_at, or to now while it runs). */
+  async jobUsage(principal: Principal, jobId: string) {
+    const job = await this.store.jobs.get(jobId);
+    if (!job || job.organizationId !== principal.organizationId) throw notFound('Job not found.');
+    const version = await this.store.versions.get(job.versionId);
+    if (!version) throw notFound('Job not found.');
+    const usage = this.chargeOf(job, version);
+    return {
+      job_id: job.id,
+      status: job.status,
+      machine_type: version.computeType,
+      split: version.split,
+      billing_class: usage.billingClass,
+      price_per_second: usage.pricePerSecond,
+      compute_seconds: usage.computeSeconds,
+      cost_dollars: usage.costDollars,
+    };
+  }
+
+  private chargeOf(job: JobRecord, version: VersionRecord) {
+    const end = job.completedAt ?? (job.startedAt === null ? null : this.clock.now());
+    const seconds = job.startedAt === null || end === null ? 0 : Math.max(0, end - job.startedAt) / 1e6;
+    return charge(this.pricing, `${job.ownerName}/${job.functionName}`, version.computeType, version.split, seconds);
+  }
+
+  /**
+   * Usage is kept per hour: a range covers every hour it touches. Omitted bounds are the
+   * current billing period's (the calendar month, UTC).
+   */
+  private async totals(principal: Principal, versionId: string | undefined, range: UsageRange) {
+    const period = billingPeriod(this.clock.now() / 1e6);
+    const start = range.startNs === undefined ? period.start : Number(range.startNs / 1_000_000_000n);
+    const end = range.endNs === undefined ? period.end : Number(range.endNs / 1_000_000_000n);
+    if (start > end) {
+      throw new ValidationError([{ loc: ['query', 'start_timestamp'], msg: 'must not be after end_timestamp', type: 'value_error' }]);
+    }
+    const totals = await this.store.usage.totals({
+      organizationId: principal.organizationId,
+      versionId,
+      fromHour: hourOf(start),
+      toHour: hourOf(end) + (end % HOUR_SECONDS === 0 ? 0 : HOUR_SECONDS),
+    });
+    return serializeUsage(totals);
+  }
+}

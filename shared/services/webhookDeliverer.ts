@@ -1,0 +1,47 @@
+import type { WebhookDelivery } from '../domain/webhookDelivery.js';
+import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from '../domain/webhookDelivery.js';
+import { signWebhook } from '../domain/webhookSignature.js';
+import type { Clock } from '../ports/clock.js';
+import type { Store } from '../ports/store.js';
+import type { WebhookSender } from '../ports/webhookSender.js';
+import type { WebhookSecrets } from './webhookSecrets.js';
+
+/**
+ * One attempt of one delivery: sign, POST, record. A 200 ends it; anything else is retried
+ * after an exponentially growing wait, until MAX_DELIVERY_ATTEMPTS, then it is failed.
+ * The same code runs from the local scheduler and from the AWS state machine's Lambda.
+ */
+export class WebhookDeliverer {
+  constructor(
+    private readonly store: Store,
+    private readonly secrets: WebhookSecrets,
+    private readonly send: WebhookSender,
+    private readonly clock: Clock,
+    private readonly retryBaseMs: number,
+  ) {}
+
+  /** The delivery after the attempt; null when it was no longer pending. */
+  async attempt(deliveryId: string): Promise<WebhookDelivery | null> {
+    const delivery = await this.store.deliveries.get(deliveryId);
+    if (!delivery || delivery.state !== 'pending') return null;
+    const secret = await this.secrets.secretOf(delivery.organizationId);
+    const timestamp = Math.floor(this.clock.now() / 1_000_000);
+    const result = await this.send({
+      url: delivery.url,
+      body: delivery.payload,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'Sluice-Webhooks/1',
+        'webhook-id': delivery.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signWebhook(secret, delivery.id, timestamp, delivery.payload),
+      },
+    });
+    const at = this.clock.now();
+    const attempts = delivery.attempts.length + 1;
+    const delivered = result.status === 200;
+    const state = delivered ? 'delivered' : result.permanent || attempts >= MAX_DELIVERY_ATTEMPTS ? 'failed' : 'pending';
+    const nextAttemptAt = state === 'pending' ? at + retryDelayMs(attempts, this.retryBaseMs) * 1000 : at;
+    return this.store.deliveries.recordAttempt(delivery.id, { at, status: result.status, error: delivered ? null : result.error }, state, nextAttemptAt);
+  }
+}

@@ -1,0 +1,93 @@
+import { notFound } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import type { JobOutput, JobRecord } from '../domain/job.js';
+import { isFinalJobStatus } from '../domain/job.js';
+import type { WebhookEventType } from '../domain/webhook.js';
+import type { WebhookDelivery } from '../domain/webhookDelivery.js';
+import { webhookPayload } from '../domain/webhookPayload.js';
+import type { Clock } from '../ports/clock.js';
+import type { DeliveryScheduler } from '../ports/deliveryScheduler.js';
+import type { JobEvent } from '../ports/jobEvents.js';
+import type { Store } from '../ports/store.js';
+import type { Principal } from './principal.js';
+
+/** The events each job move announces, in the order a receiver gets them. */
+const EVENTS_OF: Record<JobEvent['type'], WebhookEventType[]> = {
+  started: ['job.start'],
+  output: ['job.new_output'],
+  completed: ['job.complete', 'job.complete.no_output'],
+};
+
+/**
+ * Turns a job's moves into webhook deliveries: one per webhook of the job whose type matches,
+ * stored before they are scheduled, so none is lost to a restart.
+ */
+export class WebhookService {
+  private lastSequence = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly scheduler: DeliveryScheduler,
+    private readonly clock: Clock,
+  ) {}
+
+  async onJobEvent(event: JobEvent): Promise<void> {
+    if (event.job.webhooks.length === 0) return;
+    const outputs = event.type === 'output' ? [event.output] : event.type === 'completed' ? await this.store.jobs.listOutputs(event.job.id, 0) : [];
+    for (const type of EVENTS_OF[event.type]) await this.deliver(event.job, type, outputs);
+  }
+
+  /** Sends a job's events again, as they stand now: start, each output, completion. */
+  async resend(principal: Principal, jobId: string): Promise<WebhookDelivery[]> {
+    const job = await this.ownJob(principal, jobId);
+    const outputs = await this.store.jobs.listOutputs(job.id, 0);
+    const created: WebhookDelivery[] = [];
+    if (job.startedAt !== null || isFinalJobStatus(job.status)) created.push(...(await this.deliver(job, 'job.start', [])));
+    for (const output of outputs) created.push(...(await this.deliver(job, 'job.new_output', [output])));
+    if (isFinalJobStatus(job.status)) {
+      for (const type of EVENTS_OF.completed) created.push(...(await this.deliver(job, type, outputs)));
+    }
+    return created;
+  }
+
+  async list(principal: Principal, jobId: string): Promise<WebhookDelivery[]> {
+    return this.store.deliveries.listByJob((await this.ownJob(principal, jobId)).id);
+  }
+
+  private async deliver(job: JobRecord, type: WebhookEventType, outputs: JobOutput[]): Promise<WebhookDelivery[]> {
+    const hooks = job.webhooks.filter((hook) => hook.type === type);
+    const created: WebhookDelivery[] = [];
+    for (const hook of hooks) {
+      const now = this.clock.now();
+      const delivery: WebhookDelivery = {
+        id: newId(),
+        jobId: job.id,
+        organizationId: job.organizationId,
+        url: hook.url,
+        eventType: type,
+        payload: webhookPayload(type, job, outputs),
+        sequence: this.nextSequence(now),
+        state: 'pending',
+        attempts: [],
+        nextAttemptAt: now,
+        createdAt: now,
+      };
+      await this.store.deliveries.create(delivery);
+      this.scheduler.schedule(delivery);
+      created.push(delivery);
+    }
+    return created;
+  }
+
+  /** Increasing within the process and, being time-based, across restarts. */
+  private nextSequence(now: number): number {
+    this.lastSequence = Math.max(this.lastSequence + 1, now);
+    return this.lastSequence;
+  }
+
+  private async ownJob(principal: Principal, jobId: string): Promise<JobRecord> {
+    const job = await this.store.jobs.get(jobId);
+    if (!job || job.organizationId !== principal.organizationId) throw notFound('Job not found.');
+    return job;
+  }
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { charge, DEFAULT_PRICES } from '../../shared/domain/pricing.js';
+import { billingPeriod, hourOf } from '../../shared/domain/usage.js';
+
+const pricing = { prices: { ...DEFAULT_PRICES, t4: 1 }, customPrices: new Map([['acme/special', 3]]) };
+
+describe('pricing', () => {
+  it('charges seconds times the machine type’s price, divided by split', () => {
+    expect(charge(pricing, 'acme/x', 't4', 4, 10)).toEqual({ billingClass: 't4', pricePerSecond: 1, computeSeconds: 10, costDollars: 2.5 });
+  });
+
+  it('bills a function with a custom price as "other" at that price', () => {
+    expect(charge(pricing, 'acme/special', 'a100', 1, 2)).toEqual({ billingClass: 'other', pricePerSecond: 3, computeSeconds: 2, costDollars: 6 });
+  });
+});
+
+describe('billing periods', () => {
+  it('is the calendar month in UTC', () => {
+    const midMonth = Date.UTC(2024, 1, 15, 12) / 1000;
+    expect(billingPeriod(midMonth)).toEqual({ start: Date.UTC(2024, 1, 1) / 1000, end: Date.UTC(2024, 2, 1) / 1000 });
+    const lastSecond = Date.UTC(2024, 11, 31, 23, 59, 59) / 1000;
+    expect(billingPeriod(lastSecond)).toEqual({ start: Date.UTC(2024, 11, 1) / 1000, end: Date.UTC(2025, 0, 1) / 1000 });
+  });
+
+  it('buckets usage by the UTC hour', () => {
+    expect(hourOf(Date.UTC(2024, 0, 1, 5, 59, 59) / 1000)).toBe(Date.UTC(2024, 0, 1, 5) / 1000);
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { classifyAddress, isAllowedAddress } from '../../shared/domain/networkAddress.js';
+import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from '../../shared/domain/webhookDelivery.js';
+import { signWebhook } from '../../shared/domain/webhookSignature.js';
+
+describe('webhook signatures', () => {
+  it('match the Standard Webhooks specification’s example', () => {
+    const signature = signWebhook('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
+    expect(signature).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  });
+});
+
+describe('webhook retries', () => {
+  it('wait exponentially longer: base, 2 x base, 4 x base, ... for ten attempts in all', () => {
+    expect(MAX_DELIVERY_ATTEMPTS).toBe(10);
+    expect(Array.from({ length: 9 }, (_, i) => retryDelayMs(i + 1, 1000))).toEqual([1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000, 256000]);
+  });
+});
+
+describe('webhook address policy', () => {
+  it('tells loopback, private, link-local, unspecified and public addresses apart', () => {
+    expect(['127.0.0.1', '::1', '10.1.2.3', '172.20.0.1', '192.168.0.9', '100.64.0.1', 'fd12::1', '169.254.169.254', 'fe80::1', '0.0.0.0', '8.8.8.8', '2606:4700::1'].map(classifyAddress)).toEqual([
+      'loopback',
+      'loopback',
+      'private',
+      'private',
+      'private',
+      'private',
+      'private',
+      'link-local',
+      'link-local',
+      'unspecified',
+      'public',
+      'public',
+    ]);
+  });
+
+  it('reads IPv4-mapped IPv6 addresses as the IPv4 address they carry', () => {
+    expect(classifyAddress('::ffff:169.254.169.254')).toBe('link-local');
+  });
+
+  it('allows public addresses always, restricted kinds only when configured, unspecified never', () => {
+    expect(isAllowedAddress('8.8.8.8', [])).toBe(true);
+    expect(isAllowedAddress('127.0.0.1', [])).toBe(false);
+    expect(isAllowedAddress('127.0.0.1', ['loopback'])).toBe(true);
+    expect(isAllowedAddress('169.254.169.254', ['loopback', 'private'])).toBe(false);
+    expect(isAllowedAddress('0.0.0.0', ['loopback', 'private', 'link-local'])).toBe(false);
+  });
+});
