@@ -272,14 +272,19 @@ export class ReplicaPool {
       },
     );
     await outputs;
-    // Let output the process printed just before it reported back reach the job's log.
+    // Let output the process printed just before it reported back reach this job's log
+    // before the replica takes the next job.
     await new Promise((resolve) => setImmediate(resolve));
-    await log.flush();
-    await this.settle(replica, job, outputError && outcome.kind === 'done' ? { kind: 'error', error: outputError } : outcome);
+    const result: RunOutcome = outputError && outcome.kind === 'done' ? { kind: 'error', error: outputError } : outcome;
+    // A fresh process for the next job after a failure, so state it left behind does not leak.
+    if (result.kind === 'error' && this.version.restartOnError) replica.kill();
+    // The replica is free: it takes its next job while this one's end is recorded.
     if (replica.state === 'idle') this.becameIdle(replica);
+    await log.flush();
+    await this.settle(job, result);
   }
 
-  private async settle(replica: Replica, job: JobRecord, outcome: RunOutcome): Promise<void> {
+  private async settle(job: JobRecord, outcome: RunOutcome): Promise<void> {
     const { lifecycle } = this.context;
     switch (outcome.kind) {
       case 'done':
@@ -287,8 +292,6 @@ export class ReplicaPool {
         return;
       case 'error':
         await lifecycle.fail(job, outcome.error);
-        // A fresh process for the next job, so state a failure left behind does not leak into it.
-        if (this.version.restartOnError) replica.kill();
         return;
       case 'crashed':
         if (this.context.isStopping()) {

@@ -22,6 +22,9 @@ export interface UsageRange {
  * the jobs. Idle time of minimum replicas is added to the function owner's usage.
  */
 export class UsageService {
+  /** What billing needs of a version never changes once it exists: remembered, not re-read per job. */
+  private readonly versionCache = new Map<string, VersionRecord>();
+
   constructor(
     private readonly store: Store,
     private readonly versions: VersionService,
@@ -32,7 +35,7 @@ export class UsageService {
   async onJobEvent(event: JobEvent): Promise<void> {
     if (event.type !== 'completed' || event.job.startedAt === null || event.job.completedAt === null) return;
     const job = event.job;
-    const version = await this.store.versions.get(job.versionId);
+    const version = await this.versionOf(job.versionId);
     if (!version) return;
     const usage = this.chargeOf(job, version);
     await this.store.usage.recordJob(job.id, {
@@ -88,6 +91,17 @@ export class UsageService {
       compute_seconds: usage.computeSeconds,
       cost_dollars: usage.costDollars,
     };
+  }
+
+  private async versionOf(versionId: string): Promise<VersionRecord | null> {
+    const cached = this.versionCache.get(versionId);
+    if (cached) return cached;
+    const version = await this.store.versions.get(versionId);
+    if (version) {
+      if (this.versionCache.size >= 1000) this.versionCache.clear();
+      this.versionCache.set(versionId, version);
+    }
+    return version;
   }
 
   private chargeOf(job: JobRecord, version: VersionRecord) {
