@@ -8,13 +8,13 @@ import type { FunctionView } from '../services/functionService.js';
 import type { Services } from '../services/services.js';
 
 /** How routes print resources: the wire serialisers plus what the services know live (workers). */
-export function functionView(services: Services, view: FunctionView, truncate: boolean) {
+export async function functionView(services: Services, view: FunctionView, truncate: boolean) {
   if (truncate) return serializeTruncatedFunction(view.fn);
-  return serializeFunction(view.fn, versionView(services, view.latestVersion, true));
+  return serializeFunction(view.fn, await versionView(services, view.latestVersion, true));
 }
 
-export function versionView(services: Services, version: VersionRecord, includePythonVersion = false) {
-  return serializeVersion(version, { currentWorkers: services.compute().currentWorkers(version.id), includePythonVersion });
+export async function versionView(services: Services, version: VersionRecord, includePythonVersion = false) {
+  return serializeVersion(version, { currentWorkers: await services.compute().currentWorkers(version.id), includePythonVersion });
 }
 
 export function jobView(view: JobView) {

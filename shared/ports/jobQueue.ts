@@ -1,3 +1,13 @@
+/** A job taken from the queue. */
+export interface TakenJob {
+  jobId: string;
+  /**
+   * Taken before and never acknowledged: whoever took it may have died with it (on AWS, an
+   * SQS message whose visibility lease lapsed). Its status may still say processing.
+   */
+  redelivered: boolean;
+}
+
 /**
  * Hands queued jobs to the replicas of their version, oldest first. The store's job status is
  * the truth (a job is queued until a replica's conditional write moves it to processing); the
@@ -6,8 +16,10 @@
  */
 export interface JobQueue {
   enqueue(versionId: string, jobId: string): Promise<void>;
-  /** The next job id for this version, or null when none waits. */
-  take(versionId: string): Promise<string | null>;
-  /** How many jobs wait for this version. */
+  /** The next job for this version, or null when none waits. */
+  take(versionId: string): Promise<TakenJob | null>;
+  /** Done with a taken job (it ended, or went back to the queue as a new entry). */
+  ack(versionId: string, jobId: string): Promise<void>;
+  /** How many jobs wait for this version (0 where the queue cannot say cheaply). */
   depth(versionId: string): number;
 }

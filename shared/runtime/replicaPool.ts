@@ -132,12 +132,14 @@ export class ReplicaPool {
   }
 
   private async nextJob(): Promise<JobRecord | null> {
+    const { queue, lifecycle } = this.context;
     for (;;) {
-      const jobId = await this.context.queue.take(this.version.id);
-      if (jobId === null) return null;
-      // Null when the job left `queued` meanwhile (cancelled): skip it.
-      const job = await this.context.lifecycle.start(jobId);
+      const taken = await queue.take(this.version.id);
+      if (taken === null) return null;
+      // Null when the job left `queued` meanwhile (cancelled, or already running elsewhere): skip it.
+      const job = (taken.redelivered ? await lifecycle.recoverAbandoned(taken.jobId) : null) ?? (await lifecycle.start(taken.jobId));
       if (job) return job;
+      await queue.ack(this.version.id, taken.jobId);
     }
   }
 
@@ -199,8 +201,9 @@ export class ReplicaPool {
     this.setupFailures += 1;
     if (this.setupFailures < SETUP_FAILURES_BEFORE_GIVING_UP || this.context.isStopping()) return;
     this.setupFailures = 0;
-    for (let jobId = await this.context.queue.take(this.version.id); jobId !== null; jobId = await this.context.queue.take(this.version.id)) {
-      await this.context.lifecycle.failQueued(jobId, `The function's setup failed ${SETUP_FAILURES_BEFORE_GIVING_UP} times: ${error.message}`);
+    for (let taken = await this.context.queue.take(this.version.id); taken !== null; taken = await this.context.queue.take(this.version.id)) {
+      await this.context.lifecycle.failQueued(taken.jobId, `The function's setup failed ${SETUP_FAILURES_BEFORE_GIVING_UP} times: ${error.message}`);
+      await this.context.queue.ack(this.version.id, taken.jobId);
     }
   }
 
@@ -282,6 +285,7 @@ export class ReplicaPool {
     if (replica.state === 'idle') this.becameIdle(replica);
     await log.flush();
     await this.settle(job, result);
+    await this.context.queue.ack(this.version.id, job.id);
   }
 
   private async settle(job: JobRecord, outcome: RunOutcome): Promise<void> {

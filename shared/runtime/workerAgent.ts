@@ -39,7 +39,7 @@ export class WorkerAgent implements Compute {
     if (version.minimumReplicas > 0) this.wake(version.id);
   }
 
-  currentWorkers(versionId: string): WorkerCounts {
+  async currentWorkers(versionId: string): Promise<WorkerCounts> {
     return this.pools.get(versionId)?.counts() ?? NO_WORKERS;
   }
 

@@ -32,6 +32,18 @@ export class JobLifecycle {
     return job;
   }
 
+  /**
+   * A job handed out again because its last taker never acknowledged it (a worker that died):
+   * if it still says processing, that attempt is over. It goes through `interrupt`, so it is
+   * queued again (or errors after its last attempt); the caller then starts it as usual.
+   */
+  async recoverAbandoned(jobId: string): Promise<JobRecord | null> {
+    const job = await this.store.jobs.get(jobId);
+    if (job?.status !== 'processing') return null;
+    const requeued = await this.interrupt(job, 'preemption', 'The worker running the job stopped answering.', false);
+    return requeued?.status === 'queued' ? this.start(jobId) : null;
+  }
+
   /** Stores one output of the running attempt. */
   async recordOutput(job: JobRecord, output: Omit<JobOutput, 'jobId' | 'runId'>): Promise<void> {
     const stored: JobOutput = { ...output, jobId: job.id, runId: job.runId ?? '' };
@@ -52,13 +64,13 @@ export class JobLifecycle {
    * goes back to the queue with a restart entry and a new run id, or ends in error once it
    * has been tried MAX_JOB_ATTEMPTS times.
    */
-  async interrupt(job: JobRecord, type: RestartType, reason: string): Promise<JobRecord | null> {
+  async interrupt(job: JobRecord, type: RestartType, reason: string, enqueue = true): Promise<JobRecord | null> {
     const restarts = [...job.restarts, { timestamp: this.clock.now(), reason, type, run_id: job.runId ?? '' }];
     if (job.attempts >= MAX_JOB_ATTEMPTS) {
       return this.complete(job, { status: 'error', error: `The job was attempted ${job.attempts} times and failed each time; last: ${reason}`, restarts });
     }
     const requeued = await this.store.jobs.transition(job.id, ['processing'], { status: 'queued', startedAt: null, runId: newShortId(), restarts });
-    if (requeued) await this.queue.enqueue(requeued.versionId, requeued.id);
+    if (requeued && enqueue) await this.queue.enqueue(requeued.versionId, requeued.id);
     return requeued;
   }
 

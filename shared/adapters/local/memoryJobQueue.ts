@@ -1,4 +1,4 @@
-import type { JobQueue } from '../../ports/jobQueue.js';
+import type { JobQueue, TakenJob } from '../../ports/jobQueue.js';
 
 /**
  * The local queue: a FIFO of job ids per version, in memory. Durability comes from the store:
@@ -20,11 +20,16 @@ export class MemoryJobQueue implements JobQueue {
     this.listener(versionId);
   }
 
-  async take(versionId: string): Promise<string | null> {
+  async take(versionId: string): Promise<TakenJob | null> {
     const queue = this.queues.get(versionId);
-    const jobId = queue?.shift() ?? null;
+    const jobId = queue?.shift();
     if (queue?.length === 0) this.queues.delete(versionId);
-    return jobId;
+    // In one process a taker cannot die without the queue: nothing is ever redelivered.
+    return jobId === undefined ? null : { jobId, redelivered: false };
+  }
+
+  async ack(): Promise<void> {
+    // Taking removed it already.
   }
 
   depth(versionId: string): number {

@@ -43,7 +43,7 @@ export const deployVersion = defineRoute({
     const { fn, version } = await services.deploy.deploy(principal, params.owner_name, body.metadata, body.bundle);
     return {
       status: 201,
-      body: { function: functionView(services, { fn, latestVersion: version }, false), version: versionView(services, version) },
+      body: { function: await functionView(services, { fn, latestVersion: version }, false), version: await versionView(services, version) },
     };
   },
 });

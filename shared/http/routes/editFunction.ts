@@ -27,6 +27,6 @@ export const editFunction = defineRoute({
   body: editBody,
   handle: async ({ params, query, body, principal, services }) => {
     const view = await services.functions.edit(principal, params.owner_name, params.function_name, body);
-    return { body: functionView(services, view, query.truncate) };
+    return { body: await functionView(services, view, query.truncate) };
   },
 });

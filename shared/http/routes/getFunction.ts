@@ -11,6 +11,6 @@ export const getFunction = defineRoute({
   query: z.object(truncateQuery),
   handle: async ({ params, query, principal, services }) => {
     const view = await services.functions.get(principal, params.owner_name, params.function_name);
-    return { body: functionView(services, view, query.truncate) };
+    return { body: await functionView(services, view, query.truncate) };
   },
 });

@@ -9,6 +9,6 @@ export const getVersion = defineRoute({
   params: versionPath,
   handle: async ({ params, principal, services }) => {
     const { version } = await services.versions.get(principal, params.owner_name, params.function_name, params.version_slug);
-    return { body: versionView(services, version) };
+    return { body: await versionView(services, version) };
   },
 });

@@ -12,6 +12,6 @@ export const listFunctions = defineRoute({
   handle: async ({ query, principal, services }) => {
     const views = await services.functions.list(principal, { limit: query.limit + 1, offset: query.offset });
     const page = pageWithNext(views, query.limit, query.offset);
-    return { body: { data: page.data.map((view) => functionView(services, view, query.truncate)), next_offset: page.next_offset } };
+    return { body: { data: await Promise.all(page.data.map((view) => functionView(services, view, query.truncate))), next_offset: page.next_offset } };
   },
 });

@@ -12,6 +12,6 @@ export const listVersions = defineRoute({
   query: z.object(pageQuery),
   handle: async ({ params, query, principal, services }) => {
     const versions = await services.versions.list(principal, params.owner_name, params.function_name, query);
-    return { body: versions.map((version) => versionView(services, version)) };
+    return { body: await Promise.all(versions.map((version) => versionView(services, version))) };
   },
 });
