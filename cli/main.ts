@@ -39,7 +39,7 @@ program
     await deployCommand(directory, clientSettings(), loadConfig().python, print);
   });
 
-registerKeyCommands(program, createLogger({ logLevel: 'warn' }), print);
+registerKeyCommands(program, print);
 registerWebhookCommands(program, () => clientSettings(), print);
 
 try {

@@ -25,7 +25,7 @@ const configSchema = z.object({
   SLUICE_EMULATE_GPUS: z.enum(['auto', 'true', 'false']).default('auto'),
   SLUICE_GPU_MACHINE_TYPE: z.enum(['t4', 'l4', 'a100', 'a100-20gb', 'v100']).optional(),
   SLUICE_PUBLIC_URL: z.url().optional(),
-  SLUICE_WEBHOOK_ALLOW: z.string().default('loopback'),
+  SLUICE_WEBHOOK_ALLOW: z.string().optional(),
   SLUICE_WEBHOOK_RETRY_BASE_MS: z.coerce.number().positive().default(1000),
   SLUICE_WEBHOOK_TIMEOUT_S: z.coerce.number().positive().default(10),
   SLUICE_CUSTOM_PRICES: z.string().default(''),
@@ -94,7 +94,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emulateGpus: values.SLUICE_EMULATE_GPUS,
     gpuMachineType: values.SLUICE_GPU_MACHINE_TYPE,
     publicUrl: values.SLUICE_PUBLIC_URL?.replace(/\/+$/, ''),
-    webhookAllow: parseList(values.SLUICE_WEBHOOK_ALLOW, RESTRICTED_KINDS, 'SLUICE_WEBHOOK_ALLOW'),
+    // Locally, receivers on the same machine are the common case; in AWS, loopback is the Lambda itself.
+    webhookAllow: parseList(values.SLUICE_WEBHOOK_ALLOW ?? (values.SLUICE_MODE === 'local' ? 'loopback' : ''), RESTRICTED_KINDS, 'SLUICE_WEBHOOK_ALLOW'),
     webhookRetryBaseMs: values.SLUICE_WEBHOOK_RETRY_BASE_MS,
     webhookTimeoutMs: values.SLUICE_WEBHOOK_TIMEOUT_S * 1000,
     pricing: { prices: readPrices(env), customPrices: readCustomPrices(values.SLUICE_CUSTOM_PRICES) },

@@ -1,10 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalBuilder } from '../adapters/local/build/localBuilder.js';
 import { PythonEnvironments } from '../adapters/local/build/pythonEnvironments.js';
 import { probe } from '../adapters/local/build/pythonInterpreters.js';
 import { createFileArtifacts } from '../adapters/local/fileArtifacts.js';
-import { createSqliteStore } from '../adapters/local/sqlite/sqliteStore.js';
 import { createSystemClock } from '../adapters/systemClock.js';
 import type { Config } from '../config.js';
 import { createMemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
@@ -14,6 +12,7 @@ import { dnsResolver } from '../adapters/dnsResolver.js';
 import { createHttpWebhookSender } from '../adapters/httpWebhookSender.js';
 import type { WorkerAgent } from '../runtime/workerAgent.js';
 import { createLocalCompute } from './localCompute.js';
+import { openStore } from './openStore.js';
 import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { Logger } from './logger.js';
@@ -38,8 +37,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   if (config.mode !== 'local') {
     throw new Error('This command runs the local mode. The AWS mode is deployed with `cdk deploy` (see docs/deploying-to-aws.md).');
   }
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const store = createSqliteStore(join(config.dataDir, 'sluice.db'));
+  const store = openStore(config);
   const clock = createSystemClock();
   const artifacts = createFileArtifacts(config.dataDir);
   const builder = new LocalBuilder({

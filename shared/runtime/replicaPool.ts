@@ -91,6 +91,10 @@ export class ReplicaPool {
     return counts;
   }
 
+  runningJobIds(): string[] {
+    return [...this.members.keys()].flatMap((replica) => (replica.currentJobId === null ? [] : [replica.currentJobId]));
+  }
+
   /** Stops the run of this job, if one of these replicas has it; true when it did. */
   stopJob(jobId: string): boolean {
     for (const { replica } of this.members.values()) {

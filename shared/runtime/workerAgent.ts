@@ -43,6 +43,11 @@ export class WorkerAgent implements Compute {
     return this.pools.get(versionId)?.counts() ?? NO_WORKERS;
   }
 
+  /** Jobs running on this machine now. */
+  runningJobIds(): string[] {
+    return [...this.pools.values()].flatMap((pool) => pool.runningJobIds());
+  }
+
   stopJob(jobId: string): void {
     for (const pool of this.pools.values()) if (pool.stopJob(jobId)) return;
   }

@@ -11,6 +11,7 @@ import type { Store } from '../ports/store.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
 import type { RestrictedKind } from '../domain/networkAddress.js';
 import { AuthService } from './authService.js';
+import { BuildProgress } from './buildProgress.js';
 import { DeployService } from './deployService.js';
 import { FunctionAccess } from './functionAccess.js';
 import { FunctionService } from './functionService.js';
@@ -60,6 +61,7 @@ export interface Services {
   webhookSecrets: WebhookSecrets;
   webhookDeliverer: WebhookDeliverer;
   usage: UsageService;
+  buildProgress: BuildProgress;
   compute: () => Compute;
   awaitTimeoutMs: number;
 }
@@ -103,6 +105,7 @@ export function createServices(adapters: Adapters): Services {
     webhookSecrets,
     webhookDeliverer: new WebhookDeliverer(store, webhookSecrets, adapters.webhookSender, clock, adapters.webhookRetryBaseMs),
     usage,
+    buildProgress: new BuildProgress(store, clock, (version) => jobs.releaseWaitingJobs(version)),
     compute: adapters.compute,
     awaitTimeoutMs: adapters.awaitTimeoutMs,
   };

@@ -20,6 +20,11 @@ export class WebhookDeliverer {
     private readonly retryBaseMs: number,
   ) {}
 
+  /** The delivery as it stands (for a caller whose attempt found it no longer pending). */
+  current(deliveryId: string): Promise<WebhookDelivery | null> {
+    return this.store.deliveries.get(deliveryId);
+  }
+
   /** The delivery after the attempt; null when it was no longer pending. */
   async attempt(deliveryId: string): Promise<WebhookDelivery | null> {
     const delivery = await this.store.deliveries.get(deliveryId);

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 export interface DynaliteServer {
   /** A client for this server, with fake credentials and region so no AWS config is read. */
   client: DynamoDBClient;
+  /** Where it listens, for a process that reaches it through AWS_ENDPOINT_URL_DYNAMODB. */
+  endpoint: string;
   close(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export async function startDynalite(): Promise<DynaliteServer> {
   });
   return {
     client,
+    endpoint: `http://127.0.0.1:${port}`,
     async close() {
       client.destroy();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));

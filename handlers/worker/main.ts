@@ -1,0 +1,81 @@
+// The worker agent of the AWS mode: the container command of every version's ECS tasks.
+import { basename } from 'node:path';
+import { setTimeout as wait } from 'node:timers/promises';
+import { composeAwsApp } from '../../shared/app/awsCompositionRoot.js';
+import { loadAwsConfig } from '../../shared/app/awsConfig.js';
+import { createLogger } from '../../shared/app/logger.js';
+import { loadConfig } from '../../shared/config.js';
+import { newShortId } from '../../shared/domain/ids.js';
+import { GpuInventory } from '../../shared/runtime/gpuInventory.js';
+import { WorkerAgent } from '../../shared/runtime/workerAgent.js';
+import { workerSettings } from './workerSettings.js';
+
+/**
+ * One task runs `split` replicas of one version (they share the task's GPU). ECS decides how
+ * many tasks run, on the queue's depth; this agent takes jobs from the version's SQS queue,
+ * runs them through the same replica pool as the local mode, and writes through the same services.
+ */
+const config = loadConfig();
+const logger = createLogger(config);
+const settings = workerSettings();
+const { services, store, queue, artifacts, clock } = composeAwsApp(config, loadAwsConfig(), logger);
+const version = await store.versions.get(settings.versionId);
+if (!version) throw new Error(`Version ${settings.versionId} does not exist`);
+
+const agent = new WorkerAgent({
+  store,
+  lifecycle: services.lifecycle,
+  queue,
+  logs: store.logs,
+  clock,
+  // ECS placed the task on a GPU of its machine type: no placement is left to do in it.
+  gpus: new GpuInventory([], true),
+  // The task's replicas stay up as long as the task: ECS scales tasks, not this agent.
+  idleTimeoutMs: 2 ** 31 - 1,
+  defaultMaxReplicas: version.split,
+  newReplicaId: () => newShortId(),
+  replicaProcess: () => ({
+    python: settings.python,
+    codeDir: settings.codeDir,
+    env: {
+      ...process.env,
+      PYTHONPATH: [settings.sdkDir, settings.codeDir].join(':'),
+      PYTHONUNBUFFERED: '1',
+      SLUICE_ENTRY_FILE: version.entrypoint.file,
+      SLUICE_ENTRY_SYMBOL: version.entrypoint.symbol,
+      SLUICE_ENTRY_KIND: version.entrypoint.kind,
+    },
+  }),
+  storeFile: async (job, index, path, name) => {
+    await artifacts.putOutputFile(job.id, index, name, path);
+    return { url: `${settings.publicUrl}/v2/jobs/${job.id}/files/${index}`, name: basename(name) || 'file' };
+  },
+  handleCall: async (job, call) => {
+    try {
+      const result = await services.jobs.pushFromJob(job, call.function, call.inputs, call.wait);
+      return { type: 'call_result', call_id: call.call_id, ok: true, job_id: result.jobId, outputs: result.outputs };
+    } catch (error) {
+      return { type: 'call_result', call_id: call.call_id, ok: false, error: (error as Error).message };
+    }
+  },
+  recordIdle: (idleVersion, seconds) => services.usage.recordIdle(idleVersion, seconds),
+  onError: (error, context) => logger.error({ err: error }, context),
+});
+
+let stopping = false;
+process.once('SIGTERM', () => {
+  // ECS stops a task (scale-in, a new deploy): running jobs go back to the queue, durably.
+  stopping = true;
+  void agent.shutdown().then(() => process.exit(0));
+});
+
+logger.info({ versionId: version.id, replicas: version.split }, 'worker started');
+while (!stopping) {
+  // SQS has no push: the pool is woken to long-poll the queue whenever its replicas are free.
+  agent.wake(version.id);
+  // A cancelled job's run is stopped from here: the API cannot reach into the task.
+  for (const jobId of agent.runningJobIds()) {
+    if ((await store.jobs.get(jobId))?.status === 'cancelled') agent.stopJob(jobId);
+  }
+  await wait(settings.pollMs);
+}

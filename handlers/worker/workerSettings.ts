@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { ConfigError } from '../../shared/config.js';
+
+/** Where things are inside a version's image (the CodeBuild buildspec puts them there). */
+const schema = z.object({
+  SLUICE_VERSION_ID: z.string().min(1),
+  SLUICE_WORKER_PYTHON: z.string().default('python3'),
+  SLUICE_WORKER_CODE_DIR: z.string().default('/app/code'),
+  SLUICE_WORKER_SDK_DIR: z.string().default('/app/sdk'),
+  SLUICE_PUBLIC_URL: z.string().default(''),
+  SLUICE_WORKER_POLL_MS: z.coerce.number().int().positive().default(1000),
+});
+
+export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(`Invalid worker configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  const values = parsed.data;
+  return {
+    versionId: values.SLUICE_VERSION_ID,
+    python: values.SLUICE_WORKER_PYTHON,
+    codeDir: values.SLUICE_WORKER_CODE_DIR,
+    sdkDir: values.SLUICE_WORKER_SDK_DIR,
+    publicUrl: values.SLUICE_PUBLIC_URL.replace(/\/+$/, ''),
+    pollMs: values.SLUICE_WORKER_POLL_MS,
+  };
+}

@@ -1,0 +1,160 @@
+import { PutScalingPolicyCommand, RegisterScalableTargetCommand, type ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
+import { CreateServiceCommand, DescribeServicesCommand, RegisterTaskDefinitionCommand, UpdateServiceCommand, type ECSClient } from '@aws-sdk/client-ecs';
+import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { isGpuMachine, type MachineType } from '../../domain/machineTypes.js';
+import type { VersionRecord } from '../../domain/version.js';
+import { NO_WORKERS } from '../../domain/wire/common.js';
+import type { Compute } from '../../ports/compute.js';
+import { queueNameOf } from './sqsJobQueue.js';
+
+export interface EcsComputeOptions {
+  ecs: ECSClient;
+  autoScaling: ApplicationAutoScalingClient;
+  sqs: SQSClient;
+  cluster: string;
+  /** The prefix of the versions' queue names and of the DLQ, `<prefix>dlq`. */
+  queuePrefix: string;
+  executionRoleArn: string;
+  taskRoleArn: string;
+  logGroup: string;
+  region: string;
+  /** The cluster's capacity provider (an Auto Scaling group of instances) for a machine type. */
+  capacityProviderOf: (machineType: MachineType) => string;
+  /** Given to every worker (table names, bucket, ...). */
+  environment: Record<string, string>;
+  /**
+   * Where awsvpc tasks get their network interface. ECS refuses to create an awsvpc service
+   * without them, so AWS deployments must pass them; optional only for tests and tooling.
+   */
+  subnets?: string[];
+  securityGroups?: string[];
+}
+
+export interface EcsCompute extends Compute {
+  /** Creates (or updates) the version's queue, task definition, service and scaling. */
+  deployVersion(version: VersionRecord, imageUri: string): Promise<void>;
+}
+
+/** Kept in step with the SQS queue adapter's default lease, which its heartbeat extends. */
+const VISIBILITY_TIMEOUT_SECONDS = '60';
+/** Deliveries before a message goes to the DLQ (the job lifecycle gives up after fewer attempts). */
+const MAX_RECEIVE_COUNT = 5;
+/** A soft reservation: ECS places tasks by it and a worker may use more; GPU tasks are placed by their GPU. */
+const MEMORY_RESERVATION_MIB = 2048;
+
+const serviceNameOf = (versionId: string) => `v-${versionId}`;
+
+/**
+ * Each version is an ECS service on its machine type's capacity provider, fed by its own SQS
+ * queue and scaled by Application Auto Scaling between minimum and maximum replicas.
+ */
+export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
+  const { ecs, autoScaling, sqs, cluster, queuePrefix } = options;
+
+  const deadLetterArn = async () => {
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: `${queuePrefix}dlq` }));
+    const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }));
+    if (!Attributes?.QueueArn) throw new Error(`The dead-letter queue ${queuePrefix}dlq has no ARN`);
+    return Attributes.QueueArn;
+  };
+
+  const registerTaskDefinition = async (version: VersionRecord, imageUri: string) => {
+    const environment = { ...options.environment, SLUICE_MODE: 'aws', SLUICE_VERSION_ID: version.id };
+    const { taskDefinition } = await ecs.send(
+      new RegisterTaskDefinitionCommand({
+        family: `sluice-${version.id}`,
+        requiresCompatibilities: ['EC2'],
+        networkMode: 'awsvpc',
+        executionRoleArn: options.executionRoleArn,
+        taskRoleArn: options.taskRoleArn,
+        containerDefinitions: [
+          {
+            name: 'worker',
+            image: imageUri,
+            essential: true,
+            memoryReservation: MEMORY_RESERVATION_MIB,
+            environment: Object.entries(environment).map(([name, value]) => ({ name, value })),
+            logConfiguration: { logDriver: 'awslogs', options: { 'awslogs-group': options.logGroup, 'awslogs-region': options.region, 'awslogs-stream-prefix': serviceNameOf(version.id) } },
+            // One GPU per task: the worker inside runs `split` replicas that share it.
+            resourceRequirements: isGpuMachine(version.computeType) ? [{ type: 'GPU', value: '1' }] : undefined,
+          },
+        ],
+      }),
+    );
+    if (!taskDefinition?.taskDefinitionArn) throw new Error(`ECS registered no task definition for version ${version.id}`);
+    return taskDefinition.taskDefinitionArn;
+  };
+
+  const describeService = async (versionId: string) => {
+    const { services } = await ecs.send(new DescribeServicesCommand({ cluster, services: [serviceNameOf(versionId)] }));
+    // A deleted service lingers as INACTIVE for a while: it counts as missing.
+    return services?.find((service) => service.status !== 'INACTIVE') ?? null;
+  };
+
+  return {
+    async deployVersion(version, imageUri) {
+      const queueName = queueNameOf(queuePrefix, version.id);
+      const redrivePolicy = JSON.stringify({ deadLetterTargetArn: await deadLetterArn(), maxReceiveCount: MAX_RECEIVE_COUNT });
+      await sqs.send(new CreateQueueCommand({ QueueName: queueName, Attributes: { VisibilityTimeout: VISIBILITY_TIMEOUT_SECONDS, RedrivePolicy: redrivePolicy } }));
+
+      const taskDefinition = await registerTaskDefinition(version, imageUri);
+      const serviceName = serviceNameOf(version.id);
+      if (await describeService(version.id)) {
+        // A repeated deploy: the desired count belongs to the scaling policy now.
+        await ecs.send(new UpdateServiceCommand({ cluster, service: serviceName, taskDefinition }));
+      } else {
+        await ecs.send(
+          new CreateServiceCommand({
+            cluster,
+            serviceName,
+            taskDefinition,
+            desiredCount: version.minimumReplicas,
+            capacityProviderStrategy: [{ capacityProvider: options.capacityProviderOf(version.computeType), weight: 1 }],
+            networkConfiguration: options.subnets ? { awsvpcConfiguration: { subnets: options.subnets, securityGroups: options.securityGroups, assignPublicIp: 'DISABLED' } } : undefined,
+          }),
+        );
+      }
+
+      const target = { ServiceNamespace: 'ecs', ResourceId: `service/${cluster}/${serviceName}`, ScalableDimension: 'ecs:service:DesiredCount' } as const;
+      await autoScaling.send(
+        new RegisterScalableTargetCommand({
+          ...target,
+          MinCapacity: version.minimumReplicas,
+          // No maximum declared means one task; never below the minimum, which AWS would refuse.
+          MaxCapacity: Math.max(version.maximumReplicas || 1, version.minimumReplicas),
+        }),
+      );
+      await autoScaling.send(
+        new PutScalingPolicyCommand({
+          ...target,
+          PolicyName: `${serviceName}-queue-depth`,
+          PolicyType: 'TargetTrackingScaling',
+          TargetTrackingScalingPolicyConfiguration: {
+            // One waiting job per task: a task runs one job at a time, so every job left
+            // waiting asks for another task (up to the maximum), and an empty queue lets the
+            // service shrink back to its minimum.
+            TargetValue: 1,
+            CustomizedMetricSpecification: {
+              Namespace: 'AWS/SQS',
+              MetricName: 'ApproximateNumberOfMessagesVisible',
+              Dimensions: [{ Name: 'QueueName', Value: queueName }],
+              Statistic: 'Average',
+            },
+          },
+        }),
+      );
+    },
+
+    async currentWorkers(versionId) {
+      const service = await describeService(versionId);
+      if (!service) return { ...NO_WORKERS };
+      // ECS knows tasks starting and running, not whether a running task is busy: running ones count as idle.
+      return { ...NO_WORKERS, starting: service.pendingCount ?? 0, idle: service.runningCount ?? 0 };
+    },
+
+    stopJob() {
+      // Nothing to do here: the worker agent in the task watches its job's status and stops a
+      // run that was cancelled itself.
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
+import { CodeBuildClient } from '@aws-sdk/client-codebuild';
+import { ECSClient } from '@aws-sdk/client-ecs';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { createCodeBuildBuilder } from '../adapters/aws/codeBuildBuilder.js';
+import { createDynamoDbStore } from '../adapters/aws/dynamodb/dynamoDbStore.js';
+import { createEcsCompute } from '../adapters/aws/ecsCompute.js';
+import { createPollingJobEvents } from '../adapters/aws/pollingJobEvents.js';
+import { createS3Artifacts } from '../adapters/aws/s3Artifacts.js';
+import { createQueueUrlResolver, createSqsJobQueue } from '../adapters/aws/sqsJobQueue.js';
+import { createStepFunctionsScheduler } from '../adapters/aws/stepFunctionsScheduler.js';
+import { dnsResolver } from '../adapters/dnsResolver.js';
+import { createHttpWebhookSender } from '../adapters/httpWebhookSender.js';
+import { createSystemClock } from '../adapters/systemClock.js';
+import type { Config } from '../config.js';
+import type { Artifacts } from '../ports/artifacts.js';
+import type { Clock } from '../ports/clock.js';
+import type { JobQueue } from '../ports/jobQueue.js';
+import type { Store } from '../ports/store.js';
+import type { Services } from '../services/services.js';
+import { createServices } from '../services/services.js';
+import type { AwsConfig } from './awsConfig.js';
+import type { Logger } from './logger.js';
+
+/** The Python version a function gets when it names none (the build image's default). */
+const DEFAULT_PYTHON_VERSION = '3.11';
+
+export interface AwsApp {
+  services: Services;
+  compute: ReturnType<typeof createEcsCompute>;
+  /** For the worker agent, which drives jobs through these directly. */
+  store: Store;
+  queue: JobQueue;
+  artifacts: Artifacts;
+  clock: Clock;
+}
+
+/**
+ * The AWS mode's composition root: the same services as the local mode, over DynamoDB, SQS,
+ * S3, Step Functions, CodeBuild and ECS. Lambdas and worker tasks build it once per container.
+ */
+export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): AwsApp {
+  const clock = createSystemClock();
+  const store = createDynamoDbStore({ tablePrefix: config.tablePrefix });
+  const sqs = new SQSClient({ region: aws.region });
+  const queue = createSqsJobQueue({ client: sqs, queueUrlOf: createQueueUrlResolver({ client: sqs, prefix: config.tablePrefix }) });
+  const compute = createEcsCompute({
+    ecs: new ECSClient({ region: aws.region }),
+    autoScaling: new ApplicationAutoScalingClient({ region: aws.region }),
+    sqs,
+    cluster: aws.cluster,
+    queuePrefix: config.tablePrefix,
+    executionRoleArn: aws.executionRoleArn,
+    taskRoleArn: aws.taskRoleArn,
+    logGroup: aws.logGroup,
+    region: aws.region,
+    subnets: aws.subnets,
+    securityGroups: aws.securityGroups,
+    capacityProviderOf: (machineType) => aws.capacityProviders[machineType] ?? `${config.tablePrefix}${machineType}`,
+    environment: { SLUICE_MODE: 'aws', SLUICE_TABLE_PREFIX: config.tablePrefix, SLUICE_BUCKET: aws.bucket, SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn, SLUICE_PUBLIC_URL: aws.publicUrl },
+  });
+  const artifacts = createS3Artifacts({ client: new S3Client({ region: aws.region }), bucket: aws.bucket });
+  const services = createServices({
+    store,
+    artifacts,
+    builder: createCodeBuildBuilder({
+      client: new CodeBuildClient({ region: aws.region }),
+      projectName: aws.codeBuildProject,
+      store,
+      clock,
+      bucket: aws.bucket,
+      repositoryUri: aws.repositoryUri,
+    }),
+    clock,
+    queue,
+    events: createPollingJobEvents(store),
+    compute: () => compute,
+    deliveryScheduler: createStepFunctionsScheduler({
+      client: new SFNClient({ region: aws.region }),
+      stateMachineArn: aws.stateMachineArn,
+      onError: (error) => logger.error({ err: error }, 'could not start a webhook delivery'),
+    }),
+    webhookSender: createHttpWebhookSender({ allowed: config.webhookAllow, timeoutMs: config.webhookTimeoutMs }),
+    resolveHost: dnsResolver,
+    defaultPythonVersion: DEFAULT_PYTHON_VERSION,
+    awaitTimeoutMs: config.awaitTimeoutMs,
+    webhookAllow: config.webhookAllow,
+    webhookRetryBaseMs: config.webhookRetryBaseMs,
+    pricing: config.pricing,
+    onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
+  });
+  return { services, compute, store, queue, artifacts, clock };
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { MACHINE_TYPES } from '../domain/machineTypes.js';
+import type { MachineType } from '../domain/machineTypes.js';
+import { ConfigError } from '../config.js';
+
+/** What the AWS mode's Lambdas and worker tasks are told by the CDK stacks, through their environment. */
+const awsSchema = z.object({
+  AWS_REGION: z.string().min(1),
+  SLUICE_BUCKET: z.string().min(1),
+  SLUICE_STATE_MACHINE_ARN: z.string().default(''),
+  SLUICE_CODEBUILD_PROJECT: z.string().default(''),
+  SLUICE_REPOSITORY_URI: z.string().default(''),
+  SLUICE_CLUSTER: z.string().default(''),
+  SLUICE_EXECUTION_ROLE_ARN: z.string().default(''),
+  SLUICE_TASK_ROLE_ARN: z.string().default(''),
+  SLUICE_LOG_GROUP: z.string().default(''),
+  /** JSON: machine type -> capacity provider name. */
+  SLUICE_CAPACITY_PROVIDERS: z.string().default('{}'),
+  SLUICE_PUBLIC_URL: z.string().default(''),
+  /** Where worker tasks run (awsvpc networking): comma-separated ids. */
+  SLUICE_SUBNETS: z.string().default(''),
+  SLUICE_SECURITY_GROUPS: z.string().default(''),
+});
+
+export interface AwsConfig {
+  region: string;
+  bucket: string;
+  stateMachineArn: string;
+  codeBuildProject: string;
+  repositoryUri: string;
+  cluster: string;
+  executionRoleArn: string;
+  taskRoleArn: string;
+  logGroup: string;
+  capacityProviders: Partial<Record<MachineType, string>>;
+  publicUrl: string;
+  subnets: string[];
+  securityGroups: string[];
+}
+
+export function loadAwsConfig(env: NodeJS.ProcessEnv = process.env): AwsConfig {
+  const parsed = awsSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(`Invalid AWS configuration: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  }
+  const values = parsed.data;
+  const providers = JSON.parse(values.SLUICE_CAPACITY_PROVIDERS) as Record<string, string>;
+  const unknown = Object.keys(providers).filter((type) => !MACHINE_TYPES.includes(type as MachineType));
+  if (unknown.length > 0) throw new ConfigError(`Invalid AWS configuration: SLUICE_CAPACITY_PROVIDERS names unknown machine types: ${unknown.join(', ')}`);
+  return {
+    region: values.AWS_REGION,
+    bucket: values.SLUICE_BUCKET,
+    stateMachineArn: values.SLUICE_STATE_MACHINE_ARN,
+    codeBuildProject: values.SLUICE_CODEBUILD_PROJECT,
+    repositoryUri: values.SLUICE_REPOSITORY_URI,
+    cluster: values.SLUICE_CLUSTER,
+    executionRoleArn: values.SLUICE_EXECUTION_ROLE_ARN,
+    taskRoleArn: values.SLUICE_TASK_ROLE_ARN,
+    logGroup: values.SLUICE_LOG_GROUP,
+    capacityProviders: providers as Partial<Record<MachineType, string>>,
+    publicUrl: values.SLUICE_PUBLIC_URL.replace(/\/+$/, ''),
+    subnets: list(values.SLUICE_SUBNETS),
+    securityGroups: list(values.SLUICE_SECURITY_GROUPS),
+  };
+}
+
+const list = (text: string) => text.split(',').map((item) => item.trim()).filter(Boolean);

@@ -1,0 +1,178 @@
+import { ApplicationAutoScalingClient, PutScalingPolicyCommand, RegisterScalableTargetCommand } from '@aws-sdk/client-application-auto-scaling';
+import { CreateServiceCommand, DescribeServicesCommand, ECSClient, RegisterTaskDefinitionCommand, UpdateServiceCommand } from '@aws-sdk/client-ecs';
+import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createEcsCompute } from '../../../shared/adapters/aws/ecsCompute.js';
+import type { MachineType } from '../../../shared/domain/machineTypes.js';
+import { aVersion } from '../../support/fixtures.js';
+
+const ecs = mockClient(ECSClient);
+const autoScaling = mockClient(ApplicationAutoScalingClient);
+const sqs = mockClient(SQSClient);
+const IMAGE = '123456789012.dkr.ecr.eu-west-1.amazonaws.com/sluice-functions:v1';
+const DLQ_ARN = 'arn:aws:sqs:eu-west-1:123456789012:sluice-dlq';
+const TASK_DEFINITION_ARN = 'arn:aws:ecs:eu-west-1:123456789012:task-definition/sluice-v1:3';
+
+const compute = createEcsCompute({
+  ecs: new ECSClient({ region: 'eu-west-1' }),
+  autoScaling: new ApplicationAutoScalingClient({ region: 'eu-west-1' }),
+  sqs: new SQSClient({ region: 'eu-west-1' }),
+  cluster: 'sluice',
+  queuePrefix: 'sluice-',
+  executionRoleArn: 'arn:aws:iam::123456789012:role/execution',
+  taskRoleArn: 'arn:aws:iam::123456789012:role/task',
+  logGroup: '/sluice/workers',
+  region: 'eu-west-1',
+  capacityProviderOf: (machineType: MachineType) => `sluice-${machineType}-provider`,
+  environment: { SLUICE_TABLE_PREFIX: 'sluice-', SLUICE_MODE: 'local' },
+  subnets: ['subnet-a', 'subnet-b'],
+  securityGroups: ['sg-workers'],
+});
+
+const input = <T>(calls: { args: [{ input: T }] }[]) => calls.map((call) => call.args[0].input);
+
+beforeEach(() => {
+  ecs.reset();
+  autoScaling.reset();
+  sqs.reset();
+  sqs.on(GetQueueUrlCommand, { QueueName: 'sluice-dlq' }).resolves({ QueueUrl: 'https://sqs.test/1/sluice-dlq' });
+  sqs.on(GetQueueAttributesCommand, { QueueUrl: 'https://sqs.test/1/sluice-dlq', AttributeNames: ['QueueArn'] }).resolves({ Attributes: { QueueArn: DLQ_ARN } });
+  sqs.on(CreateQueueCommand).resolves({ QueueUrl: 'https://sqs.test/1/sluice-v-x' });
+  ecs.on(RegisterTaskDefinitionCommand).resolves({ taskDefinition: { taskDefinitionArn: TASK_DEFINITION_ARN } });
+  ecs.on(DescribeServicesCommand).resolves({ services: [], failures: [{ reason: 'MISSING' }] });
+});
+
+describe('createEcsCompute: deployVersion', () => {
+  it('creates the version queue with a redrive policy to the DLQ', async () => {
+    const version = aVersion({ computeType: 't4' });
+    await compute.deployVersion(version, IMAGE);
+    expect(input(sqs.commandCalls(CreateQueueCommand))).toEqual([
+      { QueueName: `sluice-v-${version.id}`, Attributes: { VisibilityTimeout: '60', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: DLQ_ARN, maxReceiveCount: 5 }) } },
+    ]);
+  });
+
+  it('registers a task definition asking one GPU for a GPU machine type', async () => {
+    const version = aVersion({ computeType: 't4', split: 4 });
+    await compute.deployVersion(version, IMAGE);
+    expect(input(ecs.commandCalls(RegisterTaskDefinitionCommand))).toEqual([
+      {
+        family: `sluice-${version.id}`,
+        requiresCompatibilities: ['EC2'],
+        networkMode: 'awsvpc',
+        executionRoleArn: 'arn:aws:iam::123456789012:role/execution',
+        taskRoleArn: 'arn:aws:iam::123456789012:role/task',
+        containerDefinitions: [
+          {
+            name: 'worker',
+            image: IMAGE,
+            essential: true,
+            memoryReservation: 2048,
+            environment: [
+              { name: 'SLUICE_TABLE_PREFIX', value: 'sluice-' },
+              { name: 'SLUICE_MODE', value: 'aws' },
+              { name: 'SLUICE_VERSION_ID', value: version.id },
+            ],
+            logConfiguration: { logDriver: 'awslogs', options: { 'awslogs-group': '/sluice/workers', 'awslogs-region': 'eu-west-1', 'awslogs-stream-prefix': `v-${version.id}` } },
+            resourceRequirements: [{ type: 'GPU', value: '1' }],
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('asks no GPU for a cpu function', async () => {
+    await compute.deployVersion(aVersion({ computeType: 'cpu', split: 1 }), IMAGE);
+    const container = ecs.commandCalls(RegisterTaskDefinitionCommand)[0]?.args[0].input.containerDefinitions?.[0];
+    expect(container?.resourceRequirements).toBeUndefined();
+  });
+
+  it('creates the service on the machine type capacity provider with the minimum replicas', async () => {
+    for (const computeType of ['cpu', 'a100'] as const) {
+      const version = aVersion({ computeType, minimumReplicas: 2, maximumReplicas: 5 });
+      await compute.deployVersion(version, IMAGE);
+      expect(input(ecs.commandCalls(CreateServiceCommand)).at(-1)).toEqual({
+        cluster: 'sluice',
+        serviceName: `v-${version.id}`,
+        taskDefinition: TASK_DEFINITION_ARN,
+        desiredCount: 2,
+        capacityProviderStrategy: [{ capacityProvider: `sluice-${computeType}-provider`, weight: 1 }],
+        networkConfiguration: { awsvpcConfiguration: { subnets: ['subnet-a', 'subnet-b'], securityGroups: ['sg-workers'], assignPublicIp: 'DISABLED' } },
+      });
+    }
+    expect(input(ecs.commandCalls(DescribeServicesCommand))[0]).toEqual({ cluster: 'sluice', services: [expect.stringMatching(/^v-/)] });
+  });
+
+  it('updates the task definition of a service that exists already', async () => {
+    const version = aVersion();
+    ecs.on(DescribeServicesCommand).resolves({ services: [{ serviceName: `v-${version.id}`, status: 'ACTIVE' }] });
+    await compute.deployVersion(version, IMAGE);
+    expect(ecs.commandCalls(CreateServiceCommand)).toHaveLength(0);
+    expect(input(ecs.commandCalls(UpdateServiceCommand))).toEqual([{ cluster: 'sluice', service: `v-${version.id}`, taskDefinition: TASK_DEFINITION_ARN }]);
+  });
+
+  it('registers the scalable target between the minimum and maximum replicas', async () => {
+    const version = aVersion({ minimumReplicas: 1, maximumReplicas: 4 });
+    await compute.deployVersion(version, IMAGE);
+    expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand))).toEqual([
+      { ServiceNamespace: 'ecs', ResourceId: `service/sluice/v-${version.id}`, ScalableDimension: 'ecs:service:DesiredCount', MinCapacity: 1, MaxCapacity: 4 },
+    ]);
+  });
+
+  it('caps a version with no maximum at one task, and never below its minimum', async () => {
+    await compute.deployVersion(aVersion({ minimumReplicas: 0, maximumReplicas: null }), IMAGE);
+    await compute.deployVersion(aVersion({ minimumReplicas: 3, maximumReplicas: null }), IMAGE);
+    expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand)).map(({ MinCapacity, MaxCapacity }) => [MinCapacity, MaxCapacity])).toEqual([
+      [0, 1],
+      [3, 3],
+    ]);
+  });
+
+  it('scales on the queue messages waiting, one per task', async () => {
+    const version = aVersion();
+    await compute.deployVersion(version, IMAGE);
+    expect(input(autoScaling.commandCalls(PutScalingPolicyCommand))).toEqual([
+      {
+        ServiceNamespace: 'ecs',
+        ResourceId: `service/sluice/v-${version.id}`,
+        ScalableDimension: 'ecs:service:DesiredCount',
+        PolicyName: `v-${version.id}-queue-depth`,
+        PolicyType: 'TargetTrackingScaling',
+        TargetTrackingScalingPolicyConfiguration: {
+          TargetValue: 1,
+          CustomizedMetricSpecification: {
+            Namespace: 'AWS/SQS',
+            MetricName: 'ApproximateNumberOfMessagesVisible',
+            Dimensions: [{ Name: 'QueueName', Value: `sluice-v-${version.id}` }],
+            Statistic: 'Average',
+          },
+        },
+      },
+    ]);
+  });
+
+  it('fails without a DLQ, before creating anything', async () => {
+    sqs.on(GetQueueAttributesCommand).resolves({ Attributes: {} });
+    await expect(compute.deployVersion(aVersion(), IMAGE)).rejects.toThrow('sluice-dlq');
+    expect(sqs.commandCalls(CreateQueueCommand)).toHaveLength(0);
+    expect(ecs.commandCalls(CreateServiceCommand)).toHaveLength(0);
+  });
+});
+
+describe('createEcsCompute: workers', () => {
+  it('counts pending tasks as starting and running tasks as idle', async () => {
+    ecs.on(DescribeServicesCommand, { cluster: 'sluice', services: ['v-version-1'] }).resolves({ services: [{ status: 'ACTIVE', pendingCount: 2, runningCount: 3, desiredCount: 5 }] });
+    expect(await compute.currentWorkers('version-1')).toEqual({ starting: 2, setup: 0, active: 0, idle: 3, awaiting_resources: 0 });
+  });
+
+  it('answers zeros for a missing or deleted service', async () => {
+    expect(await compute.currentWorkers('version-1')).toEqual({ starting: 0, setup: 0, active: 0, idle: 0, awaiting_resources: 0 });
+    ecs.on(DescribeServicesCommand).resolves({ services: [{ status: 'INACTIVE', pendingCount: 1, runningCount: 1 }] });
+    expect(await compute.currentWorkers('version-1')).toEqual({ starting: 0, setup: 0, active: 0, idle: 0, awaiting_resources: 0 });
+  });
+
+  it('stops nothing itself: the worker agent stops a cancelled run', () => {
+    compute.stopJob('job-1');
+    expect([...ecs.calls(), ...autoScaling.calls(), ...sqs.calls()]).toHaveLength(0);
+  });
+});

@@ -1,0 +1,80 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createS3Artifacts } from '../../../shared/adapters/aws/s3Artifacts.js';
+
+const s3 = mockClient(S3Client);
+const artifacts = createS3Artifacts({ client: new S3Client({ region: 'eu-west-1' }), bucket: 'sluice-artifacts' });
+/** What GetObject's streaming body offers, enough for the adapter. */
+const body = (text: string) => ({ transformToByteArray: async () => new Uint8Array(Buffer.from(text)) }) as any;
+const noSuchKey = () => new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} });
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks);
+}
+
+let folder = '';
+beforeEach(async () => {
+  s3.reset();
+  folder = await mkdtemp(join(tmpdir(), 'sluice-s3-'));
+});
+afterEach(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+describe('createS3Artifacts', () => {
+  it('puts a bundle at bundles/<version>.tar.gz', async () => {
+    await artifacts.putBundle('version-1', Buffer.from('tarball'));
+    const input = s3.commandCalls(PutObjectCommand)[0]?.args[0].input;
+    expect(input).toMatchObject({ Bucket: 'sluice-artifacts', Key: 'bundles/version-1.tar.gz', ContentType: 'application/gzip' });
+    expect(Buffer.from(input?.Body as Buffer).toString()).toBe('tarball');
+  });
+
+  it('gets a bundle by its key, and null when there is none', async () => {
+    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'bundles/version-1.tar.gz' }).resolves({ Body: body('tarball') });
+    s3.on(GetObjectCommand, { Key: 'bundles/version-2.tar.gz' }).rejects(noSuchKey());
+    expect((await artifacts.getBundle('version-1'))?.toString()).toBe('tarball');
+    expect(await artifacts.getBundle('version-2')).toBeNull();
+  });
+
+  it('lets other S3 errors through', async () => {
+    s3.on(GetObjectCommand).rejects(new Error('AccessDenied'));
+    await expect(artifacts.getBundle('version-1')).rejects.toThrow('AccessDenied');
+  });
+
+  it('streams an output file from its local path to files/<job>/<index>/<name>', async () => {
+    const source = join(folder, 'scratch.bin');
+    await writeFile(source, 'file bytes');
+    await artifacts.putOutputFile('job-1', 2, '../../etc/out.png', source);
+    const input = s3.commandCalls(PutObjectCommand)[0]?.args[0].input;
+    expect(input).toMatchObject({ Bucket: 'sluice-artifacts', Key: 'files/job-1/2/out.png', ContentLength: 10 });
+    expect((await readAll(input?.Body as Readable)).toString()).toBe('file bytes');
+  });
+
+  it('gets an output file by listing its prefix, with the name its key ends with', async () => {
+    s3.on(ListObjectsV2Command, { Bucket: 'sluice-artifacts', Prefix: 'files/job-1/2/' }).resolves({ Contents: [{ Key: 'files/job-1/2/out.png' }] });
+    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'files/job-1/2/out.png' }).resolves({ Body: body('png bytes') });
+    const file = await artifacts.getOutputFile('job-1', 2);
+    expect(file?.name).toBe('out.png');
+    expect(file?.data.toString()).toBe('png bytes');
+    expect(s3.commandCalls(ListObjectsV2Command)[0]?.args[0].input).toEqual({ Bucket: 'sluice-artifacts', Prefix: 'files/job-1/2/', MaxKeys: 1 });
+  });
+
+  it('answers null for an output file that does not exist', async () => {
+    s3.on(ListObjectsV2Command).resolves({ KeyCount: 0 });
+    expect(await artifacts.getOutputFile('job-1', 0)).toBeNull();
+    expect(s3.commandCalls(GetObjectCommand)).toHaveLength(0);
+  });
+
+  it('answers null for an output file deleted between the listing and the get', async () => {
+    s3.on(ListObjectsV2Command).resolves({ Contents: [{ Key: 'files/job-1/0/a.txt' }] });
+    s3.on(GetObjectCommand).rejects(noSuchKey());
+    expect(await artifacts.getOutputFile('job-1', 0)).toBeNull();
+  });
+});
