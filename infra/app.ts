@@ -1,9 +1,9 @@
-import { App } from 'aws-cdk-lib';
-import { DataStack } from './stacks/dataStack.js';
+import { App } from 'aws-cdk-lib/core';
+import { createSluiceStacks } from './sluiceApp.js';
 
 /**
  * The AWS mode's CDK app. Stacks are environment-agnostic unless CDK_DEFAULT_ACCOUNT and
- * CDK_DEFAULT_REGION are set, so `cdk synth` needs no credentials.
+ * CDK_DEFAULT_REGION are set, so `cdk synth` needs no credentials (and no network: no lookups).
  */
 const app = new App();
 
@@ -11,8 +11,9 @@ const account = process.env.CDK_DEFAULT_ACCOUNT;
 const region = process.env.CDK_DEFAULT_REGION;
 const env = account && region ? { account, region } : undefined;
 
-const tablePrefix = (app.node.tryGetContext('sluice:tablePrefix') as string | undefined) ?? 'sluice-';
+const prefix = (app.node.tryGetContext('sluice:tablePrefix') as string | undefined) ?? 'sluice-';
+const publicUrl = app.node.tryGetContext('sluice:publicUrl') as string | undefined;
 
-new DataStack(app, 'SluiceData', { env, tablePrefix, description: 'Sluice: DynamoDB tables of the store' });
+createSluiceStacks(app, { prefix, env, publicUrl });
 
 app.synth();

@@ -37,6 +37,15 @@ export class RouteMatcher {
   }
 }
 
+/**
+ * The path parameters of a path under one route's template, or null when it does not fit.
+ * For events that carry none: a Lambda function URL passes the raw path only.
+ */
+export function pathParametersOf(route: Route, path: string): Record<string, string> | null {
+  const match = new RouteMatcher([route]).match(route.method, path);
+  return match.kind === 'found' ? match.params : null;
+}
+
 function compile(route: Route): CompiledRoute {
   const paramNames: string[] = [];
   const source = route.path

@@ -5,6 +5,7 @@ import type { ValidationIssue } from '../../domain/errors.js';
 import { ValidationError } from '../../domain/errors.js';
 import type { Route } from '../route.js';
 import type { RouteContext } from '../routeContext.js';
+import { pathParametersOf } from '../routeMatcher.js';
 import { toValidationIssues } from '../validation.js';
 
 /**
@@ -23,7 +24,7 @@ export function validateRequest(route: Route): middy.MiddlewareObj<APIGatewayPro
         issues.push(...toValidationIssues(source, result.error));
         return undefined;
       };
-      const params = parse('path', route.params, event.pathParameters ?? {});
+      const params = parse('path', route.params, event.pathParameters ?? pathParametersOf(route, event.rawPath) ?? {});
       const query = parse('query', route.query, event.queryStringParameters ?? {});
       let body: unknown;
       if (route.body) {

@@ -1,0 +1,106 @@
+/**
+ * The image build of a version, as CodeBuild runs it. The service (the CodeBuild builder,
+ * shared/adapters/aws/codeBuildBuilder.ts) starts one build per version and overrides the
+ * per-build variables; the project holds the rest.
+ */
+
+/** Set per build by the service; the project's values are placeholders. */
+export const PER_BUILD_VARIABLES = ['VERSION_ID', 'BUNDLE_URI', 'IMAGE_URI', 'PYTHON_VERSION', 'PYTHON_PACKAGES', 'SYSTEM_PACKAGES', 'CUDA_VERSION'] as const;
+
+/**
+ * Base images, from registries without Docker Hub's anonymous pull limits (CodeBuild hosts
+ * share addresses): the Docker official images' mirror on ECR Public, and NVIDIA's NGC.
+ * Project variables, so a deployment can point them at its own mirror.
+ */
+export const BASE_IMAGES = {
+  /** `<this>:<python version>-slim` for versions without CUDA. */
+  PYTHON_IMAGE: 'public.ecr.aws/docker/library/python',
+  /** `<this>:<cuda version>-runtime-ubuntu22.04` for versions with a cuda_version. */
+  CUDA_IMAGE: 'nvcr.io/nvidia/cuda',
+  /** Where the worker's `node` binary is copied from. */
+  NODE_IMAGE: 'public.ecr.aws/docker/library/node:22-bookworm-slim',
+  /** uv installs the requested Python on CUDA images, which have none. */
+  UV_IMAGE: 'ghcr.io/astral-sh/uv:0.8',
+} as const;
+
+export const DEFAULT_PYTHON_VERSION = '3.11';
+
+/**
+ * Writes `image/Dockerfile` and `image/requirements.txt` from the build's variables, refusing
+ * values that would change the Dockerfile's meaning. PYTHON_PACKAGES and SYSTEM_PACKAGES are
+ * space-separated lists (as the builder passes them); CUDA_VERSION is empty for no CUDA, and
+ * `12.1` means the `12.1.0` image. The image: the base (CUDA runtime or python slim), the
+ * system packages, a virtual environment with the Python packages, node, then the worker
+ * (`/app/worker.mjs`, the Python SDK in `/app/sdk`) and the function's code (`/app/code`).
+ */
+export const DOCKERFILE_SCRIPT = String.raw`set -euo pipefail
+set -f # package specs such as numpy[extra] are not globs
+fail() { echo "$1" >&2; exit 1; }
+version_re='^[0-9]+\.[0-9]+(\.[0-9]+)?$'
+packages_re='^[A-Za-z0-9.+:=_ -]*$'
+[[ $VERSION_ID =~ ^[A-Za-z0-9_-]+$ ]] || fail "VERSION_ID \"$VERSION_ID\" is not a version id"
+[[ $PYTHON_VERSION =~ $version_re ]] || fail "python_version \"$PYTHON_VERSION\" is not a version such as 3.11"
+[[ -z $CUDA_VERSION || $CUDA_VERSION =~ $version_re ]] || fail "cuda_version \"$CUDA_VERSION\" is not a version such as 12.1"
+[[ $SYSTEM_PACKAGES =~ $packages_re ]] || fail "system_packages may hold only package names (letters, digits, . + : = _ -)"
+mkdir -p image
+: > image/requirements.txt
+for package in $PYTHON_PACKAGES; do printf '%s\n' "$package" >> image/requirements.txt; done
+: > image/Dockerfile
+line() { printf '%s\n' "$*" >> image/Dockerfile; }
+line "FROM $NODE_IMAGE AS node"
+if [[ -n $CUDA_VERSION ]]; then
+  [[ $CUDA_VERSION =~ ^[0-9]+\.[0-9]+$ ]] && CUDA_VERSION="$CUDA_VERSION.0"
+  line "FROM $UV_IMAGE AS uv"
+  line "FROM $CUDA_IMAGE:$CUDA_VERSION-runtime-ubuntu22.04"
+else
+  line "FROM $PYTHON_IMAGE:$PYTHON_VERSION-slim"
+fi
+line "ENV DEBIAN_FRONTEND=noninteractive PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 AWS_REGION=$AWS_REGION SLUICE_VERSION_ID=$VERSION_ID"
+line "RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates $SYSTEM_PACKAGES && rm -rf /var/lib/apt/lists/*"
+if [[ -n $CUDA_VERSION ]]; then
+  line 'COPY --from=uv /uv /usr/local/bin/uv'
+  line "RUN UV_PYTHON_INSTALL_DIR=/opt/python uv venv --seed --python $PYTHON_VERSION /opt/venv"
+else
+  line 'RUN python -m venv /opt/venv'
+fi
+line 'ENV VIRTUAL_ENV=/opt/venv PATH=/opt/venv/bin:$PATH'
+line 'COPY requirements.txt /tmp/requirements.txt'
+line 'RUN if [ -s /tmp/requirements.txt ]; then pip install -r /tmp/requirements.txt; fi'
+line 'COPY --from=node /usr/local/bin/node /usr/local/bin/node'
+line 'COPY worker/ /app/'
+line 'COPY code/ /app/code/'
+line 'WORKDIR /app/code'
+line 'CMD ["node", "/app/worker.mjs"]'
+`;
+
+/** Downloads the version's bundle and the worker into the image's build context. */
+const FETCH_SCRIPT = String.raw`set -euo pipefail
+[[ -n $BUNDLE_URI && -n $IMAGE_URI ]] || { echo "BUNDLE_URI and IMAGE_URI are set per build by the service" >&2; exit 1; }
+mkdir -p image/code image/worker
+aws s3 cp "$BUNDLE_URI" bundle.tar.gz
+tar -xzf bundle.tar.gz -C image/code
+aws s3 cp "$WORKER_URI" worker.zip
+unzip -q worker.zip -d image/worker
+`;
+
+const subshell = (script: string) => `(\n${script})`;
+
+/** The buildspec: fetch (pre_build), write the Dockerfile and build (build), push to ECR (post_build). */
+export function imageBuildSpec(): Record<string, unknown> {
+  return {
+    version: '0.2',
+    env: { shell: 'bash' },
+    phases: {
+      pre_build: {
+        commands: [subshell(FETCH_SCRIPT), 'aws ecr get-login-password --region "$AWS_REGION" | docker login --username AWS --password-stdin "${IMAGE_URI%%/*}"'],
+      },
+      build: {
+        commands: [subshell(DOCKERFILE_SCRIPT), 'docker build --tag "$IMAGE_URI" image'],
+      },
+      post_build: {
+        // post_build runs after a failed build too: push only a built image.
+        commands: ['if [ "$CODEBUILD_BUILD_SUCCEEDING" = 1 ]; then docker push "$IMAGE_URI"; fi'],
+      },
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import type { TableId } from '../shared/adapters/aws/dynamodb/tables.js';
+
+export type TableAccess = 'read' | 'readWrite';
+/** The bucket's two areas: code bundles (`bundles/<version>.tar.gz`) and output files (`files/<job>/<index>/<name>`). */
+export type BucketArea = 'bundles/' | 'files/';
+
+/**
+ * What one role may do, as data: infra/grants.ts turns it into IAM statements on named
+ * resources (never `*` for data), and the tests read it back from the templates.
+ */
+export interface Permissions {
+  tables?: Partial<Record<TableId, TableAccess>>;
+  bucket?: { read?: BucketArea[]; write?: BucketArea[] };
+  /**
+   * The versions' queues (`<prefix>v-*`): send a job, consume jobs, or create a queue (the
+   * deployer, which also reads the DLQ's ARN for the new queue's redrive policy).
+   */
+  queues?: ('send' | 'consume' | 'create')[];
+  /** Start a webhook delivery (an execution of the webhook state machine). */
+  startDeliveries?: boolean;
+  /** Start an image build of the CodeBuild project. */
+  startBuilds?: boolean;
+  /**
+   * ECS: `describe` the versions' services (worker counts in views); `deploy` a version
+   * (register its task definition, create or update its service, pass the task roles, register
+   * its Application Auto Scaling target and policy).
+   */
+  ecs?: ('describe' | 'deploy')[];
+}
+
+/** Every route authenticates: the API key by hash, then its organization. */
+export const AUTHENTICATION: Permissions = { tables: { apiKeys: 'read', organizations: 'read' } };
+
+const READ_FUNCTIONS: Permissions['tables'] = { functions: 'read', versions: 'read' };
+const READ_JOBS: Permissions['tables'] = { jobs: 'read', jobOutputs: 'read' };
+/**
+ * A job's completion notifies observers: the webhook service stores deliveries (and starts
+ * them) and the usage service records the job's compute time once.
+ */
+const COMPLETE_JOBS: Permissions = {
+  tables: { jobs: 'readWrite', jobOutputs: 'read', versions: 'read', deliveries: 'readWrite', usageJobs: 'readWrite', usageHours: 'readWrite' },
+  startDeliveries: true,
+};
+
+/**
+ * Each route's needs beyond authentication, by route name (shared/http/routeTable.ts). What a
+ * route needs follows from the services it calls: see shared/services and the AWS adapters.
+ */
+export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
+  getOrganization: {},
+  listFunctions: { tables: READ_FUNCTIONS, ecs: ['describe'] },
+  getFunction: { tables: READ_FUNCTIONS, ecs: ['describe'] },
+  editFunction: { tables: { functions: 'readWrite', versions: 'read' }, ecs: ['describe'] },
+  listVersions: { tables: READ_FUNCTIONS, ecs: ['describe'] },
+  getVersion: { tables: READ_FUNCTIONS, ecs: ['describe'] },
+  // Stores the bundle, writes the function and a queued version, starts its image build.
+  deployVersion: { tables: { functions: 'readWrite', versions: 'readWrite' }, bucket: { write: ['bundles/'] }, startBuilds: true, ecs: ['describe'] },
+  listFunctionJobs: { tables: { functions: 'read', ...READ_JOBS } },
+  listVersionJobs: { tables: { ...READ_FUNCTIONS, ...READ_JOBS } },
+  pushJob: { tables: { ...READ_FUNCTIONS, jobs: 'readWrite' }, queues: ['send'] },
+  getJob: { tables: READ_JOBS },
+  listJobs: { tables: READ_JOBS },
+  // Waits by reading the job (polling JobEvents): reads only.
+  awaitJob: { tables: READ_JOBS },
+  // The worker running a cancelled job notices the status itself: no ECS call.
+  cancelJob: COMPLETE_JOBS,
+  getJobFile: { tables: { jobs: 'read' }, bucket: { read: ['files/'] } },
+  readLogs: { tables: { jobs: 'read', versions: 'read', logs: 'read' } },
+  getUsage: { tables: { usageHours: 'read' } },
+  getVersionUsage: { tables: { ...READ_FUNCTIONS, usageHours: 'read' } },
+  getJobUsage: { tables: { jobs: 'read', versions: 'read' } },
+  listJobWebhooks: { tables: { jobs: 'read', deliveries: 'read' } },
+  resendJobWebhooks: { tables: { ...READ_JOBS, deliveries: 'readWrite' }, startDeliveries: true },
+  // An organization made before secrets existed gets one on first read: both may write.
+  getWebhookSecret: { tables: { organizations: 'readWrite' } },
+  rotateWebhookSecret: { tables: { organizations: 'readWrite' } },
+};
+
+/** The roles that serve no route. */
+export const ROLE_PERMISSIONS = {
+  /** The webhook state machine's Deliver step: one signed attempt, recorded on the delivery. */
+  deliver: { tables: { deliveries: 'readWrite', organizations: 'readWrite' } },
+  /**
+   * The build-event Lambda: moves versions through their build, ends the jobs that waited for
+   * a failed build (with their webhooks) or queues them once ready, and deploys a built
+   * version: its queue, task definition, ECS service and Application Auto Scaling.
+   */
+  buildEvents: {
+    tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite' },
+    queues: ['create', 'send'],
+    startDeliveries: true,
+    ecs: ['describe', 'deploy'],
+  },
+  /**
+   * A worker task (the ECS task role): runs jobs from its version's queue, writes their
+   * outputs, logs, usage and webhook deliveries, stores output files, pushes child jobs.
+   */
+  worker: {
+    tables: {
+      jobs: 'readWrite',
+      jobOutputs: 'readWrite',
+      logs: 'readWrite',
+      deliveries: 'readWrite',
+      usageJobs: 'readWrite',
+      usageHours: 'readWrite',
+      versions: 'read',
+      functions: 'read',
+      organizations: 'read',
+    },
+    bucket: { read: ['bundles/', 'files/'], write: ['files/'] },
+    queues: ['consume', 'send'],
+    startDeliveries: true,
+  },
+} satisfies Record<string, Permissions>;
+
+/** Two permission sets as one: the union, the stronger table access winning. */
+export function mergePermissions(...sets: Permissions[]): Permissions {
+  const merged: Required<Permissions> = { tables: {}, bucket: { read: [], write: [] }, queues: [], startDeliveries: false, startBuilds: false, ecs: [] };
+  for (const set of sets) {
+    for (const [table, access] of Object.entries(set.tables ?? {}) as [TableId, TableAccess][]) {
+      if (merged.tables[table] !== 'readWrite') merged.tables[table] = access;
+    }
+    merged.bucket.read = union(merged.bucket.read, set.bucket?.read);
+    merged.bucket.write = union(merged.bucket.write, set.bucket?.write);
+    merged.queues = union(merged.queues, set.queues);
+    merged.ecs = union(merged.ecs, set.ecs);
+    merged.startDeliveries ||= set.startDeliveries ?? false;
+    merged.startBuilds ||= set.startBuilds ?? false;
+  }
+  return merged;
+}
+
+const union = <T>(a: T[] | undefined, b: T[] | undefined): T[] => [...new Set([...(a ?? []), ...(b ?? [])])];
+
+/** A route's whole permission set: authentication plus its own. */
+export function routePermissions(routeName: string): Permissions {
+  const own = ROUTE_PERMISSIONS[routeName];
+  if (!own) throw new Error(`infra/routePermissions.ts has no entry for route "${routeName}": add one (what its services read and write)`);
+  return mergePermissions(AUTHENTICATION, own);
+}

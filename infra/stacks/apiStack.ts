@@ -1,0 +1,87 @@
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib/core';
+import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { FunctionUrlAuthType, InvokeMode, type Function as LambdaFunction, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
+import type { Route } from '../../shared/http/route.js';
+import { sluiceFunction } from '../lambdaFunction.js';
+import type { SluiceNames } from '../names.js';
+import { routePermissions } from '../routePermissions.js';
+
+export interface ApiStackProps extends StackProps {
+  names: SluiceNames;
+  /** The route table (shared/http/routeTable.ts ROUTES). */
+  routes: readonly Route[];
+  /** The Lambda bundle folder (infra/bundle.ts). */
+  codeFolder: string;
+}
+
+/** The route that waits for a job; API Gateway cannot hold it for the interface's 10 minutes. */
+export const AWAIT_ROUTE = 'awaitJob';
+/** Below API Gateway's 30 s integration cut, so the route answers 408 itself. */
+export const API_AWAIT_TIMEOUT_S = 25;
+/** The interface's await window, served by the function URL. */
+export const LONG_AWAIT_TIMEOUT_S = 600;
+
+/**
+ * The Sieve v2 HTTP API: an API Gateway HTTP API with one route per entry of the route table,
+ * each integrated with its own Lambda (the shared bundle's route.mjs; SLUICE_ROUTE names the
+ * route) holding only its route's permissions (infra/routePermissions.ts).
+ *
+ * Await: HTTP API integrations are cut at 30 s, so the API's await route waits 25 s and then
+ * answers 408. The full 10-minute wait is served a second way: a Lambda function URL on a
+ * separate function (15-minute timeout) running the same route. The URL's auth is NONE
+ * because the route authenticates X-API-Key itself, as every route does.
+ */
+export class ApiStack extends Stack {
+  readonly httpApi: HttpApi;
+  /** Each route's function, by route name. */
+  readonly routeFunctions: Record<string, LambdaFunction>;
+  readonly awaitFunction: LambdaFunction;
+  readonly awaitFunctionUrl: FunctionUrl;
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    const { names, routes, codeFolder } = props;
+    this.httpApi = new HttpApi(this, 'HttpApi', { apiName: `${names.prefix}api`, description: 'Sluice: the Sieve v2 API' });
+
+    const routeFunction = (functionId: string, route: Route, timeout: Duration, environment: Record<string, string>) =>
+      sluiceFunction(this, functionId, {
+        names,
+        codeFolder,
+        entry: 'route',
+        description: `Sluice ${route.method} ${route.path}`,
+        timeout,
+        environment: { SLUICE_ROUTE: route.name, ...environment },
+        permissions: routePermissions(route.name),
+      });
+
+    this.routeFunctions = {};
+    for (const route of routes) {
+      const awaits = route.name === AWAIT_ROUTE;
+      const fn = routeFunction(route.name, route, Duration.seconds(29), awaits ? { SLUICE_AWAIT_TIMEOUT_S: String(API_AWAIT_TIMEOUT_S) } : {});
+      new HttpRoute(this, `${route.name}Route`, {
+        httpApi: this.httpApi,
+        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
+      });
+      this.routeFunctions[route.name] = fn;
+    }
+
+    const awaitRoute = routes.find((route) => route.name === AWAIT_ROUTE);
+    if (!awaitRoute) throw new Error(`The route table has no ${AWAIT_ROUTE} route`);
+    this.awaitFunction = routeFunction('awaitJobLong', awaitRoute, Duration.minutes(15), { SLUICE_AWAIT_TIMEOUT_S: String(LONG_AWAIT_TIMEOUT_S) });
+    this.awaitFunctionUrl = this.awaitFunction.addFunctionUrl({ authType: FunctionUrlAuthType.NONE, invokeMode: InvokeMode.BUFFERED });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'The Sieve v2 API (SLUICE_URL)' });
+    new CfnOutput(this, 'AwaitFunctionUrl', {
+      value: this.awaitFunctionUrl.url,
+      description: `GET <this URL>v2/jobs/{job_id}/await with X-API-Key: waits up to ${LONG_AWAIT_TIMEOUT_S} s (the API's own await route answers 408 after ${API_AWAIT_TIMEOUT_S} s)`,
+    });
+  }
+
+  /** The API's base URL, `https://<id>.execute-api.<region>.amazonaws.com`. */
+  get url(): string {
+    return this.httpApi.apiEndpoint;
+  }
+}

@@ -1,0 +1,129 @@
+import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib/core';
+import { BuildEnvironmentVariableType, BuildSpec, ComputeType, LinuxBuildImage, Project } from 'aws-cdk-lib/aws-codebuild';
+import { Repository, TagStatus } from 'aws-cdk-lib/aws-ecr';
+import { Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import { Asset } from 'aws-cdk-lib/aws-s3-assets';
+import type { Construct } from 'constructs';
+import { BASE_IMAGES, DEFAULT_PYTHON_VERSION, PER_BUILD_VARIABLES, imageBuildSpec } from '../buildspec.js';
+import { permissionStatements } from '../grants.js';
+import { sluiceFunction } from '../lambdaFunction.js';
+import type { SluiceNames } from '../names.js';
+import { ROLE_PERMISSIONS } from '../routePermissions.js';
+import type { ComputeStack } from './computeStack.js';
+
+export interface BuildStackProps extends StackProps {
+  names: SluiceNames;
+  /** The Lambda bundle folder (bundleLambdaCode()). */
+  codeFolder: string;
+  /** The worker folder (bundleWorker()): worker.mjs and the Python SDK, copied into every image. */
+  workerFolder: string;
+  /** The worker tasks' roles, network and logs, which the build-event Lambda deploys versions with. */
+  compute: ComputeStack;
+  /** The base of URLs the workers hand out (file outputs): the API's URL. */
+  publicUrl: string;
+}
+
+/** Images kept in the repository: each version's image is tagged with its id. */
+export const KEEP_IMAGES = 500;
+/** Output files are kept this long. */
+export const FILES_EXPIRE_DAYS = 30;
+
+/**
+ * From a deployed bundle to a running version: the artifacts bucket (code bundles and output
+ * files), the image repository, the CodeBuild project that builds a version's image, and the
+ * build-event Lambda that follows the builds (EventBridge) and deploys each built version to
+ * ECS: its queue, task definition, service and Application Auto Scaling (the scaling is
+ * created at deploy time by the service, not by a stack; this stack grants it).
+ */
+export class BuildStack extends Stack {
+  readonly bucket: Bucket;
+  readonly repository: Repository;
+  readonly project: Project;
+  readonly buildEventFunction: LambdaFunction;
+  readonly buildEventRule: Rule;
+
+  constructor(scope: Construct, id: string, props: BuildStackProps) {
+    super(scope, id, props);
+    const { names, compute } = props;
+
+    this.bucket = new Bucket(this, 'Artifacts', {
+      bucketName: names.bucket,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      lifecycleRules: [
+        { id: 'expire-output-files', prefix: 'files/', expiration: Duration.days(FILES_EXPIRE_DAYS) },
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+      // Bundles are the versions' code: the bucket outlives the stack, like the tables.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.repository = new Repository(this, 'Images', {
+      repositoryName: names.repository,
+      imageScanOnPush: true,
+      lifecycleRules: [
+        { description: 'Untagged layers of rebuilt images', tagStatus: TagStatus.UNTAGGED, maxImageAge: Duration.days(7) },
+        // A version whose image expired can no longer start tasks: keep more than the live versions.
+        { description: `The last ${KEEP_IMAGES} images`, tagStatus: TagStatus.ANY, maxImageCount: KEEP_IMAGES },
+      ],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const worker = new Asset(this, 'Worker', { path: props.workerFolder });
+    this.project = new Project(this, 'ImageBuild', {
+      projectName: names.project,
+      description: 'Sluice: builds a function version image and pushes it to ECR',
+      // docker build needs a privileged build container.
+      environment: { buildImage: LinuxBuildImage.STANDARD_7_0, computeType: ComputeType.MEDIUM, privileged: true },
+      environmentVariables: {
+        ...Object.fromEntries(PER_BUILD_VARIABLES.map((name) => [name, { value: name === 'PYTHON_VERSION' ? DEFAULT_PYTHON_VERSION : '' }])),
+        ...Object.fromEntries(Object.entries(BASE_IMAGES).map(([name, value]) => [name, { value }])),
+        WORKER_URI: { value: worker.s3ObjectUrl, type: BuildEnvironmentVariableType.PLAINTEXT },
+      },
+      buildSpec: BuildSpec.fromObject(imageBuildSpec()),
+      timeout: Duration.minutes(60),
+    });
+    worker.grantRead(this.project);
+    for (const statement of permissionStatements(this, names, { bucket: { read: ['bundles/'] } })) this.project.addToRolePolicy(statement);
+    this.project.addToRolePolicy(new PolicyStatement({ actions: ['ecr:GetAuthorizationToken'], resources: ['*'] }));
+    this.project.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['ecr:BatchCheckLayerAvailability', 'ecr:InitiateLayerUpload', 'ecr:UploadLayerPart', 'ecr:CompleteLayerUpload', 'ecr:PutImage', 'ecr:BatchGetImage'],
+        resources: [this.repository.repositoryArn],
+      }),
+    );
+
+    this.buildEventFunction = sluiceFunction(this, 'BuildEvents', {
+      names,
+      codeFolder: props.codeFolder,
+      entry: 'onBuildEvent',
+      description: 'Sluice: follows image builds and deploys built versions to ECS',
+      timeout: Duration.minutes(5),
+      environment: {
+        SLUICE_EXECUTION_ROLE_ARN: compute.executionRole.roleArn,
+        SLUICE_TASK_ROLE_ARN: compute.taskRole.roleArn,
+        SLUICE_LOG_GROUP: compute.logGroup.logGroupName,
+        SLUICE_SUBNETS: compute.vpc.privateSubnets.map((subnet) => subnet.subnetId).join(','),
+        SLUICE_SECURITY_GROUPS: compute.taskSecurityGroup.securityGroupId,
+        SLUICE_PUBLIC_URL: props.publicUrl,
+      },
+      permissions: ROLE_PERMISSIONS.buildEvents,
+      deployRoles: { taskRole: compute.taskRole, executionRole: compute.executionRole },
+    });
+
+    this.buildEventRule = new Rule(this, 'BuildEventRule', {
+      description: "Sluice: the image builds' phase and state changes",
+      eventPattern: {
+        source: ['aws.codebuild'],
+        detailType: ['CodeBuild Build Phase Change', 'CodeBuild Build State Change'],
+        detail: { 'project-name': [this.project.projectName] },
+      },
+      targets: [new LambdaTarget(this.buildEventFunction, { retryAttempts: 8, maxEventAge: Duration.hours(2) })],
+    });
+  }
+}

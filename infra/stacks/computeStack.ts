@@ -1,0 +1,116 @@
+import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib/core';
+import { AutoScalingGroup } from 'aws-cdk-lib/aws-autoscaling';
+import { BlockDeviceVolume, EbsDeviceVolumeType, GatewayVpcEndpointAwsService, InstanceType, LaunchTemplate, SecurityGroup, SubnetType, UserData, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { AmiHardwareType, AsgCapacityProvider, Cluster, EcsOptimizedImage, MachineImageType } from 'aws-cdk-lib/aws-ecs';
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { grantPermissions } from '../grants.js';
+import { MACHINE_CAPACITY, MACHINE_TYPES, isGpuCapacity, type MachineType } from '../machineTypes.js';
+import { arns, type SluiceNames } from '../names.js';
+import { ROLE_PERMISSIONS } from '../routePermissions.js';
+
+export interface ComputeStackProps extends StackProps {
+  names: SluiceNames;
+}
+
+/**
+ * Where replicas run: a VPC, an ECS cluster, and one capacity provider per machine type (an
+ * Auto Scaling group of that machine type's instances, infra/machineTypes.ts). Every group
+ * starts at 0 instances and ECS managed scaling grows it only for tasks that need it, so an
+ * idle deployment runs no instances.
+ *
+ * Scaling: the per-version ECS services and their Application Auto Scaling targets (between
+ * the version's minimum and maximum replicas, tracking its queue's depth) are not in this
+ * stack. The service creates them when a version's image is built (the build-event Lambda
+ * through shared/adapters/aws/ecsCompute.ts), with the task roles, log group, subnets and
+ * security group exported here; the build stack grants that Lambda the permissions to do so.
+ */
+export class ComputeStack extends Stack {
+  readonly vpc: Vpc;
+  readonly cluster: Cluster;
+  readonly capacityProviders: Record<MachineType, AsgCapacityProvider>;
+  /** The tasks' own permissions: the worker's (infra/routePermissions.ts ROLE_PERMISSIONS.worker). */
+  readonly taskRole: Role;
+  /** What ECS uses to start a task: pull its image, write its logs. */
+  readonly executionRole: Role;
+  readonly logGroup: LogGroup;
+  /** The worker tasks' network interfaces (awsvpc): outbound only. */
+  readonly taskSecurityGroup: SecurityGroup;
+
+  constructor(scope: Construct, id: string, props: ComputeStackProps) {
+    super(scope, id, props);
+    const { names } = props;
+
+    // One NAT gateway (not one per AZ): the one fixed cost of an idle deployment, kept small.
+    this.vpc = new Vpc(this, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 1,
+      subnetConfiguration: [
+        { name: 'public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
+        { name: 'private', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 },
+      ],
+    });
+    // Free gateway endpoints: DynamoDB and S3 traffic (most of a worker's) bypasses the NAT.
+    this.vpc.addGatewayEndpoint('DynamoDb', { service: GatewayVpcEndpointAwsService.DYNAMODB });
+    this.vpc.addGatewayEndpoint('S3', { service: GatewayVpcEndpointAwsService.S3 });
+
+    this.cluster = new Cluster(this, 'Cluster', { vpc: this.vpc, clusterName: names.cluster });
+    this.taskSecurityGroup = new SecurityGroup(this, 'TaskSecurityGroup', { vpc: this.vpc, description: 'Sluice worker tasks (outbound only)', allowAllOutbound: true });
+
+    const instanceSecurityGroup = new SecurityGroup(this, 'InstanceSecurityGroup', { vpc: this.vpc, description: 'Sluice ECS container instances (outbound only)', allowAllOutbound: true });
+    const instanceRole = new Role(this, 'InstanceRole', {
+      assumedBy: new ServicePrincipal('ec2.amazonaws.com'),
+      managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
+    });
+    this.capacityProviders = Object.fromEntries(
+      MACHINE_TYPES.map((machineType) => [machineType, this.capacityProvider(machineType, names, instanceRole, instanceSecurityGroup)]),
+    ) as Record<MachineType, AsgCapacityProvider>;
+
+    this.logGroup = new LogGroup(this, 'WorkerLogs', { logGroupName: names.workerLogGroup, retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+
+    this.executionRole = new Role(this, 'TaskExecutionRole', { assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'ECS starts Sluice worker tasks: image pull, logs' });
+    this.executionRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['ecr:GetAuthorizationToken'], resources: ['*'] }));
+    this.executionRole.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'], resources: [arns.repository(this, names.repository)] }),
+    );
+    this.executionRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }));
+
+    this.taskRole = new Role(this, 'TaskRole', { assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'Sluice worker tasks: run jobs of one version' });
+    grantPermissions(this.taskRole, names, ROLE_PERMISSIONS.worker);
+  }
+
+  private capacityProvider(machineType: MachineType, names: SluiceNames, role: Role, securityGroup: SecurityGroup): AsgCapacityProvider {
+    const capacity = MACHINE_CAPACITY[machineType];
+    const gpu = isGpuCapacity(machineType);
+    const id = machineType.replace(/[^A-Za-z0-9]/g, '');
+    const launchTemplate = new LaunchTemplate(this, `${id}LaunchTemplate`, {
+      instanceType: new InstanceType(capacity.instanceType),
+      // GPU groups: the ECS GPU-optimized AMI (NVIDIA driver and container runtime).
+      machineImage: gpu ? EcsOptimizedImage.amazonLinux2(AmiHardwareType.GPU) : EcsOptimizedImage.amazonLinux2023(),
+      userData: UserData.forLinux(),
+      role,
+      securityGroup,
+      requireImdsv2: true,
+      blockDevices: [{ deviceName: '/dev/xvda', volume: BlockDeviceVolume.ebs(capacity.rootVolumeGiB, { volumeType: EbsDeviceVolumeType.GP3, encrypted: true }) }],
+    });
+    const group = new AutoScalingGroup(this, `${id}Instances`, {
+      vpc: this.vpc,
+      vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
+      launchTemplate,
+      // No instance while no task asks for one.
+      minCapacity: 0,
+      maxCapacity: capacity.maxInstances,
+    });
+    const provider = new AsgCapacityProvider(this, `${id}CapacityProvider`, {
+      autoScalingGroup: group,
+      capacityProviderName: names.capacityProvider(machineType),
+      enableManagedScaling: true,
+      enableManagedTerminationProtection: true,
+      targetCapacityPercent: 100,
+      machineImageType: MachineImageType.AMAZON_LINUX_2,
+    });
+    this.cluster.addAsgCapacityProvider(provider);
+    return provider;
+  }
+}

@@ -1,0 +1,155 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { TABLES, type TableId } from '../../shared/adapters/aws/dynamodb/tables.js';
+import { ROUTES } from '../../shared/http/routeTable.js';
+import { routePermissions } from '../../infra/routePermissions.js';
+import { API_AWAIT_TIMEOUT_S, LONG_AWAIT_TIMEOUT_S } from '../../infra/stacks/apiStack.js';
+import { PREFIX, actionsOf, functionStatements, resourcesIn, resourcesOf, sluiceApp, tablesNamed, type Resource, type StackName } from './sluiceTemplates.js';
+
+let api: Template;
+let templates: Record<StackName, Template>;
+
+beforeAll(() => {
+  templates = sluiceApp().templates;
+  api = templates.api;
+});
+
+const refOf = (value: unknown): string => (value as { Ref?: string }).Ref ?? (value as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+const suffixes = (ids: TableId[]) => new Set(ids.map((id) => TABLES[id].nameSuffix));
+
+/** The function a route's integration invokes, with its logical id. */
+function routeFunctionWithId(routeKey: string): [string, Resource] {
+  const routes = Object.values(resourcesOf(api, 'AWS::ApiGatewayV2::Route')).filter((route) => route.Properties.RouteKey === routeKey);
+  expect(routes).toHaveLength(1);
+  const target = (routes[0] as Resource).Properties.Target as { 'Fn::Join': [string, unknown[]] };
+  const integration = resourcesOf(api, 'AWS::ApiGatewayV2::Integration')[refOf(target['Fn::Join'][1][1])] as Resource;
+  const id = refOf(integration.Properties.IntegrationUri);
+  return [id, resourcesOf(api, 'AWS::Lambda::Function')[id] as Resource];
+}
+
+const routeFunction = (routeKey: string): Resource => routeFunctionWithId(routeKey)[1];
+
+/** The logical id of the function serving a route of the table through the API. */
+function routeFunctionId(name: string): string {
+  const route = ROUTES.find((candidate) => candidate.name === name);
+  if (!route) throw new Error(`no route ${name}`);
+  return routeFunctionWithId(`${route.method} ${route.path}`)[0];
+}
+
+describe('ApiStack', () => {
+  it('creates exactly one API route per entry of the route table', () => {
+    api.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length);
+  });
+
+  describe.each(ROUTES.map((route) => [route.name, route] as const))('the %s route', (name, route) => {
+    it('has the route key "METHOD path" of the route table, integrated with a Lambda whose SLUICE_ROUTE is the route name', () => {
+      const fn = routeFunction(`${route.method} ${route.path}`);
+      expect(fn.Properties.Environment.Variables.SLUICE_ROUTE).toBe(name);
+    });
+
+    it('runs the shared bundle on Node.js 22 with 512 MB, a 29 s timeout and the service environment', () => {
+      const fn = routeFunction(`${route.method} ${route.path}`).Properties;
+      expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'route.handler', MemorySize: 512, Timeout: 29 });
+      expect(Object.keys(fn.Environment.Variables)).toEqual(
+        expect.arrayContaining(['SLUICE_MODE', 'SLUICE_TABLE_PREFIX', 'SLUICE_BUCKET', 'SLUICE_STATE_MACHINE_ARN', 'SLUICE_CODEBUILD_PROJECT', 'SLUICE_REPOSITORY_URI', 'SLUICE_CLUSTER', 'SLUICE_CAPACITY_PROVIDERS']),
+      );
+      expect(fn.Environment.Variables).toMatchObject({ SLUICE_MODE: 'aws', SLUICE_TABLE_PREFIX: PREFIX, SLUICE_CLUSTER: `${PREFIX}cluster`, SLUICE_CODEBUILD_PROJECT: `${PREFIX}image-build` });
+    });
+
+    it('may touch exactly the tables its permissions name, writing only those it may write', () => {
+      const statements = functionStatements(api, routeFunctionId(name));
+      const expected = Object.entries(routePermissions(name).tables ?? {}) as [TableId, string][];
+      expect(tablesNamed(statements)).toEqual(suffixes(expected.map(([table]) => table)));
+      expect(tablesNamed(statements, 'dynamodb:PutItem')).toEqual(suffixes(expected.filter(([, access]) => access === 'readWrite').map(([table]) => table)));
+    });
+
+    it('has SQS, Step Functions, CodeBuild and ECS actions only where its permissions say so', () => {
+      const actions = actionsOf(functionStatements(api, routeFunctionId(name)));
+      const permissions = routePermissions(name);
+      expect(actions.some((action) => action.startsWith('sqs:'))).toBe((permissions.queues ?? []).length > 0);
+      expect(actions.some((action) => action.startsWith('states:'))).toBe(Boolean(permissions.startDeliveries));
+      expect(actions.some((action) => action.startsWith('codebuild:'))).toBe(Boolean(permissions.startBuilds));
+      expect(actions.some((action) => action.startsWith('ecs:'))).toBe((permissions.ecs ?? []).length > 0);
+      expect(actions.some((action) => action.startsWith('s3:'))).toBe(Boolean(permissions.bucket?.read?.length || permissions.bucket?.write?.length));
+      expect(actions.some((action) => action.startsWith('iam:') || action.startsWith('application-autoscaling:'))).toBe(false);
+    });
+  });
+
+  it('lets getOrganization read the organizations and api_keys tables and nothing else', () => {
+    const statements = functionStatements(api, routeFunctionId('getOrganization'));
+    expect(tablesNamed(statements)).toEqual(new Set(['organizations', 'api_keys']));
+    expect(actionsOf(statements).every((action) => action.startsWith('dynamodb:') && !/Put|Update|Delete|Write/.test(action))).toBe(true);
+  });
+
+  it('lets pushJob send to the versions’ queues (test-v-*) but call no ECS action', () => {
+    const statements = functionStatements(api, routeFunctionId('pushJob'));
+    const send = statements.filter((statement) => actionsOf([statement]).includes('sqs:SendMessage'));
+    expect(send).toHaveLength(1);
+    expect(JSON.stringify(send[0]?.Resource)).toContain(`:${PREFIX}v-*`);
+    expect(actionsOf(statements).filter((action) => action.startsWith('ecs:'))).toEqual([]);
+  });
+
+  it('lets deployVersion write bundles/ only and start builds of the image project only', () => {
+    const statements = functionStatements(api, routeFunctionId('deployVersion'));
+    const put = statements.find((statement) => actionsOf([statement]).includes('s3:PutObject'));
+    expect(JSON.stringify(put?.Resource)).toMatch(/\/bundles\/\*"/);
+    expect(JSON.stringify(put?.Resource)).not.toContain('files/');
+    const build = statements.find((statement) => actionsOf([statement]).includes('codebuild:StartBuild'));
+    expect(JSON.stringify(build?.Resource)).toContain(`:project/${PREFIX}image-build`);
+  });
+
+  it('gives no role of any stack a "*" resource for a DynamoDB, S3 or SQS action', () => {
+    for (const template of Object.values(templates)) {
+      for (const policy of Object.values(resourcesOf(template, 'AWS::IAM::Policy'))) {
+        for (const statement of policy.Properties.PolicyDocument.Statement) {
+          const data = actionsOf([statement]).filter((action) => /^(dynamodb|s3|sqs):/.test(action));
+          if (data.length > 0) expect(resourcesIn(statement), `${data.join(',')}`).not.toContain('*');
+        }
+      }
+    }
+  });
+
+  describe('await', () => {
+    it('serves the await route a second way: a function URL without IAM auth on a 900 s function that waits 600 s', () => {
+      const urls = Object.values(resourcesOf(api, 'AWS::Lambda::Url'));
+      expect(urls).toHaveLength(1);
+      expect(urls[0]?.Properties.AuthType).toBe('NONE');
+      const fn = resourcesOf(api, 'AWS::Lambda::Function')[refOf(urls[0]?.Properties.TargetFunctionArn)] as Resource;
+      expect(fn.Properties.Timeout).toBe(900);
+      expect(fn.Properties.Handler).toBe('route.handler');
+      expect(fn.Properties.Environment.Variables).toMatchObject({ SLUICE_ROUTE: 'awaitJob', SLUICE_AWAIT_TIMEOUT_S: String(LONG_AWAIT_TIMEOUT_S) });
+    });
+
+    it('lets the API Gateway await route answer 408 itself before the 30 s integration cut', () => {
+      const awaitRoute = ROUTES.find((route) => route.name === 'awaitJob');
+      const fn = routeFunction(`${awaitRoute?.method} ${awaitRoute?.path}`);
+      expect(fn.Properties.Environment.Variables.SLUICE_AWAIT_TIMEOUT_S).toBe(String(API_AWAIT_TIMEOUT_S));
+      expect(API_AWAIT_TIMEOUT_S).toBeLessThan(fn.Properties.Timeout);
+      expect(fn.Properties.Timeout).toBeLessThan(30);
+    });
+
+    it('gives the long await function the same permissions as the await route', () => {
+      const [longId] = Object.entries(resourcesOf(api, 'AWS::Lambda::Function')).find(([, fn]) => fn.Properties.Timeout === 900) as [string, Resource];
+      expect(functionStatements(api, longId)).toEqual(functionStatements(api, routeFunctionId('awaitJob')));
+    });
+  });
+
+  it('outputs the API URL and the await function URL', () => {
+    const outputs = api.toJSON().Outputs;
+    expect(outputs.ApiUrl.Value).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^HttpApi/), 'ApiEndpoint'] });
+    expect(outputs.AwaitFunctionUrl.Value).toEqual({ 'Fn::GetAtt': [expect.any(String), 'FunctionUrl'] });
+  });
+
+  it('gives its URL to the build-event Lambda, which hands it to the workers (file output URLs)', () => {
+    const buildEvents = Object.values(resourcesOf(templates.build, 'AWS::Lambda::Function'))[0] as Resource;
+    expect(JSON.stringify(buildEvents.Properties.Environment.Variables.SLUICE_PUBLIC_URL)).toMatch(/SluiceApi:ExportsOutputFnGetAttHttpApi\w*ApiEndpoint/);
+  });
+
+  it('runs every Lambda of every stack from one code asset', () => {
+    const keys = new Set<string>();
+    for (const template of Object.values(templates)) {
+      for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) keys.add(JSON.stringify(fn.Properties.Code.S3Key));
+    }
+    expect(keys.size).toBe(1);
+  });
+});

@@ -1,0 +1,195 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { App } from 'aws-cdk-lib/core';
+import { Template } from 'aws-cdk-lib/assertions';
+import { bundleLambdaCode, bundleWorker } from '../../infra/bundle.js';
+import { BASE_IMAGES, DOCKERFILE_SCRIPT, PER_BUILD_VARIABLES } from '../../infra/buildspec.js';
+import { sluiceNames } from '../../infra/names.js';
+import { BuildStack, FILES_EXPIRE_DAYS, KEEP_IMAGES } from '../../infra/stacks/buildStack.js';
+import { ComputeStack } from '../../infra/stacks/computeStack.js';
+import { PREFIX, actionsOf, functionStatements, logicalIdOf, onlyFunctionWithEnv, resourcesOf, roleStatements, tablesNamed, type Resource, type Statement } from './sluiceTemplates.js';
+
+const PUBLIC_URL = 'https://api.example.com';
+let template: Template;
+let build: BuildStack;
+
+beforeAll(() => {
+  // The build stack needs the compute stack's roles and network, and the API's URL (given here).
+  const app = new App();
+  const names = sluiceNames(PREFIX);
+  const compute = new ComputeStack(app, 'SluiceCompute', { names });
+  build = new BuildStack(app, 'SluiceBuild', { names, codeFolder: bundleLambdaCode(), workerFolder: bundleWorker(), compute, publicUrl: PUBLIC_URL });
+  template = Template.fromStack(build);
+});
+
+const only = (type: string): Resource => {
+  const found = Object.values(resourcesOf(template, type));
+  expect(found).toHaveLength(1);
+  return found[0] as Resource;
+};
+const statementWith = (statements: Statement[], action: string) => statements.find((statement) => actionsOf([statement]).includes(action));
+
+describe('BuildStack', () => {
+  describe('the artifacts bucket', () => {
+    it('is named per account and region, blocks public access, encrypts, and is kept when the stack goes', () => {
+      const bucket = template.toJSON().Resources[logicalIdOf(build.bucket)];
+      expect(JSON.stringify(bucket.Properties.BucketName)).toContain(`${PREFIX}artifacts-`);
+      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+      expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
+      expect(bucket.DeletionPolicy).toBe('Retain');
+    });
+
+    it(`expires output files (files/) after ${FILES_EXPIRE_DAYS} days and keeps bundles`, () => {
+      const rules = only('AWS::S3::Bucket').Properties.LifecycleConfiguration.Rules as Record<string, unknown>[];
+      const expiring = rules.filter((rule) => rule.ExpirationInDays !== undefined);
+      expect(expiring).toEqual([expect.objectContaining({ Prefix: 'files/', ExpirationInDays: 30, Status: 'Enabled' })]);
+    });
+
+    it('refuses requests without TLS', () => {
+      expect(JSON.stringify(only('AWS::S3::BucketPolicy').Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
+    });
+  });
+
+  it(`scans images on push and keeps the last ${KEEP_IMAGES}`, () => {
+    const repository = only('AWS::ECR::Repository').Properties;
+    expect(repository.RepositoryName).toBe(`${PREFIX}functions`);
+    expect(repository.ImageScanningConfiguration).toEqual({ ScanOnPush: true });
+    const rules = JSON.parse(repository.LifecyclePolicy.LifecyclePolicyText).rules as { selection: { tagStatus: string; countType: string; countNumber: number } }[];
+    expect(rules).toContainEqual(expect.objectContaining({ selection: expect.objectContaining({ tagStatus: 'any', countType: 'imageCountMoreThan', countNumber: KEEP_IMAGES }) }));
+  });
+
+  describe('the image build project', () => {
+    it('runs privileged Linux builds (docker build) named after the prefix', () => {
+      const project = only('AWS::CodeBuild::Project').Properties;
+      expect(project.Name).toBe(`${PREFIX}image-build`);
+      expect(project.Environment).toMatchObject({ Type: 'LINUX_CONTAINER', PrivilegedMode: true });
+    });
+
+    it('declares every per-build variable the service overrides, and the worker and base images', () => {
+      const variables = (only('AWS::CodeBuild::Project').Properties.Environment.EnvironmentVariables as { Name: string }[]).map((variable) => variable.Name);
+      expect(variables).toEqual(expect.arrayContaining([...PER_BUILD_VARIABLES, ...Object.keys(BASE_IMAGES), 'WORKER_URI']));
+    });
+
+    it('downloads the bundle, writes the Dockerfile and builds, and pushes to ECR in post_build only after a successful build', () => {
+      const spec = JSON.parse(only('AWS::CodeBuild::Project').Properties.Source.BuildSpec);
+      expect(spec.phases.pre_build.commands.join('\n')).toContain('aws s3 cp "$BUNDLE_URI"');
+      expect(spec.phases.build.commands.join('\n')).toContain('image/Dockerfile');
+      expect(spec.phases.build.commands.join('\n')).toContain('docker build --tag "$IMAGE_URI" image');
+      expect(spec.phases.post_build.commands).toEqual(['if [ "$CODEBUILD_BUILD_SUCCEEDING" = 1 ]; then docker push "$IMAGE_URI"; fi']);
+    });
+
+    it('may read bundles/ of the bucket and push to its own repository only', () => {
+      const project = only('AWS::CodeBuild::Project');
+      const statements = roleStatements(template, (project.Properties.ServiceRole as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]);
+      const bundles = statementWith(statements, 's3:GetObject');
+      expect(JSON.stringify(bundles?.Resource)).toContain('/bundles/*');
+      expect(actionsOf(statements)).not.toContain('s3:PutObject');
+      const push = statementWith(statements, 'ecr:PutImage');
+      expect(push?.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(build.repository), 'Arn'] });
+    });
+  });
+
+  describe('the build events', () => {
+    it('sends the project’s phase and state changes to the build-event Lambda', () => {
+      const rule = only('AWS::Events::Rule').Properties;
+      expect(rule.EventPattern).toEqual({
+        source: ['aws.codebuild'],
+        'detail-type': ['CodeBuild Build Phase Change', 'CodeBuild Build State Change'],
+        detail: { 'project-name': [{ Ref: logicalIdOf(build.project) }] },
+      });
+      const [id, fn] = onlyFunctionWithEnv(template, 'SLUICE_MODE', 'aws');
+      expect(rule.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [id, 'Arn'] } })]);
+      expect(fn.Properties).toMatchObject({ Handler: 'onBuildEvent.handler', Runtime: 'nodejs22.x' });
+    });
+
+    it('tells the build-event Lambda the task roles, log group, subnets, security group and the API URL', () => {
+      const [, fn] = onlyFunctionWithEnv(template, 'SLUICE_MODE', 'aws');
+      expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(
+        expect.arrayContaining(['SLUICE_TASK_ROLE_ARN', 'SLUICE_EXECUTION_ROLE_ARN', 'SLUICE_LOG_GROUP', 'SLUICE_SUBNETS', 'SLUICE_SECURITY_GROUPS', 'SLUICE_PUBLIC_URL', 'SLUICE_CAPACITY_PROVIDERS']),
+      );
+      expect(fn.Properties.Environment.Variables.SLUICE_PUBLIC_URL).toBe(PUBLIC_URL);
+    });
+
+    it('lets the build-event Lambda deploy versions: queue, task definition, service in the cluster, scaling', () => {
+      const [id] = onlyFunctionWithEnv(template, 'SLUICE_MODE', 'aws');
+      const statements = functionStatements(template, id);
+      expect(JSON.stringify(statementWith(statements, 'sqs:CreateQueue')?.Resource)).toContain(`:${PREFIX}v-*`);
+      const service = statementWith(statements, 'ecs:CreateService');
+      expect(actionsOf([service as Statement])).toEqual(expect.arrayContaining(['ecs:CreateService', 'ecs:UpdateService', 'ecs:DescribeServices']));
+      expect(JSON.stringify(service?.Resource)).toContain(`:service/${PREFIX}cluster/v-*`);
+      expect(actionsOf(statements)).toEqual(expect.arrayContaining(['ecs:RegisterTaskDefinition', 'application-autoscaling:RegisterScalableTarget', 'application-autoscaling:PutScalingPolicy', 'states:StartExecution']));
+      expect(tablesNamed(statements, 'dynamodb:PutItem')).toEqual(new Set(['versions', 'jobs', 'webhook_deliveries']));
+    });
+
+    it('lets the build-event Lambda pass the two worker task roles to ECS tasks, and no other role', () => {
+      const [id] = onlyFunctionWithEnv(template, 'SLUICE_MODE', 'aws');
+      const pass = functionStatements(template, id).filter((statement) => actionsOf([statement]).includes('iam:PassRole'));
+      expect(pass).toHaveLength(1);
+      expect(pass[0]?.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
+      const resources = JSON.stringify(pass[0]?.Resource);
+      expect(resources).toContain('TaskRole');
+      expect(resources).toContain('TaskExecutionRole');
+      expect((pass[0]?.Resource as unknown[]).length).toBe(2);
+    });
+  });
+});
+
+describe('the Dockerfile the build writes', () => {
+  const work = mkdtempSync(join(tmpdir(), 'sluice-dockerfile-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  const write = (variables: Record<string, string>) => {
+    rmSync(join(work, 'image'), { recursive: true, force: true });
+    const env = { PATH: process.env.PATH, ...BASE_IMAGES, AWS_REGION: 'eu-west-1', VERSION_ID: 'v1', PYTHON_VERSION: '3.11', PYTHON_PACKAGES: '', SYSTEM_PACKAGES: '', CUDA_VERSION: '', ...variables };
+    const result = spawnSync('bash', ['-c', DOCKERFILE_SCRIPT], { cwd: work, env, encoding: 'utf8' });
+    const read = (name: string) => (result.status === 0 ? readFileSync(join(work, 'image', name), 'utf8') : '');
+    return { status: result.status, stderr: result.stderr, dockerfile: read('Dockerfile'), requirements: read('requirements.txt') };
+  };
+
+  it('starts from python:<version>-slim without CUDA, with the system and Python packages, node, the worker and the code', () => {
+    const { status, dockerfile, requirements } = write({ PYTHON_VERSION: '3.12', PYTHON_PACKAGES: 'numpy==2.1 requests', SYSTEM_PACKAGES: 'ffmpeg libsm6' });
+    expect(status).toBe(0);
+    expect(dockerfile).toContain(`FROM ${BASE_IMAGES.PYTHON_IMAGE}:3.12-slim\n`);
+    expect(dockerfile).toContain('apt-get install -y --no-install-recommends ca-certificates ffmpeg libsm6');
+    expect(dockerfile).toContain('RUN python -m venv /opt/venv');
+    expect(dockerfile).toContain('pip install -r /tmp/requirements.txt');
+    expect(dockerfile).toContain('COPY --from=node /usr/local/bin/node /usr/local/bin/node');
+    expect(dockerfile).toContain('COPY worker/ /app/');
+    expect(dockerfile).toContain('COPY code/ /app/code/');
+    expect(dockerfile).toContain('ENV VIRTUAL_ENV=/opt/venv PATH=/opt/venv/bin:$PATH');
+    expect(dockerfile.trim().split('\n').at(-1)).toBe('CMD ["node", "/app/worker.mjs"]');
+    expect(requirements).toBe('numpy==2.1\nrequests\n');
+  });
+
+  it('starts from the NVIDIA CUDA runtime when a CUDA version is set, installing the Python version with uv', () => {
+    const { status, dockerfile } = write({ CUDA_VERSION: '12.1', PYTHON_VERSION: '3.10' });
+    expect(status).toBe(0);
+    expect(dockerfile).toContain(`FROM ${BASE_IMAGES.CUDA_IMAGE}:12.1.0-runtime-ubuntu22.04\n`);
+    expect(dockerfile).toContain('uv venv --seed --python 3.10 /opt/venv');
+    expect(dockerfile).not.toContain(BASE_IMAGES.PYTHON_IMAGE);
+  });
+
+  it('keeps a full CUDA version as given', () => {
+    expect(write({ CUDA_VERSION: '11.8.0' }).dockerfile).toContain(':11.8.0-runtime-ubuntu22.04');
+  });
+
+  it('does not expand package specs as file globs', () => {
+    writeFileSync(join(work, 'numpya'), '');
+    expect(write({ PYTHON_PACKAGES: 'numpy[a]' }).requirements).toBe('numpy[a]\n');
+  });
+
+  it.each([
+    ['SYSTEM_PACKAGES', 'curl; rm -rf /'],
+    ['SYSTEM_PACKAGES', '$(id)'],
+    ['PYTHON_VERSION', '3.11 && id'],
+    ['CUDA_VERSION', '12.1-devel'],
+    ['VERSION_ID', 'v1\nRUN id'],
+  ])('refuses %s %j, which would change the Dockerfile', (name, value) => {
+    const result = write({ [name]: value });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).not.toBe('');
+  });
+});

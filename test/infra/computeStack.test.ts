@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { App } from 'aws-cdk-lib/core';
+import { Template } from 'aws-cdk-lib/assertions';
+import { MACHINE_CAPACITY, MACHINE_TYPES, isGpuCapacity } from '../../infra/machineTypes.js';
+import { sluiceNames } from '../../infra/names.js';
+import { ComputeStack } from '../../infra/stacks/computeStack.js';
+import { PREFIX, actionsOf, logicalIdOf, resourcesOf, roleStatements, tablesNamed, type Resource } from './sluiceTemplates.js';
+
+// The stack needs no Lambda code: built alone, without the rest of the app.
+let compute: ComputeStack;
+let template: Template;
+
+beforeAll(() => {
+  compute = new ComputeStack(new App(), 'SluiceCompute', { names: sluiceNames(PREFIX) });
+  template = Template.fromStack(compute);
+});
+
+const refOf = (value: unknown): string => (value as { Ref?: string }).Ref ?? (value as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+
+/** The capacity provider of a machine type, its Auto Scaling group and the group's launch template. */
+function capacityOf(machineType: string): { provider: Resource; group: Resource; launchTemplate: Resource } {
+  const providers = Object.values(resourcesOf(template, 'AWS::ECS::CapacityProvider')).filter((provider) => provider.Properties.Name === `${PREFIX}${machineType}`);
+  expect(providers).toHaveLength(1);
+  const provider = providers[0] as Resource;
+  const group = resourcesOf(template, 'AWS::AutoScaling::AutoScalingGroup')[refOf(provider.Properties.AutoScalingGroupProvider.AutoScalingGroupArn)] as Resource;
+  const launchTemplate = resourcesOf(template, 'AWS::EC2::LaunchTemplate')[refOf(group.Properties.LaunchTemplate.LaunchTemplateId)] as Resource;
+  return { provider, group, launchTemplate };
+}
+
+describe('ComputeStack', () => {
+  it('knows an instance type for every machine type of the interface, and no other', () => {
+    expect(Object.keys(MACHINE_CAPACITY).sort()).toEqual([...MACHINE_TYPES].sort());
+  });
+
+  it('builds a VPC over two availability zones with one NAT gateway', () => {
+    template.resourceCountIs('AWS::EC2::NatGateway', 1);
+    const subnets = Object.values(resourcesOf(template, 'AWS::EC2::Subnet'));
+    expect(subnets).toHaveLength(4);
+    expect(new Set(subnets.map((subnet) => JSON.stringify(subnet.Properties.AvailabilityZone))).size).toBe(2);
+  });
+
+  it('creates one capacity provider per machine type, all on the cluster', () => {
+    template.resourceCountIs('AWS::ECS::CapacityProvider', MACHINE_TYPES.length);
+    template.hasResourceProperties('AWS::ECS::Cluster', { ClusterName: `${PREFIX}cluster` });
+    const associations = Object.values(resourcesOf(template, 'AWS::ECS::ClusterCapacityProviderAssociations'));
+    expect(associations).toHaveLength(1);
+    expect((associations[0]?.Properties.CapacityProviders as unknown[]).length).toBe(MACHINE_TYPES.length);
+  });
+
+  describe.each(MACHINE_TYPES.map((type) => [type]))('the %s capacity', (machineType) => {
+    const capacity = MACHINE_CAPACITY[machineType];
+
+    it(`is an Auto Scaling group of ${capacity.instanceType} instances, from 0 to ${capacity.maxInstances}, with managed scaling`, () => {
+      const { provider, group, launchTemplate } = capacityOf(machineType);
+      expect(launchTemplate.Properties.LaunchTemplateData.InstanceType).toBe(capacity.instanceType);
+      expect(group.Properties.MinSize).toBe('0');
+      expect(group.Properties.MaxSize).toBe(String(capacity.maxInstances));
+      expect(group.Properties.DesiredCapacity).toBeUndefined();
+      expect(provider.Properties.AutoScalingGroupProvider.ManagedScaling.Status).toBe('ENABLED');
+    });
+
+    it(isGpuCapacity(machineType) ? 'boots the ECS GPU-optimized AMI' : 'boots the ECS-optimized Amazon Linux 2023 AMI', () => {
+      const { launchTemplate } = capacityOf(machineType);
+      const parameter = template.toJSON().Parameters[refOf(launchTemplate.Properties.LaunchTemplateData.ImageId)];
+      expect(parameter.Default).toBe(
+        isGpuCapacity(machineType) ? '/aws/service/ecs/optimized-ami/amazon-linux-2/gpu/recommended/image_id' : '/aws/service/ecs/optimized-ami/amazon-linux-2023/recommended/image_id',
+      );
+    });
+
+    it('requires IMDSv2 and an encrypted root volume of the table’s size', () => {
+      const data = capacityOf(machineType).launchTemplate.Properties.LaunchTemplateData;
+      expect(data.MetadataOptions.HttpTokens).toBe('required');
+      expect(data.BlockDeviceMappings[0].Ebs).toMatchObject({ Encrypted: true, VolumeSize: capacity.rootVolumeGiB });
+    });
+  });
+
+  it('maps a100-20gb to whole A100s (p4d.24xlarge, like a100)', () => {
+    expect(MACHINE_CAPACITY['a100-20gb'].instanceType).toBe(MACHINE_CAPACITY.a100.instanceType);
+  });
+
+  it('lets worker tasks use the jobs, outputs, logs, usage and deliveries tables and consume and send on the versions’ queues', () => {
+    const statements = roleStatements(template, logicalIdOf(compute.taskRole));
+    expect(tablesNamed(statements, 'dynamodb:PutItem')).toEqual(new Set(['jobs', 'job_outputs', 'logs', 'usage_jobs', 'usage_hours', 'webhook_deliveries']));
+    expect(tablesNamed(statements)).toEqual(new Set(['jobs', 'job_outputs', 'logs', 'usage_jobs', 'usage_hours', 'webhook_deliveries', 'versions', 'functions', 'organizations']));
+    const queue = statements.find((statement) => actionsOf([statement]).includes('sqs:ReceiveMessage'));
+    expect(JSON.stringify(queue?.Resource)).toContain(`:${PREFIX}v-*`);
+    expect(actionsOf(statements)).not.toContain('sqs:CreateQueue');
+    expect(actionsOf(statements).filter((action) => action.startsWith('ecs:') || action.startsWith('iam:'))).toEqual([]);
+  });
+
+  it('lets worker tasks read bundles/ and files/ and write files/ only', () => {
+    const statements = roleStatements(template, logicalIdOf(compute.taskRole));
+    const put = statements.find((statement) => actionsOf([statement]).includes('s3:PutObject'));
+    expect(JSON.stringify(put?.Resource)).toMatch(/\/files\/\*"/);
+    expect(JSON.stringify(put?.Resource)).not.toContain('bundles/');
+  });
+
+  it('lets ECS pull images of the repository only and write the workers’ log group', () => {
+    const statements = roleStatements(template, logicalIdOf(compute.executionRole));
+    const pull = statements.find((statement) => actionsOf([statement]).includes('ecr:BatchGetImage'));
+    expect(JSON.stringify(pull?.Resource)).toContain(`:repository/${PREFIX}functions`);
+    template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: `/sluice/${PREFIX}workers` });
+  });
+
+  it('is the table docs/deploying-to-aws.md prints', () => {
+    const docs = readFileSync(new URL('../../docs/deploying-to-aws.md', import.meta.url), 'utf8');
+    for (const machineType of MACHINE_TYPES) {
+      expect(docs).toMatch(new RegExp(`\\|\\s*\`${machineType}\`\\s*\\|\\s*${MACHINE_CAPACITY[machineType].instanceType.replace('.', '\\.')}\\s*\\|`));
+    }
+  });
+});

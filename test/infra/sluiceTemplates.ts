@@ -1,0 +1,81 @@
+import { App, Stack, type CfnElement } from 'aws-cdk-lib/core';
+import type { IConstruct } from 'constructs';
+import { Template } from 'aws-cdk-lib/assertions';
+import { createSluiceStacks, type SluiceStacks } from '../../infra/sluiceApp.js';
+
+/** The prefix the test deployment's names start with. */
+export const PREFIX = 'test-';
+
+export type StackName = Exclude<keyof SluiceStacks, 'names'>;
+
+let stacks: SluiceStacks | undefined;
+let templates: Record<StackName, Template> | undefined;
+
+/** The whole app, built and synthesized once per test file (each file runs in its own process). */
+export function sluiceApp(): { stacks: SluiceStacks; templates: Record<StackName, Template> } {
+  if (!stacks || !templates) {
+    const app = new App({ context: { '@aws-cdk/core:defaultCrossStackReferences': 'strong' } });
+    const created = createSluiceStacks(app, { prefix: PREFIX });
+    const assembly = app.synth();
+    const names: StackName[] = ['data', 'queues', 'compute', 'webhooks', 'api', 'build'];
+    templates = Object.fromEntries(names.map((name) => [name, Template.fromJSON(assembly.getStackArtifact(created[name].artifactId).template)])) as Record<StackName, Template>;
+    stacks = created;
+  }
+  return { stacks, templates };
+}
+
+export interface Resource {
+  Type: string;
+  Properties: Record<string, any>;
+  [key: string]: unknown;
+}
+
+export interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, unknown>;
+}
+
+export const resourcesOf = (template: Template, type: string): Record<string, Resource> => template.findResources(type) as Record<string, Resource>;
+
+/** The logical id of each Lambda function whose environment has `name` = `value`. */
+export function functionsWithEnv(template: Template, name: string, value: string): [string, Resource][] {
+  return Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).filter(([, fn]) => fn.Properties.Environment?.Variables?.[name] === value);
+}
+
+export function onlyFunctionWithEnv(template: Template, name: string, value: string): [string, Resource] {
+  const found = functionsWithEnv(template, name, value);
+  if (found.length !== 1) throw new Error(`expected one function with ${name}=${value}, found ${found.length}`);
+  return found[0] as [string, Resource];
+}
+
+/** The statements of every policy attached to the role (by logical id). */
+export function roleStatements(template: Template, roleId: string): Statement[] {
+  return Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties.Roles as unknown[]).some((role) => JSON.stringify(role) === JSON.stringify({ Ref: roleId })))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+export function functionStatements(template: Template, functionId: string): Statement[] {
+  const role = resourcesOf(template, 'AWS::Lambda::Function')[functionId]?.Properties.Role as { 'Fn::GetAtt': [string, string] };
+  return roleStatements(template, role['Fn::GetAtt'][0]);
+}
+
+export const actionsOf = (statements: Statement[]): string[] => statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+export const resourcesIn = (statement: Statement): unknown[] => (Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource]);
+
+/** The table names (without prefix) that statements with these actions name, from their ARNs. */
+export function tablesNamed(statements: Statement[], action?: string): Set<string> {
+  const names = new Set<string>();
+  for (const statement of statements) {
+    if (action && !actionsOf([statement]).includes(action)) continue;
+    for (const match of JSON.stringify(statement.Resource).matchAll(new RegExp(`:table/${PREFIX}([a-z_]+)`, 'g'))) names.add(match[1] as string);
+  }
+  return names;
+}
+
+/** A construct's CloudFormation logical id (its default child's). */
+export function logicalIdOf(construct: IConstruct): string {
+  return Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
+}
