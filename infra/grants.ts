@@ -57,6 +57,10 @@ export function permissionStatements(scope: IConstruct, names: SluiceNames, perm
 
   const services = arns.ecsServices(scope, names.cluster, 'v-*');
   if (permissions.ecs?.includes('describe')) allow(['ecs:DescribeServices'], [services]);
+  if (permissions.ecs?.includes('protect')) {
+    const tasks = Stack.of(scope).formatArn({ service: 'ecs', resource: 'task', resourceName: `${names.cluster}/*` });
+    allow(['ecs:UpdateTaskProtection', 'ecs:GetTaskProtection'], [tasks]);
+  }
   if (permissions.ecs?.includes('deploy')) {
     if (!deployRoles) throw new Error('ECS deploy permissions need the worker task roles to pass');
     const clusterCondition = { ArnEquals: { 'ecs:cluster': arns.cluster(scope, names.cluster) } };

@@ -23,9 +23,10 @@ export interface Permissions {
   /**
    * ECS: `describe` the versions' services (worker counts in views); `deploy` a version
    * (register its task definition, create or update its service, pass the task roles, register
-   * its Application Auto Scaling target and policy).
+   * its Application Auto Scaling target and policy); `protect` its own task from scale-in
+   * while it runs jobs (a worker, through the ECS agent's endpoint).
    */
-  ecs?: ('describe' | 'deploy')[];
+  ecs?: ('describe' | 'deploy' | 'protect')[];
 }
 
 /** Every route authenticates: the API key by hash, then its organization. */
@@ -110,6 +111,7 @@ export const ROLE_PERMISSIONS = {
     bucket: { read: ['bundles/', 'files/'], write: ['files/'] },
     queues: ['consume', 'send'],
     startDeliveries: true,
+    ecs: ['protect'],
   },
 } satisfies Record<string, Permissions>;
 

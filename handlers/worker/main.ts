@@ -8,6 +8,7 @@ import { loadConfig } from '../../shared/config.js';
 import { newShortId } from '../../shared/domain/ids.js';
 import { GpuInventory } from '../../shared/runtime/gpuInventory.js';
 import { WorkerAgent } from '../../shared/runtime/workerAgent.js';
+import { createTaskProtection } from '../../shared/adapters/aws/taskProtection.js';
 import { workerSettings } from './workerSettings.js';
 
 /**
@@ -62,6 +63,8 @@ const agent = new WorkerAgent({
   onError: (error, context) => logger.error({ err: error }, context),
 });
 
+const protection = createTaskProtection(process.env.ECS_AGENT_URI, (error) => logger.warn({ err: error }, 'could not set task scale-in protection'));
+
 let stopping = false;
 process.once('SIGTERM', () => {
   // ECS stops a task (scale-in, a new deploy): running jobs go back to the queue, durably.
@@ -73,8 +76,11 @@ logger.info({ versionId: version.id, replicas: version.split }, 'worker started'
 while (!stopping) {
   // SQS has no push: the pool is woken to long-poll the queue whenever its replicas are free.
   agent.wake(version.id);
+  const running = agent.runningJobIds();
+  // A busy task is protected from scale-in: the queue shrinking must not stop a job mid-run.
+  await protection.set(running.length > 0);
   // A cancelled job's run is stopped from here: the API cannot reach into the task.
-  for (const jobId of agent.runningJobIds()) {
+  for (const jobId of running) {
     if ((await store.jobs.get(jobId))?.status === 'cancelled') agent.stopJob(jobId);
   }
   await wait(settings.pollMs);

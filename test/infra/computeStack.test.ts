@@ -86,7 +86,14 @@ describe('ComputeStack', () => {
     const queue = statements.find((statement) => actionsOf([statement]).includes('sqs:ReceiveMessage'));
     expect(JSON.stringify(queue?.Resource)).toContain(`:${PREFIX}v-*`);
     expect(actionsOf(statements)).not.toContain('sqs:CreateQueue');
-    expect(actionsOf(statements).filter((action) => action.startsWith('ecs:') || action.startsWith('iam:'))).toEqual([]);
+    expect(actionsOf(statements).filter((action) => action.startsWith('iam:'))).toEqual([]);
+  });
+
+  it('lets worker tasks protect their own cluster’s tasks from scale-in, and do nothing else in ECS', () => {
+    const statements = roleStatements(template, logicalIdOf(compute.taskRole));
+    expect(actionsOf(statements).filter((action) => action.startsWith('ecs:')).sort()).toEqual(['ecs:GetTaskProtection', 'ecs:UpdateTaskProtection']);
+    const protection = statements.find((statement) => actionsOf([statement]).includes('ecs:UpdateTaskProtection'));
+    expect(JSON.stringify(protection?.Resource)).toContain(`:task/${PREFIX}cluster/*`);
   });
 
   it('lets worker tasks read bundles/ and files/ and write files/ only', () => {
