@@ -1,5 +1,4 @@
 // The worker agent of the AWS mode: the container command of every version's ECS tasks.
-import { basename } from 'node:path';
 import { setTimeout as wait } from 'node:timers/promises';
 import { composeAwsApp } from '../../shared/app/awsCompositionRoot.js';
 import { loadAwsConfig } from '../../shared/app/awsConfig.js';
@@ -9,6 +8,7 @@ import { newShortId } from '../../shared/domain/ids.js';
 import { GpuInventory } from '../../shared/runtime/gpuInventory.js';
 import { WorkerAgent } from '../../shared/runtime/workerAgent.js';
 import { createTaskProtection } from '../../shared/adapters/aws/taskProtection.js';
+import { agentCallbacks } from '../../shared/app/agentCallbacks.js';
 import { workerSettings } from './workerSettings.js';
 
 /**
@@ -47,19 +47,7 @@ const agent = new WorkerAgent({
       SLUICE_ENTRY_KIND: version.entrypoint.kind,
     },
   }),
-  storeFile: async (job, index, path, name) => {
-    await artifacts.putOutputFile(job.id, index, name, path);
-    return { url: `${settings.publicUrl}/v2/jobs/${job.id}/files/${index}`, name: basename(name) || 'file' };
-  },
-  handleCall: async (job, call) => {
-    try {
-      const result = await services.jobs.pushFromJob(job, call.function, call.inputs, call.wait);
-      return { type: 'call_result', call_id: call.call_id, ok: true, job_id: result.jobId, outputs: result.outputs };
-    } catch (error) {
-      return { type: 'call_result', call_id: call.call_id, ok: false, error: (error as Error).message };
-    }
-  },
-  recordIdle: (idleVersion, seconds) => services.usage.recordIdle(idleVersion, seconds),
+  ...agentCallbacks(services, artifacts, () => settings.publicUrl),
   onError: (error, context) => logger.error({ err: error }, context),
 });
 

@@ -1,7 +1,6 @@
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { newShortId } from '../domain/ids.js';
-import type { JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Artifacts } from '../ports/artifacts.js';
 import type { Clock } from '../ports/clock.js';
@@ -10,9 +9,9 @@ import type { Store } from '../ports/store.js';
 import { PYTHON_SDK_DIR } from '../packaging/inspectFunctions.js';
 import { detectGpus } from '../runtime/gpuDetection.js';
 import { GpuInventory } from '../runtime/gpuInventory.js';
-import type { CallMessage, CallResult } from '../runtime/protocol.js';
 import { WorkerAgent } from '../runtime/workerAgent.js';
 import type { Services } from '../services/services.js';
+import { agentCallbacks } from './agentCallbacks.js';
 import type { Logger } from './logger.js';
 
 /** Variables of the service's own that a function's process must not see. */
@@ -66,19 +65,7 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
         },
       };
     },
-    storeFile: async (job: JobRecord, index: number, path: string, name: string) => {
-      await options.artifacts.putOutputFile(job.id, index, name, path);
-      return { url: `${options.publicUrl()}/v2/jobs/${job.id}/files/${index}`, name: basename(name) || 'file' };
-    },
-    handleCall: async (job: JobRecord, call: CallMessage): Promise<CallResult> => {
-      try {
-        const result = await services.jobs.pushFromJob(job, call.function, call.inputs, call.wait);
-        return { type: 'call_result', call_id: call.call_id, ok: true, job_id: result.jobId, outputs: result.outputs };
-      } catch (error) {
-        return { type: 'call_result', call_id: call.call_id, ok: false, error: (error as Error).message };
-      }
-    },
-    recordIdle: (version: VersionRecord, seconds: number) => services.usage.recordIdle(version, seconds),
+    ...agentCallbacks(services, options.artifacts, options.publicUrl),
     onError: (error, context) => logger.error({ err: error }, context),
   });
 }

@@ -15,6 +15,7 @@ import type { FunctionAccess } from './functionAccess.js';
 import type { JobLifecycle } from './jobLifecycle.js';
 import type { JobNotifier } from './jobNotifier.js';
 import type { WebhookUrlPolicy } from './webhookUrlPolicy.js';
+import { readOwnJob } from './ownJob.js';
 import type { Principal } from './principal.js';
 import { checkInputs, mergeEnvironment, parseFunctionReference } from './pushRequest.js';
 import type { VersionService } from './versionService.js';
@@ -199,10 +200,8 @@ export class JobService {
     return this.view(cancelled, 0);
   }
 
-  private async ownJob(principal: Principal, jobId: string): Promise<JobRecord> {
-    const job = await this.deps.store.jobs.get(jobId);
-    if (!job || job.organizationId !== principal.organizationId) throw notFound('Job not found.');
-    return job;
+  private ownJob(principal: Principal, jobId: string): Promise<JobRecord> {
+    return readOwnJob(this.deps.store, principal, jobId);
   }
 
   private async view(job: JobRecord, outputOffset: number): Promise<JobView> {

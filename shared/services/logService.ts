@@ -2,6 +2,7 @@ import { notFound } from '../domain/errors.js';
 import type { LogEntry } from '../domain/log.js';
 import { jobLogStream, versionLogStream } from '../domain/log.js';
 import type { Store } from '../ports/store.js';
+import { readOwnJob } from './ownJob.js';
 import type { Principal } from './principal.js';
 
 export interface LogRequest {
@@ -29,9 +30,7 @@ export class LogService {
   }
 
   private async jobStream(principal: Principal, jobId: string): Promise<string> {
-    const job = await this.store.jobs.get(jobId);
-    if (!job || job.organizationId !== principal.organizationId) throw notFound('Job not found.');
-    return jobLogStream(job.id);
+    return jobLogStream((await readOwnJob(this.store, principal, jobId)).id);
   }
 
   /** Build and setup lines are the owner's alone: they can show more than a caller should see. */

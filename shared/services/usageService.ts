@@ -8,6 +8,7 @@ import { serializeUsage } from '../domain/wire/usage.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobEvent } from '../ports/jobEvents.js';
 import type { Store } from '../ports/store.js';
+import { readOwnJob } from './ownJob.js';
 import type { Principal } from './principal.js';
 import type { VersionService } from './versionService.js';
 
@@ -76,8 +77,7 @@ export class UsageService {
 
   /** One job's compute time and cost (its last attempt: from started_at to completed_at, or to now while it runs). */
   async jobUsage(principal: Principal, jobId: string) {
-    const job = await this.store.jobs.get(jobId);
-    if (!job || job.organizationId !== principal.organizationId) throw notFound('Job not found.');
+    const job = await readOwnJob(this.store, principal, jobId);
     const version = await this.store.versions.get(job.versionId);
     if (!version) throw notFound('Job not found.');
     const usage = this.chargeOf(job, version);

@@ -1,4 +1,3 @@
-import { notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { JobOutput, JobRecord } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
@@ -9,6 +8,7 @@ import type { Clock } from '../ports/clock.js';
 import type { DeliveryScheduler } from '../ports/deliveryScheduler.js';
 import type { JobEvent } from '../ports/jobEvents.js';
 import type { Store } from '../ports/store.js';
+import { readOwnJob } from './ownJob.js';
 import type { Principal } from './principal.js';
 
 /** The events each job move announces, in the order a receiver gets them. */
@@ -85,9 +85,7 @@ export class WebhookService {
     return this.lastSequence;
   }
 
-  private async ownJob(principal: Principal, jobId: string): Promise<JobRecord> {
-    const job = await this.store.jobs.get(jobId);
-    if (!job || job.organizationId !== principal.organizationId) throw notFound('Job not found.');
-    return job;
+  private ownJob(principal: Principal, jobId: string): Promise<JobRecord> {
+    return readOwnJob(this.store, principal, jobId);
   }
 }
