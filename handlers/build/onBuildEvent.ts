@@ -1,4 +1,4 @@
-import { buildPhaseToStatus } from '../../shared/adapters/aws/codeBuildBuilder.js';
+import { buildPhaseToStatus, phaseStartedAfter } from '../../shared/adapters/aws/codeBuildBuilder.js';
 import { awsApp, logger } from '../lambdaApp.js';
 
 /** The parts of CodeBuild's EventBridge events ("Build Phase Change", "Build State Change") that matter here. */
@@ -22,7 +22,8 @@ export async function handler(event: CodeBuildEvent): Promise<void> {
   const variable = (name: string) => variables.find((entry) => entry.name === name)?.value;
   const versionId = variable('VERSION_ID');
   if (!versionId) return;
-  const phase = event.detail['completed-phase'] ?? event.detail['current-phase'] ?? '';
+  const completed = event.detail['completed-phase'];
+  const phase = completed === undefined ? (event.detail['current-phase'] ?? '') : phaseStartedAfter(completed);
   const status = event.detail['build-status'] ?? event.detail['completed-phase-status'] ?? '';
   const to = buildPhaseToStatus(phase, status);
   if (!to) return;

@@ -93,3 +93,15 @@ export function buildPhaseToStatus(phase: string, status: string): BuildStatus |
       return null;
   }
 }
+
+/** CodeBuild's phases, in the order a build goes through them. */
+const PHASES = ['SUBMITTED', 'QUEUED', 'PROVISIONING', 'DOWNLOAD_SOURCE', 'INSTALL', 'PRE_BUILD', 'BUILD', 'POST_BUILD', 'UPLOAD_ARTIFACTS', 'FINALIZING', 'COMPLETED'];
+
+/**
+ * The phase a build is in after a "Build Phase Change" event, which names the phase that just
+ * completed: the next one has started (BUILD completing means POST_BUILD, the ECR push, runs).
+ */
+export function phaseStartedAfter(completedPhase: string): string {
+  const index = PHASES.indexOf(completedPhase);
+  return index === -1 || index === PHASES.length - 1 ? completedPhase : (PHASES[index + 1] as string);
+}

@@ -5,6 +5,7 @@ import { isGpuMachine, type MachineType } from '../../domain/machineTypes.js';
 import type { VersionRecord } from '../../domain/version.js';
 import { NO_WORKERS } from '../../domain/wire/common.js';
 import type { Compute } from '../../ports/compute.js';
+import { createServiceDescriber } from './serviceDescriber.js';
 import { queueNameOf } from './sqsJobQueue.js';
 
 export interface EcsComputeOptions {
@@ -85,11 +86,8 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
     return taskDefinition.taskDefinitionArn;
   };
 
-  const describeService = async (versionId: string) => {
-    const { services } = await ecs.send(new DescribeServicesCommand({ cluster, services: [serviceNameOf(versionId)] }));
-    // A deleted service lingers as INACTIVE for a while: it counts as missing.
-    return services?.find((service) => service.status !== 'INACTIVE') ?? null;
-  };
+  const describe = createServiceDescriber(async (names) => (await ecs.send(new DescribeServicesCommand({ cluster, services: names }))).services ?? []);
+  const describeService = (versionId: string) => describe(serviceNameOf(versionId));
 
   return {
     async deployVersion(version, imageUri) {

@@ -1,7 +1,7 @@
 import { CodeBuildClient, StartBuildCommand } from '@aws-sdk/client-codebuild';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPhaseToStatus, createCodeBuildBuilder } from '../../../shared/adapters/aws/codeBuildBuilder.js';
+import { buildPhaseToStatus, createCodeBuildBuilder, phaseStartedAfter } from '../../../shared/adapters/aws/codeBuildBuilder.js';
 import { createSqliteStore } from '../../../shared/adapters/local/sqlite/sqliteStore.js';
 import { createSystemClock } from '../../../shared/adapters/systemClock.js';
 import type { Store } from '../../../shared/ports/store.js';
@@ -126,5 +126,14 @@ describe('buildPhaseToStatus', () => {
   it('changes nothing for the other phases', () => {
     for (const phase of ['SUBMITTED', 'QUEUED', 'PROVISIONING', 'DOWNLOAD_SOURCE', 'INSTALL', 'PRE_BUILD', 'UPLOAD_ARTIFACTS', 'FINALIZING']) expect(buildPhaseToStatus(phase, 'SUCCEEDED')).toBeNull();
     expect(buildPhaseToStatus('COMPLETED', 'IN_PROGRESS')).toBeNull();
+  });
+});
+
+describe('phaseStartedAfter', () => {
+  it('reads a phase-change event’s completed phase as the next phase having started', () => {
+    expect(phaseStartedAfter('PRE_BUILD')).toBe('BUILD');
+    expect(phaseStartedAfter('BUILD')).toBe('POST_BUILD');
+    expect(buildPhaseToStatus(phaseStartedAfter('BUILD'), 'IN_PROGRESS')).toBe('pushing');
+    expect(phaseStartedAfter('COMPLETED')).toBe('COMPLETED');
   });
 });

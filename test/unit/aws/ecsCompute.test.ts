@@ -161,14 +161,24 @@ describe('createEcsCompute: deployVersion', () => {
 
 describe('createEcsCompute: workers', () => {
   it('counts pending tasks as starting and running tasks as idle', async () => {
-    ecs.on(DescribeServicesCommand, { cluster: 'sluice', services: ['v-version-1'] }).resolves({ services: [{ status: 'ACTIVE', pendingCount: 2, runningCount: 3, desiredCount: 5 }] });
+    ecs.on(DescribeServicesCommand, { cluster: 'sluice', services: ['v-version-1'] }).resolves({ services: [{ serviceName: 'v-version-1', status: 'ACTIVE', pendingCount: 2, runningCount: 3, desiredCount: 5 }] });
     expect(await compute.currentWorkers('version-1')).toEqual({ starting: 2, setup: 0, active: 0, idle: 3, awaiting_resources: 0 });
   });
 
   it('answers zeros for a missing or deleted service', async () => {
     expect(await compute.currentWorkers('version-1')).toEqual({ starting: 0, setup: 0, active: 0, idle: 0, awaiting_resources: 0 });
-    ecs.on(DescribeServicesCommand).resolves({ services: [{ status: 'INACTIVE', pendingCount: 1, runningCount: 1 }] });
+    ecs.on(DescribeServicesCommand).resolves({ services: [{ serviceName: 'v-version-1', status: 'INACTIVE', pendingCount: 1, runningCount: 1 }] });
     expect(await compute.currentWorkers('version-1')).toEqual({ starting: 0, setup: 0, active: 0, idle: 0, awaiting_resources: 0 });
+  });
+
+  it('describes the services of versions looked at together in batches of ten, the API’s limit', async () => {
+    ecs.on(DescribeServicesCommand).callsFake(({ services }: { services: string[] }) => ({
+      services: services.map((serviceName, index) => ({ serviceName, status: 'ACTIVE', pendingCount: 0, runningCount: index })),
+    }));
+    const versions = Array.from({ length: 12 }, (_, i) => `version-${i}`);
+    const counts = await Promise.all(versions.map((id) => compute.currentWorkers(id)));
+    expect(input(ecs.commandCalls(DescribeServicesCommand)).map((call) => call.services?.length)).toEqual([10, 2]);
+    expect(counts.map((count) => count.idle)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1]);
   });
 
   it('stops nothing itself: the worker agent stops a cancelled run', () => {
