@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseTimestamp } from '../shared/domain/time.js';
 import type { WireJob } from '../shared/domain/wire/job.js';
 import type { WireVersion } from '../shared/domain/wire/version.js';
 import { inspectFunctions } from '../shared/packaging/inspectFunctions.js';
@@ -18,8 +19,8 @@ def noop() -> None:
     pass
 `;
 
-/** ISO 8601 (UTC, microseconds, no zone) to epoch milliseconds. */
-const epochMs = (timestamp: string) => Date.parse(`${timestamp.slice(0, 23)}Z`) + Number(timestamp.slice(23, 26)) / 1000;
+/** A wire timestamp to epoch milliseconds, keeping its microseconds. */
+const epochMs = (timestamp: string) => parseTimestamp(timestamp) / 1000;
 
 /** The embedded service as its own process, a no-op Python function with two warm replicas. */
 export async function benchSluice(options: { sequential: number; total: number; inFlight: number }): Promise<Figures> {

@@ -13,6 +13,11 @@ export function formatTimestamp(micros: Micros): string {
   return `${iso.slice(0, 23)}${fraction}`;
 }
 
+/** The inverse of formatTimestamp, to the microsecond (Date.parse alone would drop the last three digits). */
+export function parseTimestamp(timestamp: string): Micros {
+  return Date.parse(`${timestamp.slice(0, 23)}Z`) * 1000 + Number(timestamp.slice(23, 26));
+}
+
 export function formatNullableTimestamp(micros: Micros | null): string | null {
   return micros === null ? null : formatTimestamp(micros);
 }

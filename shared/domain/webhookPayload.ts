@@ -1,10 +1,6 @@
 import type { JobOutput, JobRecord } from './job.js';
 import type { WebhookEventType } from './webhook.js';
-
-/** An output as the interface prints an InputOutput. */
-export function outputToWire(output: JobOutput) {
-  return { type: output.type, name: output.name, data: output.data, description: '', schema: {}, run_id: output.runId, is_optional: false };
-}
+import { serializeOutput } from './wire/job.js';
 
 /**
  * The JSON a webhook POSTs: `{"type": <event type>, "body": ...}`. job.start and job.complete
@@ -16,10 +12,10 @@ export function webhookPayload(type: WebhookEventType, job: JobRecord, outputs: 
   switch (type) {
     case 'job.start':
     case 'job.complete':
-      return JSON.stringify({ type, body: { ...summary, outputs: outputs.map(outputToWire) } });
+      return JSON.stringify({ type, body: { ...summary, outputs: outputs.map(serializeOutput) } });
     case 'job.complete.no_output':
       return JSON.stringify({ type, body: summary });
     case 'job.new_output':
-      return JSON.stringify({ type, body: { job_id: job.id, output: outputToWire(outputs[0] as JobOutput) } });
+      return JSON.stringify({ type, body: { job_id: job.id, output: serializeOutput(outputs[0] as JobOutput) } });
   }
 }

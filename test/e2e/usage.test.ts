@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTimestamp } from '../../shared/domain/time.js';
 import { usageReportWireSchema } from '../../shared/domain/wire/usage.js';
 import type { TestService } from './support/testService.js';
-import { api, deployDirectory, startTestService, waitForBuild, writeFunctionDir } from './support/testService.js';
+import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
 
 const napper = (name: string, gpu: string) => `import sluice, time
 
@@ -11,9 +12,7 @@ def nap(seconds: float) -> str:
     return "rested"
 `;
 
-/** A wire timestamp to microseconds, exactly (Date.parse would drop the last three digits). */
-const micros = (timestamp: string) => Date.parse(`${timestamp.slice(0, 23)}Z`) * 1000 + Number(timestamp.slice(23, 26));
-const seconds = (job: any) => (micros(job.completed_at) - micros(job.started_at)) / 1e6;
+const seconds = (job: any) => (parseTimestamp(job.completed_at) - parseTimestamp(job.started_at)) / 1e6;
 
 describe('usage and cost', () => {
   let service: TestService;
@@ -102,10 +101,7 @@ describe('usage and cost', () => {
   it('bills the idle time of minimum replicas to the function’s owner', async () => {
     const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': napper('warm', ', minimum_replicas=1') }));
     await waitForBuild(service, 'local/warm', deployed.body.version.id);
-    for (let i = 0; i < 100; i++) {
-      if ((await call('GET', '/v2/functions/local/warm/versions/latest')).body.current_workers.idle === 1) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await until(async () => (await call('GET', '/v2/functions/local/warm/versions/latest')).body.current_workers.idle === 1);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const job = await run('warm', { seconds: 0 }); // a change of state brings the idle time to account
     const usage = (await call('GET', '/v2/usage/function/local/warm/versions/latest')).body;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatTimestamp, parsePosixTimestamp } from '../../shared/domain/time.js';
+import { formatTimestamp, parsePosixTimestamp, parseTimestamp } from '../../shared/domain/time.js';
 
 describe('timestamps on the wire', () => {
   it('prints UTC with six fractional digits and no zone suffix', () => {
@@ -9,6 +9,10 @@ describe('timestamps on the wire', () => {
   it('keeps microseconds exactly', () => {
     expect(formatTimestamp(1_734_226_919_195_007)).toBe('2024-12-15T01:41:59.195007');
     expect(formatTimestamp(1_734_226_919_000_000)).toBe('2024-12-15T01:41:59.000000');
+  });
+
+  it('reads back to the same microsecond', () => {
+    for (const micros of [1_734_226_919_195_007, 1_734_226_919_000_000, 1_734_226_919_999_999]) expect(parseTimestamp(formatTimestamp(micros))).toBe(micros);
   });
 });
 

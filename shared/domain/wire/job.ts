@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { JobOutput, JobRecord } from '../job.js';
 import { JOB_STATUSES } from '../job.js';
 import { formatNullableTimestamp, formatTimestamp } from '../time.js';
+import type { WireInputOutput } from './common.js';
 import { inputOutputSchema, timestampSchema } from './common.js';
 
 export const jobWireSchema = z.strictObject({
@@ -35,6 +36,11 @@ export const pushResultWireSchema = z.strictObject({
   workflow_id: z.string().nullable(),
 });
 
+/** An output as the interface prints an InputOutput (in a Job, and in webhook payloads). */
+export function serializeOutput(output: JobOutput): WireInputOutput {
+  return { type: output.type, name: output.name, data: output.data, description: '', schema: {}, run_id: output.runId, is_optional: false };
+}
+
 /** A job as the interface prints it, with its outputs (from `offset`) and its children. */
 export function serializeJob(job: JobRecord, outputs: JobOutput[], children: JobRecord[]): WireJob {
   return {
@@ -50,15 +56,7 @@ export function serializeJob(job: JobRecord, outputs: JobOutput[], children: Job
     visibility: job.visibility,
     run_id: job.runId,
     inputs: job.inputs,
-    outputs: outputs.map((output) => ({
-      type: output.type,
-      name: output.name,
-      data: output.data,
-      description: '',
-      schema: {},
-      run_id: output.runId,
-      is_optional: false,
-    })),
+    outputs: outputs.map(serializeOutput),
     // Keyed by child job id; the interface leaves the entries' fields open.
     children: Object.fromEntries(
       children.map((child) => [child.id, { function: `${child.ownerName}/${child.functionName}`, status: child.status, created_at: formatTimestamp(child.createdAt) }]),
