@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServiceProcess, stopServiceProcess } from './support/serviceProcess.js';
 import type { TestService } from './support/testService.js';
-import { api, deployDirectory, startTestService, waitForBuild, writeFunctionDir } from './support/testService.js';
+import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
 
 /** Dies by `signal` on the first `deaths` attempts (counted in a file), then answers. */
 const DYING = `import os, signal, sluice
@@ -101,10 +101,7 @@ describe('a service killed with kill -9', () => {
     const pushNap = async (seconds: number) => (await api(first.url, first.key, 'POST', '/v2/push', { function: 'local/nap', inputs: { seconds } })).body.id as string;
     const long = await pushNap(1.5);
     const waiting = [await pushNap(0), await pushNap(0)];
-    for (let i = 0; i < 200; i++) {
-      if ((await api(first.url, first.key, 'GET', `/v2/jobs/${long}`)).body.status === 'processing') break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await until(async () => (await api(first.url, first.key, 'GET', `/v2/jobs/${long}`)).body.status === 'processing');
     expect(await stopServiceProcess(first.child, 'SIGKILL')).toBeNull();
 
     const second = await startServiceProcess(dataDir, {}, []);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobPageWireSchema, jobWireSchema, pushResultWireSchema } from '../../shared/domain/wire/job.js';
 import type { TestService } from './support/testService.js';
-import { api, deployDirectory, startTestService, waitForBuild, writeFunctionDir } from './support/testService.js';
+import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
 
 const FUNCTIONS = {
   greet: `import sluice
@@ -143,10 +143,7 @@ describe('jobs over HTTP, on real Python replicas', () => {
 
   it('cancels a processing job by stopping its run, and refuses to cancel an ended one', async () => {
     const { body: pushed } = await push({ function: 'local/sleepy', inputs: { seconds: 30 } });
-    for (let i = 0; i < 200; i++) {
-      if ((await call('GET', `/v2/jobs/${pushed.id}`)).body.status === 'processing') break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await until(async () => (await call('GET', `/v2/jobs/${pushed.id}`)).body.status === 'processing');
     const cancelled = await call('DELETE', `/v2/jobs/${pushed.id}`);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ status: 'cancelled' });

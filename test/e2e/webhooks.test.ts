@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 import { startServiceProcess, stopServiceProcess } from './support/serviceProcess.js';
 import type { TestService } from './support/testService.js';
-import { api, deployDirectory, startTestService, waitForBuild, writeFunctionDir } from './support/testService.js';
+import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
 import { startWebhookReceiver } from './support/webhookReceiver.js';
 
 const WORDS = `import sluice
@@ -164,10 +164,10 @@ describe('webhook delivery across failures and restarts', () => {
       // Port 9 (discard) on loopback refuses the connection.
       const { body } = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/words', inputs: { text: 'x' }, webhooks: [{ type: 'job.complete', url: 'http://127.0.0.1:9/hook' }] });
       let delivery: any;
-      for (let i = 0; i < 300 && delivery?.state !== 'failed'; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
+      await until(async () => {
         delivery = (await api(service.url, service.key, 'GET', `/v2/jobs/${body.id}/webhooks`)).body.data[0];
-      }
+        return delivery?.state === 'failed';
+      });
       expect(delivery.state).toBe('failed');
       expect(delivery.attempts).toHaveLength(10);
       expect(delivery.attempts[0].error).toMatch(/ECONNREFUSED/);
@@ -191,11 +191,7 @@ describe('webhook delivery across failures and restarts', () => {
       await waitForBuild(target, 'local/words', deployed.body.version.id);
       const url = `http://127.0.0.1:${port}/later`;
       const { body } = await api(first.url, first.key, 'POST', '/v2/push', { function: 'local/words', inputs: { text: 'x' }, webhooks: [{ type: 'job.complete', url }] });
-      for (let i = 0; i < 100; i++) {
-        const [delivery] = (await api(first.url, first.key, 'GET', `/v2/jobs/${body.id}/webhooks`)).body.data;
-        if (delivery?.attempts.length === 1) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await until(async () => (await api(first.url, first.key, 'GET', `/v2/jobs/${body.id}/webhooks`)).body.data[0]?.attempts.length === 1);
       expect(await stopServiceProcess(first.child, 'SIGTERM')).toBe(0);
 
       receiver = await startWebhookReceiver(port);

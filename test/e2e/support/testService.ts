@@ -87,3 +87,12 @@ export const pythonFunction = (name: string, extra = '') => `import sluice
 def run(text: str, times: int = 1) -> str:
     return text * times
 `;
+
+/** Polls until `check` holds; fails the test when it does not within `timeoutMs`. */
+export async function until(check: () => Promise<boolean>, timeoutMs = 15_000, intervalMs = 25): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
