@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import type { Services } from '../services/services.js';
 import type { ErrorLogger } from './middlewares/errorResponder.js';
 import type { Route } from './route.js';
@@ -8,6 +8,7 @@ import type { HttpHandler } from './routeHandler.js';
 import { createRouteHandler } from './routeHandler.js';
 import { RouteMatcher } from './routeMatcher.js';
 import { stringifyJson } from './json.js';
+import { nextRequestId, toApiGatewayEvent } from './apiGatewayEvent.js';
 
 export interface NodeGatewayOptions {
   routes: readonly Route[];
@@ -48,7 +49,7 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
       return send(response, 413, { detail: `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB.` });
     }
     const handler = handlers.get(match.route) as HttpHandler;
-    const result = await handler(toEvent(request, url, match.route, match.params, body), lambdaContext(match.route.name));
+    const result = await handler(toApiGatewayEvent(request, url, `${match.route.method} ${match.route.path}`, match.params, body), lambdaContext(match.route.name));
     response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
     response.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body);
   }
@@ -76,53 +77,6 @@ function readBody(request: IncomingMessage, limit: number): Promise<string | nul
     request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     request.on('error', reject);
   });
-}
-
-/** Request ids: unique within the process, and cheaper than a UUID per request. */
-let requestCounter = 0;
-const nextRequestId = () => `local-${process.pid}-${++requestCounter}`;
-
-function toEvent(request: IncomingMessage, url: URL, route: Route, pathParameters: Record<string, string>, body: string): APIGatewayProxyEventV2 {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
-  // API Gateway joins repeated query parameters with commas; so do we.
-  const queryStringParameters: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) {
-    queryStringParameters[name] = name in queryStringParameters ? `${queryStringParameters[name]},${value}` : value;
-  }
-  const now = Date.now();
-  const routeKey = `${route.method} ${route.path}`;
-  return {
-    version: '2.0',
-    routeKey,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
-    headers,
-    queryStringParameters,
-    pathParameters,
-    body,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: 'local',
-      http: {
-        method: route.method,
-        path: url.pathname,
-        protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: request.socket.remoteAddress ?? '',
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId: nextRequestId(),
-      routeKey,
-      stage: '$default',
-      time: new Date(now).toISOString(),
-      timeEpoch: now,
-    },
-  };
 }
 
 function lambdaContext(functionName: string): Context {
