@@ -1,8 +1,11 @@
 import type { TableId } from '../shared/adapters/aws/dynamodb/tables.js';
 
 export type TableAccess = 'read' | 'readWrite';
-/** The bucket's two areas: code bundles (`bundles/<version>.tar.gz`) and output files (`files/<job>/<index>/<name>`). */
-export type BucketArea = 'bundles/' | 'files/';
+/**
+ * The bucket's areas: code bundles (`bundles/<version>.tar.gz`), bundle uploads
+ * (`uploads/<organization>/<upload>`) and output files (`files/<job>/<index>/<name>`).
+ */
+export type BucketArea = 'bundles/' | 'uploads/' | 'files/';
 
 /**
  * What one role may do, as data: infra/grants.ts turns it into IAM statements on named
@@ -54,8 +57,16 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   editFunction: { tables: { functions: 'readWrite', versions: 'read' }, ecs: ['describe'] },
   listVersions: { tables: READ_FUNCTIONS, ecs: ['describe'] },
   getVersion: { tables: READ_FUNCTIONS, ecs: ['describe'] },
-  // Stores the bundle, writes the function and a queued version, starts its image build.
-  deployVersion: { tables: { functions: 'readWrite', versions: 'readWrite' }, bucket: { write: ['bundles/'] }, startBuilds: true, ecs: ['describe'] },
+  // Signs an upload URL: the URL can do what this role can, so it may write uploads/ only.
+  createUpload: { bucket: { write: ['uploads/'] } },
+  // Stores the bundle (inline, or copied from an upload it reads the size of), writes the
+  // function and a queued version, starts its image build.
+  deployVersion: {
+    tables: { functions: 'readWrite', versions: 'readWrite' },
+    bucket: { read: ['uploads/'], write: ['bundles/'] },
+    startBuilds: true,
+    ecs: ['describe'],
+  },
   listFunctionJobs: { tables: { functions: 'read', ...READ_JOBS } },
   listVersionJobs: { tables: { ...READ_FUNCTIONS, ...READ_JOBS } },
   pushJob: { tables: { ...READ_FUNCTIONS, jobs: 'readWrite' }, queues: ['send'] },
@@ -65,6 +76,7 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   awaitJob: { tables: READ_JOBS },
   // The worker running a cancelled job notices the status itself: no ECS call.
   cancelJob: COMPLETE_JOBS,
+  // Finds the file by listing its prefix, then signs a GET URL for it (a redirect).
   getJobFile: { tables: { jobs: 'read' }, bucket: { read: ['files/'] } },
   readLogs: { tables: { jobs: 'read', versions: 'read', logs: 'read' } },
   getUsage: { tables: { usageHours: 'read' } },

@@ -8,6 +8,7 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import type { Construct } from 'constructs';
+import { UPLOAD_KEPT_DAYS } from '../../shared/domain/upload.js';
 import { BASE_IMAGES, DEFAULT_PYTHON_VERSION, PER_BUILD_VARIABLES, imageBuildSpec } from '../buildspec.js';
 import { permissionStatements } from '../grants.js';
 import { sluiceFunction } from '../lambdaFunction.js';
@@ -57,6 +58,8 @@ export class BuildStack extends Stack {
       enforceSSL: true,
       lifecycleRules: [
         { id: 'expire-output-files', prefix: 'files/', expiration: Duration.days(FILES_EXPIRE_DAYS) },
+        // A deploy copies its upload to bundles/: the upload is only kept for the deploys of one directory.
+        { id: 'expire-uploads', prefix: 'uploads/', expiration: Duration.days(UPLOAD_KEPT_DAYS) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       // Bundles are the versions' code: the bucket outlives the stack, like the tables.

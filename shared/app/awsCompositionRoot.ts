@@ -85,6 +85,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     webhookSender: createHttpWebhookSender({ allowed: config.webhookAllow, timeoutMs: config.webhookTimeoutMs }),
     resolveHost: dnsResolver,
     defaultPythonVersion: DEFAULT_PYTHON_VERSION,
+    maxUploadBytes: config.maxUploadBytes,
     awaitTimeoutMs: config.awaitTimeoutMs,
     webhookAllow: config.webhookAllow,
     webhookRetryBaseMs: config.webhookRetryBaseMs,

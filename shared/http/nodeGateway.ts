@@ -10,8 +10,18 @@ import { RouteMatcher } from './routeMatcher.js';
 import { stringifyJson } from './json.js';
 import { nextRequestId, toApiGatewayEvent } from './apiGatewayEvent.js';
 
+/**
+ * Paths the route table does not hold, served by their own handler with the raw request: the
+ * local mode's upload URLs (S3 serves them on AWS), whose bodies are streamed, not buffered.
+ */
+export interface RawEndpoint {
+  pathPrefix: string;
+  serve(request: IncomingMessage, url: URL): Promise<{ status: number; body?: unknown }>;
+}
+
 export interface NodeGatewayOptions {
   routes: readonly Route[];
+  endpoints?: readonly RawEndpoint[];
   services: Services;
   logger: ErrorLogger;
   maxBodyBytes: number;
@@ -40,6 +50,8 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://local');
+    const endpoint = options.endpoints?.find((candidate) => url.pathname.startsWith(candidate.pathPrefix));
+    if (endpoint) return serveRaw(endpoint, request, url, response);
     const match = matcher.match(request.method ?? 'GET', url.pathname);
     if (match.kind === 'none') return send(response, 404, { detail: 'Not Found' });
     if (match.kind === 'wrong_method') return send(response, 405, { detail: 'Method Not Allowed' });
@@ -52,6 +64,18 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
     const result = await handler(toApiGatewayEvent(request, url, `${match.route.method} ${match.route.path}`, match.params, body), lambdaContext(match.route.name));
     response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
     response.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body);
+  }
+}
+
+async function serveRaw(endpoint: RawEndpoint, request: IncomingMessage, url: URL, response: ServerResponse): Promise<void> {
+  const result = await endpoint.serve(request, url);
+  // A body refused unread would be taken for the next request on this connection.
+  if (!request.complete) response.setHeader('connection', 'close');
+  if (result.body === undefined) {
+    response.writeHead(result.status);
+    response.end();
+  } else {
+    send(response, result.status, result.body);
   }
 }
 

@@ -181,9 +181,14 @@ export class JobService {
     return { done, cancel };
   }
 
-  /** A file the job produced, by output index. */
-  async outputFile(principal: Principal, jobId: string, index: number): Promise<{ name: string; data: Buffer }> {
+  /**
+   * A file the job produced, by output index: a short-lived URL to fetch it from where storage
+   * serves downloads itself (S3), else its bytes.
+   */
+  async outputFile(principal: Principal, jobId: string, index: number): Promise<{ url: string } | { name: string; data: Buffer }> {
     await this.ownJob(principal, jobId);
+    const url = await this.deps.artifacts.outputFileUrl(jobId, index);
+    if (url !== null) return { url };
     const file = await this.deps.artifacts.getOutputFile(jobId, index);
     if (!file) throw notFound('File not found.');
     return file;

@@ -41,6 +41,8 @@ export interface Adapters {
   webhookSender: WebhookSender;
   resolveHost: HostResolver;
   defaultPythonVersion: string;
+  /** The largest bundle a deploy takes through an upload. */
+  maxUploadBytes: number;
   awaitTimeoutMs: number;
   webhookAllow: readonly RestrictedKind[];
   webhookRetryBaseMs: number;
@@ -97,7 +99,7 @@ export function createServices(adapters: Adapters): Services {
     keys: new KeyService(store, clock, () => auth.forgetKeys()),
     functions: new FunctionService(store, access, versions, clock, webhookPolicy),
     versions,
-    deploy: new DeployService(store, adapters.artifacts, adapters.builder, clock, adapters.defaultPythonVersion),
+    deploy: new DeployService(store, adapters.artifacts, adapters.builder, clock, adapters.defaultPythonVersion, adapters.maxUploadBytes),
     logs: new LogService(store),
     jobs,
     lifecycle,

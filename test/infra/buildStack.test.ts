@@ -10,6 +10,7 @@ import { BASE_IMAGES, DOCKERFILE_SCRIPT, PER_BUILD_VARIABLES } from '../../infra
 import { sluiceNames } from '../../infra/names.js';
 import { BuildStack, FILES_EXPIRE_DAYS, KEEP_IMAGES } from '../../infra/stacks/buildStack.js';
 import { ComputeStack } from '../../infra/stacks/computeStack.js';
+import { UPLOAD_KEPT_DAYS } from '../../shared/domain/upload.js';
 import { PREFIX, actionsOf, functionStatements, logicalIdOf, onlyFunctionWithEnv, resourcesOf, roleStatements, tablesNamed, type Resource, type Statement } from './sluiceTemplates.js';
 
 const PUBLIC_URL = 'https://api.example.com';
@@ -42,10 +43,13 @@ describe('BuildStack', () => {
       expect(bucket.DeletionPolicy).toBe('Retain');
     });
 
-    it(`expires output files (files/) after ${FILES_EXPIRE_DAYS} days and keeps bundles`, () => {
+    it(`expires output files (files/) after ${FILES_EXPIRE_DAYS} days and bundle uploads (uploads/) after ${UPLOAD_KEPT_DAYS} day, and keeps bundles`, () => {
       const rules = only('AWS::S3::Bucket').Properties.LifecycleConfiguration.Rules as Record<string, unknown>[];
       const expiring = rules.filter((rule) => rule.ExpirationInDays !== undefined);
-      expect(expiring).toEqual([expect.objectContaining({ Prefix: 'files/', ExpirationInDays: 30, Status: 'Enabled' })]);
+      expect(expiring).toEqual([
+        expect.objectContaining({ Prefix: 'files/', ExpirationInDays: 30, Status: 'Enabled' }),
+        expect.objectContaining({ Prefix: 'uploads/', ExpirationInDays: 1, Status: 'Enabled' }),
+      ]);
     });
 
     it('refuses requests without TLS', () => {

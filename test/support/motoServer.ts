@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { createServer } from 'node:net';
+import { delimiter, join } from 'node:path';
+
+export interface MotoServer {
+  /** http://127.0.0.1:<port>, for a client's endpoint or AWS_ENDPOINT_URL. */
+  endpoint: string;
+  close(): Promise<void>;
+}
+
+/** Whether `moto_server` is on PATH (moto 5: `pip install 'moto[server]'`). */
+export function motoServerOnPath(): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((folder) => {
+    try {
+      accessSync(join(folder, 'moto_server'), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** A real moto_server on a free loopback port, answering before this resolves; close() stops it. */
+export async function startMotoServer(): Promise<MotoServer> {
+  const port = await freePort();
+  const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  const endpoint = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilAnswering(endpoint, child);
+  } catch (error) {
+    child.kill();
+    throw new Error(`moto_server did not start: ${(error as Error).message}\n${stderr}`);
+  }
+  return {
+    endpoint,
+    close: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill();
+      }),
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntilAnswering(endpoint: string, child: ChildProcess, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`it exited with code ${child.exitCode}`);
+    const answered = await fetch(`${endpoint}/moto-api/`).then(
+      () => true,
+      () => false,
+    );
+    if (answered) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no answer within ${timeoutMs} ms`);
+}
