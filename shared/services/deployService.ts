@@ -63,7 +63,8 @@ export class DeployService {
     // The bundle first: a version never exists without its code.
     await this.artifacts.putBundle(version.id, bundle);
     await this.store.versions.create(version);
-    this.builder.enqueue(version.id);
+    // Awaited: on AWS the build's start is a call that must finish before the Lambda returns.
+    await this.builder.enqueue(version.id);
     return { fn, version };
   }
 
