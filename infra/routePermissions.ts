@@ -21,6 +21,8 @@ export interface Permissions {
   queues?: ('send' | 'consume' | 'create')[];
   /** Start a webhook delivery (an execution of the webhook state machine). */
   startDeliveries?: boolean;
+  /** Tell a delivery's execution running from one that ended (the sweeper). */
+  describeDeliveries?: boolean;
   /** Start an image build of the CodeBuild project. */
   startBuilds?: boolean;
   /**
@@ -105,6 +107,18 @@ export const ROLE_PERMISSIONS = {
     ecs: ['describe', 'deploy'],
   },
   /**
+   * The sweeper, every minute: starts again the builds of versions stuck in queued (moving
+   * them to building), restarts overdue deliveries (recording an attempt for a run that ended),
+   * and ends queued jobs whose queue message is about to expire, with their webhooks. Such a
+   * job never started, so no usage is recorded and no queue is touched.
+   */
+  sweeper: {
+    tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite' },
+    startBuilds: true,
+    startDeliveries: true,
+    describeDeliveries: true,
+  },
+  /**
    * A worker task (the ECS task role): runs jobs from its version's queue, writes their
    * outputs, logs, usage and webhook deliveries, stores output files, pushes child jobs.
    */
@@ -129,7 +143,7 @@ export const ROLE_PERMISSIONS = {
 
 /** Two permission sets as one: the union, the stronger table access winning. */
 export function mergePermissions(...sets: Permissions[]): Permissions {
-  const merged: Required<Permissions> = { tables: {}, bucket: { read: [], write: [] }, queues: [], startDeliveries: false, startBuilds: false, ecs: [] };
+  const merged: Required<Permissions> = { tables: {}, bucket: { read: [], write: [] }, queues: [], startDeliveries: false, describeDeliveries: false, startBuilds: false, ecs: [] };
   for (const set of sets) {
     for (const [table, access] of Object.entries(set.tables ?? {}) as [TableId, TableAccess][]) {
       if (merged.tables[table] !== 'readWrite') merged.tables[table] = access;
@@ -139,6 +153,7 @@ export function mergePermissions(...sets: Permissions[]): Permissions {
     merged.queues = union(merged.queues, set.queues);
     merged.ecs = union(merged.ecs, set.ecs);
     merged.startDeliveries ||= set.startDeliveries ?? false;
+    merged.describeDeliveries ||= set.describeDeliveries ?? false;
     merged.startBuilds ||= set.startBuilds ?? false;
   }
   return merged;

@@ -15,6 +15,7 @@ import { sluiceFunction } from '../lambdaFunction.js';
 import type { SluiceNames } from '../names.js';
 import { ROLE_PERMISSIONS } from '../routePermissions.js';
 import type { ComputeStack } from './computeStack.js';
+import { SweeperSchedule } from './sweeperSchedule.js';
 
 export interface BuildStackProps extends StackProps {
   names: SluiceNames;
@@ -38,7 +39,8 @@ export const FILES_EXPIRE_DAYS = 30;
  * files), the image repository, the CodeBuild project that builds a version's image, and the
  * build-event Lambda that follows the builds (EventBridge) and deploys each built version to
  * ECS: its queue, task definition, service and Application Auto Scaling (the scaling is
- * created at deploy time by the service, not by a stack; this stack grants it).
+ * created at deploy time by the service, not by a stack; this stack grants it). The sweeper
+ * lives here too: the last stack deployed, when everything it starts again exists.
  */
 export class BuildStack extends Stack {
   readonly bucket: Bucket;
@@ -46,6 +48,7 @@ export class BuildStack extends Stack {
   readonly project: Project;
   readonly buildEventFunction: LambdaFunction;
   readonly buildEventRule: Rule;
+  readonly sweeper: SweeperSchedule;
 
   constructor(scope: Construct, id: string, props: BuildStackProps) {
     super(scope, id, props);
@@ -128,5 +131,7 @@ export class BuildStack extends Stack {
       },
       targets: [new LambdaTarget(this.buildEventFunction, { retryAttempts: 8, maxEventAge: Duration.hours(2) })],
     });
+
+    this.sweeper = new SweeperSchedule(this, 'Sweeper', { names, codeFolder: props.codeFolder });
   }
 }

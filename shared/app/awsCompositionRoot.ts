@@ -72,6 +72,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
       clock,
       bucket: aws.bucket,
       repositoryUri: aws.repositoryUri,
+      onError: (error, versionId) => logger.error({ err: error, versionId }, 'starting a build failed; the sweeper starts it again'),
     }),
     clock,
     queue,
@@ -80,7 +81,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     deliveryScheduler: createStepFunctionsScheduler({
       client: new SFNClient({ region: aws.region }),
       stateMachineArn: aws.stateMachineArn,
-      onError: (error) => logger.error({ err: error }, 'could not start a webhook delivery'),
+      onError: (error, deliveryId) => logger.error({ err: error, deliveryId }, 'could not start a webhook delivery; it stays pending for the sweeper'),
     }),
     webhookSender: createHttpWebhookSender({ allowed: config.webhookAllow, timeoutMs: config.webhookTimeoutMs }),
     resolveHost: dnsResolver,

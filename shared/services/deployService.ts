@@ -88,7 +88,8 @@ export class DeployService {
     if ('uploadId' in source) await this.artifacts.putBundleFromUpload(version.id, principal.organizationId, source.uploadId);
     else await this.artifacts.putBundle(version.id, source.bundle);
     await this.store.versions.create(version);
-    this.builder.enqueue(version.id);
+    // Awaited: on AWS the build's start is a call that must finish before the Lambda returns.
+    await this.builder.enqueue(version.id);
     return { fn, version };
   }
 

@@ -110,8 +110,7 @@ export class JobService {
 
   /** When a build ends: its waiting jobs run, or end in error with the build's reason. */
   async releaseWaitingJobs(version: VersionRecord): Promise<void> {
-    const waiting = (await this.deps.store.jobs.listByStatus(['queued'])).filter((job) => job.versionId === version.id);
-    for (const job of waiting) {
+    for (const job of await this.deps.store.jobs.listQueuedByVersion(version.id)) {
       if (version.buildStatus === 'ready') await this.deps.queue.enqueue(version.id, job.id);
       else await this.deps.lifecycle.failQueued(job.id, `The version's build failed: ${version.buildError ?? 'unknown reason'}`);
     }

@@ -8,7 +8,7 @@ import { getItem } from './itemReads.js';
 import { dataOf, withData } from './jsonData.js';
 import { collect, pageSizeFor, queryItems, scanItems } from './pagedItems.js';
 import { sortableKey } from './sortableKey.js';
-import { BY_FUNCTION_INDEX, BY_ORGANIZATION_INDEX, BY_PARENT_INDEX, BY_VERSION_INDEX } from './tables.js';
+import { BY_FUNCTION_INDEX, BY_ORGANIZATION_INDEX, BY_PARENT_INDEX, BY_VERSION_INDEX, QUEUED_BY_VERSION_INDEX, QUEUED_INDEX } from './tables.js';
 
 /**
  * The fields a transition may change live in attributes of their own, so that a transition is
@@ -30,6 +30,19 @@ type FixedFields = Omit<JobRecord, keyof JobPatch>;
 
 const attributeValue = <K extends keyof JobPatch>(field: K, value: JobPatch[K]) => (field === 'restarts' ? JSON.stringify(value) : value);
 
+/** Shards of the queued index: pushes spread over this many index partitions. */
+const QUEUED_SHARDS = 8;
+
+/** A job's shard of the queued index, from its id (fixed for the job's life). */
+export function queuedShardOf(jobId: string): string {
+  let hash = 0;
+  for (let index = 0; index < jobId.length; index++) hash = (hash * 31 + jobId.charCodeAt(index)) >>> 0;
+  return `q${hash % QUEUED_SHARDS}`;
+}
+
+/** The sparse attributes that put a queued job, and only a queued job, in the queued indexes. */
+const queuedAttributes = (job: Pick<JobRecord, 'id' | 'versionId'>): Item => ({ queued_version: job.versionId, queued_shard: queuedShardOf(job.id) });
+
 function toItem(job: JobRecord): Item {
   const { status, startedAt, completedAt, error, runId, restarts, attempts, ...fixed } = job;
   const attributes: Item = {
@@ -47,6 +60,7 @@ function toItem(job: JobRecord): Item {
     run_id: runId,
     restarts: attributeValue('restarts', restarts),
     attempts,
+    ...(status === 'queued' ? queuedAttributes(job) : {}),
   };
   return withData(attributes, fixed);
 }
@@ -62,19 +76,26 @@ const toJob = (item: Item): JobRecord => ({
   attempts: item.attempts as number,
 });
 
-/** Every attribute is named through a placeholder: `status` is a reserved word. */
-function transitionUpdate(from: readonly JobStatus[], patch: JobPatch) {
+/**
+ * Every attribute is named through a placeholder: `status` is a reserved word. A move into
+ * queued adds the queued index attributes (the version's id copied from its own attribute), a
+ * move out of it removes them.
+ */
+function transitionUpdate(id: string, from: readonly JobStatus[], patch: JobPatch) {
   const fields = PATCHABLE_FIELDS.filter((field) => patch[field] !== undefined);
   const values = placeholders('value', fields.map((field) => attributeValue(field, patch[field])));
   const statuses = placeholders('from', from);
   const sets = fields.map((field, index) => `#${field} = ${values.names[index]}`);
   const names = Object.fromEntries(fields.map((field) => [`#${field}`, PATCHABLE[field]]));
+  const entersQueued = patch.status === 'queued';
+  const leavesQueued = patch.status !== undefined && !entersQueued;
+  if (entersQueued) sets.push('queued_version = version_id', 'queued_shard = :shard');
   return {
     // An empty patch still checks the guard: SET of the status to itself changes nothing.
-    UpdateExpression: `SET ${sets.length > 0 ? sets.join(', ') : '#status = #status'}`,
+    UpdateExpression: `SET ${sets.length > 0 ? sets.join(', ') : '#status = #status'}${leavesQueued ? ' REMOVE queued_version, queued_shard' : ''}`,
     ConditionExpression: `#status IN (${statuses.names.join(', ')})`,
     ExpressionAttributeNames: { ...names, '#status': 'status' },
-    ExpressionAttributeValues: { ...values.bound, ...statuses.bound },
+    ExpressionAttributeValues: { ...values.bound, ...statuses.bound, ...(entersQueued ? { ':shard': queuedShardOf(id) } : {}) },
   };
 }
 
@@ -127,7 +148,7 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
     },
     async transition(id, from, patch) {
       if (from.length === 0) return null;
-      const output = await ifConditionHolds(() => context.client.send(new UpdateCommand({ TableName, Key: { id }, ReturnValues: 'ALL_NEW', ...transitionUpdate(from, patch) })));
+      const output = await ifConditionHolds(() => context.client.send(new UpdateCommand({ TableName, Key: { id }, ReturnValues: 'ALL_NEW', ...transitionUpdate(id, from, patch) })));
       return output?.Attributes ? toJob(output.Attributes) : null;
     },
     async listByFunction(functionId, filter, page) {
@@ -160,6 +181,32 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         ExpressionAttributeValues: wanted.bound,
       });
       return (await collect(items)).map(toJob).sort(oldestFirst);
+    },
+    async listQueuedByVersion(versionId) {
+      const items = queryItems(context, {
+        TableName,
+        IndexName: QUEUED_BY_VERSION_INDEX,
+        KeyConditionExpression: 'queued_version = :version',
+        ExpressionAttributeValues: { ':version': versionId },
+      });
+      return (await collect(items)).map(toJob);
+    },
+    async listQueuedBefore(createdBefore, limit) {
+      // Each shard's oldest `limit`, merged: the oldest `limit` of all.
+      const shards = Array.from({ length: QUEUED_SHARDS }, (_, shard) => `q${shard}`);
+      const lists = await Promise.all(
+        shards.map(async (shard) => {
+          const items = queryItems(context, {
+            TableName,
+            IndexName: QUEUED_INDEX,
+            KeyConditionExpression: 'queued_shard = :shard AND created_key < :before',
+            ExpressionAttributeValues: { ':shard': shard, ':before': sortableKey(createdBefore, '') },
+            Limit: pageSizeFor({ limit }),
+          });
+          return (await collect(items, { limit })).map(toJob);
+        }),
+      );
+      return lists.flat().sort(oldestFirst).slice(0, Math.max(0, limit));
     },
     async appendOutput(output) {
       // A repeat of (job, index) fails the condition and is ignored: the first one stays.
