@@ -120,7 +120,7 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
       services = createServices({
         store,
         artifacts,
-        builder: { enqueue: () => undefined, idle: async () => undefined },
+        builder: { enqueue: async () => undefined, idle: async () => undefined },
         clock,
         queue: { enqueue: async () => undefined } as never,
         events: createMemoryJobEvents(),

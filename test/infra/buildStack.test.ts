@@ -11,7 +11,7 @@ import { sluiceNames } from '../../infra/names.js';
 import { BuildStack, FILES_EXPIRE_DAYS, KEEP_IMAGES } from '../../infra/stacks/buildStack.js';
 import { ComputeStack } from '../../infra/stacks/computeStack.js';
 import { UPLOAD_KEPT_DAYS } from '../../shared/domain/upload.js';
-import { PREFIX, actionsOf, functionStatements, logicalIdOf, onlyFunctionWithEnv, onlyFunctionWithHandler, resourcesOf, roleStatements, tablesNamed, type Resource, type Statement } from './sluiceTemplates.js';
+import { PREFIX, actionsOf, functionStatements, logicalIdOf, onlyFunctionWithHandler, resourcesOf, roleStatements, tablesNamed, type Resource, type Statement } from './sluiceTemplates.js';
 
 const PUBLIC_URL = 'https://api.example.com';
 let template: Template;

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCodeBuildBuilder } from '../../../shared/adapters/aws/codeBuildBuilder.js';
 import { createStepFunctionsScheduler } from '../../../shared/adapters/aws/stepFunctionsScheduler.js';
 import { createFileArtifacts } from '../../../shared/adapters/local/fileArtifacts.js';
+import { LocalUploads } from '../../../shared/adapters/local/localUploads.js';
 import { createSqliteStore } from '../../../shared/adapters/local/sqlite/sqliteStore.js';
 import { createSystemClock } from '../../../shared/adapters/systemClock.js';
 import { functionMetadataSchema } from '../../../shared/domain/functionMetadata.js';
@@ -57,9 +58,9 @@ describe('Lambda paths wait for their AWS calls', () => {
   it('a deploy answers only after CodeBuild started the build, with the version building', async () => {
     codeBuild.on(StartBuildCommand).callsFake(slowly('StartBuild', { build: { id: 'sluice-build:1' } }));
     const builder = createCodeBuildBuilder({ client: new CodeBuildClient({ region: 'eu-west-1' }), projectName: 'sluice-build', store, clock, bucket: 'sluice-artifacts', repositoryUri: 'repo' });
-    const deploy = new DeployService(store, createFileArtifacts(dataDir), builder, clock, '3.11');
+    const deploy = new DeployService(store, createFileArtifacts(dataDir, new LocalUploads({ folder: join(dataDir, 'uploads'), publicUrl: () => 'http://127.0.0.1:0', clock })), builder, clock, '3.11', 64 * 1024 * 1024);
     const metadata = functionMetadataSchema.parse({ name: 'resize', entrypoint: { file: 'main.py', symbol: 'resize', kind: 'function' } });
-    const { version } = await deploy.deploy(principal, 'acme', metadata, Buffer.from('bundle'));
+    const { version } = await deploy.deploy(principal, 'acme', metadata, { bundle: Buffer.from('bundle') });
     events.push('deploy answered');
     expect(events).toEqual(['StartBuild answered', 'deploy answered']);
     expect((await store.versions.get(version.id))?.buildStatus).toBe('building');
