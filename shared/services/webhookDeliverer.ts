@@ -1,3 +1,4 @@
+import { deliveryAhead } from '../domain/deliveryOrder.js';
 import type { DeliveryAttempt, WebhookDelivery } from '../domain/webhookDelivery.js';
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from '../domain/webhookDelivery.js';
 import { signWebhook } from '../domain/webhookSignature.js';
@@ -55,6 +56,16 @@ export class WebhookDeliverer {
     const delivery = await this.store.deliveries.get(deliveryId);
     if (!delivery || delivery.state !== 'pending') return null;
     return this.record(delivery, { status: null, error }, 'retry');
+  }
+
+  /**
+   * The earlier delivery of the same job to the same URL this one must wait for (see
+   * deliveryAhead); null when none, or when this one is no longer pending.
+   */
+  async deliveryAhead(deliveryId: string): Promise<WebhookDelivery | null> {
+    const delivery = await this.store.deliveries.get(deliveryId);
+    if (!delivery || delivery.state !== 'pending') return null;
+    return deliveryAhead(delivery, await this.store.deliveries.listByJob(delivery.jobId));
   }
 
   private record(delivery: WebhookDelivery, attempt: Omit<DeliveryAttempt, 'at'>, outcome: 'delivered' | 'failed' | 'retry'): Promise<WebhookDelivery | null> {
