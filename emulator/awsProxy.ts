@@ -31,10 +31,10 @@ export function startAwsProxy(motoEndpoint: string, observe: CallObserver): Prom
           const answerChunks: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
           answer.on('end', () => {
-            const answerBody = Buffer.concat(answerChunks);
-            outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-            outgoing.end(answerBody);
             const operation = incoming.headers['x-amz-target'];
+            const answerBody = typeof operation === 'string' ? mendMotoAnswer(operation, Buffer.concat(answerChunks)) : Buffer.concat(answerChunks);
+            outgoing.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'content-length': String(answerBody.length) });
+            outgoing.end(answerBody);
             if (typeof operation === 'string') observe({ target: operation, request: parse(body), status: answer.statusCode ?? 0, response: parse(answerBody) });
           });
         },
@@ -54,6 +54,22 @@ export function startAwsProxy(motoEndpoint: string, observe: CallObserver): Prom
       });
     });
   });
+}
+
+/**
+ * moto's CodeBuild answers carry timestamps as ISO strings where AWS's JSON protocol has epoch
+ * seconds, which the SDK refuses ("Expected real number"); they are put right here, nothing else.
+ */
+function mendMotoAnswer(operation: string, body: Buffer): Buffer {
+  if (!operation.startsWith('CodeBuild_')) return body;
+  const mend = (value: unknown, key = ''): unknown => {
+    if (Array.isArray(value)) return value.map((item) => mend(item));
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, mend(item, name)]));
+    if (typeof value === 'string' && /Time$/.test(key) && !Number.isNaN(Date.parse(value))) return Date.parse(value) / 1000;
+    return value;
+  };
+  const parsed = parse(body);
+  return parsed === null ? body : Buffer.from(JSON.stringify(mend(parsed)));
 }
 
 function parse(body: Buffer): unknown {

@@ -74,7 +74,10 @@ export class CodeBuildEmulator {
 
   private async run(build: StartedBuild): Promise<void> {
     const variables = { ...this.projectVariables(build.projectName), ...Object.fromEntries(build.overrides.map((entry) => [entry.name, entry.value])) };
-    const additional = { environment: { 'environment-variables': Object.entries(variables).map(([name, value]) => ({ name, value, type: 'PLAINTEXT' })) } };
+    const additional = {
+      environment: { 'environment-variables': Object.entries(variables).map(([name, value]) => ({ name, value, type: 'PLAINTEXT' })) },
+      logs: { 'group-name': `/aws/codebuild/${build.projectName}`, 'stream-name': build.id.split(':').pop() },
+    };
     const base = { 'project-name': build.projectName, 'build-id': build.arn, 'additional-information': additional, version: '1' };
     const state = (status: string, phase: string) => this.deps.bus.put({ source: 'aws.codebuild', 'detail-type': 'CodeBuild Build State Change', resources: [build.arn], detail: { ...base, 'build-status': status, 'current-phase': phase, 'current-phase-context': '[]' } });
     const phaseDone = (phase: Phase, status: string) =>

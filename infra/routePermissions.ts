@@ -25,6 +25,8 @@ export interface Permissions {
   describeDeliveries?: boolean;
   /** Start an image build of the CodeBuild project. */
   startBuilds?: boolean;
+  /** Read the image builds' logs (CloudWatch Logs, `/aws/codebuild/<project>`), to copy them to the version's log. */
+  readBuildLogs?: boolean;
   /**
    * ECS: `describe` the versions' services (worker counts in views); `deploy` a version
    * (register its task definition, create or update its service, pass the task roles, register
@@ -104,6 +106,7 @@ export const ROLE_PERMISSIONS = {
     tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite' },
     queues: ['create', 'send'],
     startDeliveries: true,
+    readBuildLogs: true,
     ecs: ['describe', 'deploy'],
   },
   /**
@@ -143,7 +146,7 @@ export const ROLE_PERMISSIONS = {
 
 /** Two permission sets as one: the union, the stronger table access winning. */
 export function mergePermissions(...sets: Permissions[]): Permissions {
-  const merged: Required<Permissions> = { tables: {}, bucket: { read: [], write: [] }, queues: [], startDeliveries: false, describeDeliveries: false, startBuilds: false, ecs: [] };
+  const merged: Required<Permissions> = { tables: {}, bucket: { read: [], write: [] }, queues: [], startDeliveries: false, describeDeliveries: false, startBuilds: false, readBuildLogs: false, ecs: [] };
   for (const set of sets) {
     for (const [table, access] of Object.entries(set.tables ?? {}) as [TableId, TableAccess][]) {
       if (merged.tables[table] !== 'readWrite') merged.tables[table] = access;
@@ -155,6 +158,7 @@ export function mergePermissions(...sets: Permissions[]): Permissions {
     merged.startDeliveries ||= set.startDeliveries ?? false;
     merged.describeDeliveries ||= set.describeDeliveries ?? false;
     merged.startBuilds ||= set.startBuilds ?? false;
+    merged.readBuildLogs ||= set.readBuildLogs ?? false;
   }
   return merged;
 }
