@@ -14,6 +14,8 @@ const schema = z.object({
   SLUICE_AWS_TIME_SCALE: z.coerce.number().positive().default(60),
   SLUICE_WEBHOOK_RETRY_BASE_MS: z.string().default('1000'),
   SLUICE_AWS_VERBOSE: z.enum(['0', '1']).default('0'),
+  /** A worker task's job lease; tests shorten it so a killed task's job comes back sooner. */
+  SLUICE_QUEUE_VISIBILITY_S: z.string().default('60'),
 });
 
 /** `npm run aws:local`'s settings: the same variables as `npm start`, and the emulation's own. */
@@ -34,6 +36,6 @@ export function awsLocalSettings(env: NodeJS.ProcessEnv) {
     verbose: values.SLUICE_AWS_VERBOSE === '1',
     // On AWS, receivers are public addresses; here they are on this machine.
     lambdaEnvironment: { SLUICE_WEBHOOK_ALLOW: 'loopback', SLUICE_WEBHOOK_RETRY_BASE_MS: values.SLUICE_WEBHOOK_RETRY_BASE_MS },
-    taskEnvironment: {} as Record<string, string>,
+    taskEnvironment: { SLUICE_QUEUE_VISIBILITY_S: values.SLUICE_QUEUE_VISIBILITY_S } as Record<string, string>,
   };
 }

@@ -70,14 +70,14 @@ export function permissionStatements(scope: IConstruct, names: SluiceNames, perm
     // Registering a task definition cannot be scoped by resource in IAM.
     allow(['ecs:RegisterTaskDefinition'], ['*']);
     allow(['iam:PassRole'], [deployRoles.taskRole.roleArn, deployRoles.executionRole.roleArn], { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
-    // Scaling on queue depth: a scalable target per service and a target-tracking policy. The
-    // caller also needs CloudWatch rights on the policy's alarms (TargetTracking-service/<cluster>/...)
-    // and, the first time, to create Application Auto Scaling's service-linked role for ECS.
+    // Scaling on queue depth: a scalable target per service, two step policies and the two
+    // alarms on the version's queue (`<prefix>v-<version>-backlog`, `-idle`) that run them; the
+    // first time, Application Auto Scaling's service-linked role for ECS is created too.
     allow(
       ['application-autoscaling:RegisterScalableTarget', 'application-autoscaling:PutScalingPolicy', 'application-autoscaling:DescribeScalableTargets', 'application-autoscaling:DescribeScalingPolicies'],
       ['*'],
     );
-    allow(['cloudwatch:PutMetricAlarm', 'cloudwatch:DescribeAlarms', 'cloudwatch:DeleteAlarms'], [arns.alarms(scope, `TargetTracking-service/${names.cluster}/*`)]);
+    allow(['cloudwatch:PutMetricAlarm', 'cloudwatch:DescribeAlarms', 'cloudwatch:DeleteAlarms'], [arns.alarms(scope, names.versionQueuePattern)]);
     const scalingRole = Stack.of(scope).formatArn({
       service: 'iam',
       region: '',

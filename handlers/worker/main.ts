@@ -31,9 +31,11 @@ const agent = new WorkerAgent({
   clock,
   // ECS placed the task on a GPU of its machine type: no placement is left to do in it.
   gpus: new GpuInventory([], true),
-  // The task's replicas stay up as long as the task: ECS scales tasks, not this agent.
+  // Exactly `split` replicas (sharing the task's GPU), up as long as the task: ECS scales
+  // tasks between the version's minimum and maximum, not this agent.
   idleTimeoutMs: 2 ** 31 - 1,
   defaultMaxReplicas: version.split,
+  fixedReplicas: version.split,
   newReplicaId: () => newShortId(),
   replicaProcess: () => ({
     python: settings.python,

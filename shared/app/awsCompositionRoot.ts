@@ -1,4 +1,5 @@
 import { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { CodeBuildClient } from '@aws-sdk/client-codebuild';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -45,10 +46,16 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
   const clock = createSystemClock();
   const store = createDynamoDbStore({ tablePrefix: config.tablePrefix });
   const sqs = new SQSClient({ region: aws.region });
-  const queue = createSqsJobQueue({ client: sqs, queueUrlOf: createQueueUrlResolver({ client: sqs, prefix: config.tablePrefix }) });
+  const queue = createSqsJobQueue({
+    client: sqs,
+    queueUrlOf: createQueueUrlResolver({ client: sqs, prefix: config.tablePrefix }),
+    visibilityTimeoutSeconds: aws.queueVisibilitySeconds,
+    heartbeatSeconds: Math.max(1, Math.floor(aws.queueVisibilitySeconds / 3)),
+  });
   const compute = createEcsCompute({
     ecs: new ECSClient({ region: aws.region }),
     autoScaling: new ApplicationAutoScalingClient({ region: aws.region }),
+    cloudWatch: new CloudWatchClient({ region: aws.region }),
     sqs,
     cluster: aws.cluster,
     queuePrefix: config.tablePrefix,

@@ -20,6 +20,8 @@ const awsSchema = z.object({
   /** Where worker tasks run (awsvpc networking): comma-separated ids. */
   SLUICE_SUBNETS: z.string().default(''),
   SLUICE_SECURITY_GROUPS: z.string().default(''),
+  /** How long a taken job's message stays invisible between heartbeats; a dead worker's job reappears after it. */
+  SLUICE_QUEUE_VISIBILITY_S: z.coerce.number().int().min(3).max(43_200).default(60),
 });
 
 export interface AwsConfig {
@@ -36,6 +38,7 @@ export interface AwsConfig {
   publicUrl: string;
   subnets: string[];
   securityGroups: string[];
+  queueVisibilitySeconds: number;
 }
 
 export function loadAwsConfig(env: NodeJS.ProcessEnv = process.env): AwsConfig {
@@ -61,6 +64,7 @@ export function loadAwsConfig(env: NodeJS.ProcessEnv = process.env): AwsConfig {
     publicUrl: values.SLUICE_PUBLIC_URL.replace(/\/+$/, ''),
     subnets: list(values.SLUICE_SUBNETS),
     securityGroups: list(values.SLUICE_SECURITY_GROUPS),
+    queueVisibilitySeconds: values.SLUICE_QUEUE_VISIBILITY_S,
   };
 }
 

@@ -25,6 +25,11 @@ export interface PoolContext {
   idleTimeoutMs: number;
   /** Replicas a version may have when it names no maximum_replicas. */
   defaultMaxReplicas: number;
+  /**
+   * A fixed number of replicas, whatever the queue: an ECS task runs its version's `split`
+   * replicas from start to stop, and ECS scales the tasks. Absent locally, where the pool scales.
+   */
+  fixedReplicas?: number;
   newReplicaId(): string;
   /** The interpreter, code folder and environment a replica of this version starts with. */
   replicaProcess(version: VersionRecord, gpuIndex: number | null): { python: string; codeDir: string; env: NodeJS.ProcessEnv };
@@ -148,7 +153,7 @@ export class ReplicaPool {
   }
 
   private scale(): void {
-    const { minimumReplicas, maximumReplicas } = this.version;
+    const { minimumReplicas, maximumReplicas } = this.bounds();
     const cap = Math.max(maximumReplicas || this.context.defaultMaxReplicas, minimumReplicas);
     const busy = [...this.members.keys()].filter((replica) => replica.state === 'active').length;
     const wanted = Math.min(cap, Math.max(minimumReplicas, busy + this.context.queue.depth(this.version.id)));
@@ -161,6 +166,12 @@ export class ReplicaPool {
       }
       this.startReplica(placement.gpuIndex, placement.release);
     }
+  }
+
+  /** The replicas to keep and allow: the version's, or the fixed number of a task. */
+  private bounds(): { minimumReplicas: number; maximumReplicas: number | null } {
+    const fixed = this.context.fixedReplicas;
+    return fixed === undefined ? this.version : { minimumReplicas: fixed, maximumReplicas: fixed };
   }
 
   private startReplica(gpuIndex: number | null, release: () => void): void {
@@ -217,7 +228,7 @@ export class ReplicaPool {
     if (!member || replica.state !== 'idle') return;
     clearTimeout(member.idleTimer);
     member.idleTimer = setTimeout(() => {
-      if (replica.state === 'idle' && this.members.size > this.version.minimumReplicas) replica.kill();
+      if (replica.state === 'idle' && this.members.size > this.bounds().minimumReplicas) replica.kill();
     }, this.context.idleTimeoutMs);
     member.idleTimer.unref();
     this.wake();

@@ -1,4 +1,6 @@
-import { PutScalingPolicyCommand, RegisterScalableTargetCommand, type ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
+import type { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
+import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { putQueueScaling, taskBounds } from './queueScaling.js';
 import { CreateServiceCommand, DescribeServicesCommand, RegisterTaskDefinitionCommand, UpdateServiceCommand, type ECSClient } from '@aws-sdk/client-ecs';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { isGpuMachine, type MachineType } from '../../domain/machineTypes.js';
@@ -11,6 +13,8 @@ import { queueNameOf } from './sqsJobQueue.js';
 export interface EcsComputeOptions {
   ecs: ECSClient;
   autoScaling: ApplicationAutoScalingClient;
+  /** The scaling alarms on the queue's depth. */
+  cloudWatch: CloudWatchClient;
   sqs: SQSClient;
   cluster: string;
   /** The prefix of the versions' queue names and of the DLQ, `<prefix>dlq`. */
@@ -106,41 +110,14 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
             cluster,
             serviceName,
             taskDefinition,
-            desiredCount: version.minimumReplicas,
+            desiredCount: taskBounds(version).min,
             capacityProviderStrategy: [{ capacityProvider: options.capacityProviderOf(version.computeType), weight: 1 }],
             networkConfiguration: options.subnets ? { awsvpcConfiguration: { subnets: options.subnets, securityGroups: options.securityGroups, assignPublicIp: 'DISABLED' } } : undefined,
           }),
         );
       }
 
-      const target = { ServiceNamespace: 'ecs', ResourceId: `service/${cluster}/${serviceName}`, ScalableDimension: 'ecs:service:DesiredCount' } as const;
-      await autoScaling.send(
-        new RegisterScalableTargetCommand({
-          ...target,
-          MinCapacity: version.minimumReplicas,
-          // No maximum declared means one task; never below the minimum, which AWS would refuse.
-          MaxCapacity: Math.max(version.maximumReplicas || 1, version.minimumReplicas),
-        }),
-      );
-      await autoScaling.send(
-        new PutScalingPolicyCommand({
-          ...target,
-          PolicyName: `${serviceName}-queue-depth`,
-          PolicyType: 'TargetTrackingScaling',
-          TargetTrackingScalingPolicyConfiguration: {
-            // One waiting job per task: a task runs one job at a time, so every job left
-            // waiting asks for another task (up to the maximum), and an empty queue lets the
-            // service shrink back to its minimum.
-            TargetValue: 1,
-            CustomizedMetricSpecification: {
-              Namespace: 'AWS/SQS',
-              MetricName: 'ApproximateNumberOfMessagesVisible',
-              Dimensions: [{ Name: 'QueueName', Value: queueName }],
-              Statistic: 'Average',
-            },
-          },
-        }),
-      );
+      await putQueueScaling({ autoScaling, cloudWatch: options.cloudWatch, cluster }, version, serviceName, queueName);
     },
 
     async currentWorkers(versionId) {

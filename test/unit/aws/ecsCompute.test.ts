@@ -1,4 +1,5 @@
 import { ApplicationAutoScalingClient, PutScalingPolicyCommand, RegisterScalableTargetCommand } from '@aws-sdk/client-application-auto-scaling';
+import { CloudWatchClient, PutMetricAlarmCommand } from '@aws-sdk/client-cloudwatch';
 import { CreateServiceCommand, DescribeServicesCommand, ECSClient, RegisterTaskDefinitionCommand, UpdateServiceCommand } from '@aws-sdk/client-ecs';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -9,6 +10,7 @@ import { aVersion } from '../../support/fixtures.js';
 
 const ecs = mockClient(ECSClient);
 const autoScaling = mockClient(ApplicationAutoScalingClient);
+const cloudWatch = mockClient(CloudWatchClient);
 const sqs = mockClient(SQSClient);
 const IMAGE = '123456789012.dkr.ecr.eu-west-1.amazonaws.com/sluice-functions:v1';
 const DLQ_ARN = 'arn:aws:sqs:eu-west-1:123456789012:sluice-dlq';
@@ -17,6 +19,7 @@ const TASK_DEFINITION_ARN = 'arn:aws:ecs:eu-west-1:123456789012:task-definition/
 const compute = createEcsCompute({
   ecs: new ECSClient({ region: 'eu-west-1' }),
   autoScaling: new ApplicationAutoScalingClient({ region: 'eu-west-1' }),
+  cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
   sqs: new SQSClient({ region: 'eu-west-1' }),
   cluster: 'sluice',
   queuePrefix: 'sluice-',
@@ -35,7 +38,9 @@ const input = <T>(calls: { args: [{ input: T }] }[]) => calls.map((call) => call
 beforeEach(() => {
   ecs.reset();
   autoScaling.reset();
+  cloudWatch.reset();
   sqs.reset();
+  autoScaling.on(PutScalingPolicyCommand).callsFake((request: { PolicyName: string }) => ({ PolicyARN: `arn:policy/${request.PolicyName.split('-').pop() === 'out' ? 'scale-out' : 'scale-in'}` }));
   sqs.on(GetQueueUrlCommand, { QueueName: 'sluice-dlq' }).resolves({ QueueUrl: 'https://sqs.test/1/sluice-dlq' });
   sqs.on(GetQueueAttributesCommand, { QueueUrl: 'https://sqs.test/1/sluice-dlq', AttributeNames: ['QueueArn'] }).resolves({ Attributes: { QueueArn: DLQ_ARN } });
   sqs.on(CreateQueueCommand).resolves({ QueueUrl: 'https://sqs.test/1/sluice-v-x' });
@@ -89,7 +94,7 @@ describe('createEcsCompute: deployVersion', () => {
 
   it('creates the service on the machine type capacity provider with the minimum replicas', async () => {
     for (const computeType of ['cpu', 'a100'] as const) {
-      const version = aVersion({ computeType, minimumReplicas: 2, maximumReplicas: 5 });
+      const version = aVersion({ computeType, minimumReplicas: 2, maximumReplicas: 5, split: 1 });
       await compute.deployVersion(version, IMAGE);
       expect(input(ecs.commandCalls(CreateServiceCommand)).at(-1)).toEqual({
         cluster: 'sluice',
@@ -112,7 +117,7 @@ describe('createEcsCompute: deployVersion', () => {
   });
 
   it('registers the scalable target between the minimum and maximum replicas', async () => {
-    const version = aVersion({ minimumReplicas: 1, maximumReplicas: 4 });
+    const version = aVersion({ minimumReplicas: 1, maximumReplicas: 4, split: 1 });
     await compute.deployVersion(version, IMAGE);
     expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand))).toEqual([
       { ServiceNamespace: 'ecs', ResourceId: `service/sluice/v-${version.id}`, ScalableDimension: 'ecs:service:DesiredCount', MinCapacity: 1, MaxCapacity: 4 },
@@ -120,35 +125,52 @@ describe('createEcsCompute: deployVersion', () => {
   });
 
   it('caps a version with no maximum at one task, and never below its minimum', async () => {
-    await compute.deployVersion(aVersion({ minimumReplicas: 0, maximumReplicas: null }), IMAGE);
-    await compute.deployVersion(aVersion({ minimumReplicas: 3, maximumReplicas: null }), IMAGE);
+    await compute.deployVersion(aVersion({ minimumReplicas: 0, maximumReplicas: null, split: 1 }), IMAGE);
+    await compute.deployVersion(aVersion({ minimumReplicas: 3, maximumReplicas: null, split: 1 }), IMAGE);
     expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand)).map(({ MinCapacity, MaxCapacity }) => [MinCapacity, MaxCapacity])).toEqual([
       [0, 1],
       [3, 3],
     ]);
   });
 
-  it('scales on the queue messages waiting, one per task', async () => {
-    const version = aVersion();
+  it('scales from zero on jobs waiting or running: a backlog alarm after one minute sets ceil(backlog / split) tasks', async () => {
+    const version = aVersion({ minimumReplicas: 0, maximumReplicas: 6, split: 2 });
     await compute.deployVersion(version, IMAGE);
-    expect(input(autoScaling.commandCalls(PutScalingPolicyCommand))).toEqual([
-      {
-        ServiceNamespace: 'ecs',
-        ResourceId: `service/sluice/v-${version.id}`,
-        ScalableDimension: 'ecs:service:DesiredCount',
-        PolicyName: `v-${version.id}-queue-depth`,
-        PolicyType: 'TargetTrackingScaling',
-        TargetTrackingScalingPolicyConfiguration: {
-          TargetValue: 1,
-          CustomizedMetricSpecification: {
-            Namespace: 'AWS/SQS',
-            MetricName: 'ApproximateNumberOfMessagesVisible',
-            Dimensions: [{ Name: 'QueueName', Value: `sluice-v-${version.id}` }],
-            Statistic: 'Average',
-          },
-        },
+    const target = { ServiceNamespace: 'ecs', ResourceId: `service/sluice/v-${version.id}`, ScalableDimension: 'ecs:service:DesiredCount' };
+    expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand))).toEqual([{ ...target, MinCapacity: 0, MaxCapacity: 3 }]);
+    const [scaleOut, scaleIn] = input(autoScaling.commandCalls(PutScalingPolicyCommand));
+    expect(scaleOut).toEqual({
+      ...target,
+      PolicyName: `v-${version.id}-scale-out`,
+      PolicyType: 'StepScaling',
+      StepScalingPolicyConfiguration: {
+        AdjustmentType: 'ExactCapacity',
+        Cooldown: 60,
+        MetricAggregationType: 'Maximum',
+        // Threshold 1: a backlog of 1-2 jobs is one task, 3-4 two, 5 or more three.
+        StepAdjustments: [
+          { MetricIntervalLowerBound: 0, MetricIntervalUpperBound: 2, ScalingAdjustment: 1 },
+          { MetricIntervalLowerBound: 2, MetricIntervalUpperBound: 4, ScalingAdjustment: 2 },
+          { MetricIntervalLowerBound: 4, MetricIntervalUpperBound: undefined, ScalingAdjustment: 3 },
+        ],
       },
+    });
+    expect(scaleIn?.StepScalingPolicyConfiguration?.StepAdjustments).toEqual([{ MetricIntervalUpperBound: 0, ScalingAdjustment: 0 }]);
+    const alarms = input(cloudWatch.commandCalls(PutMetricAlarmCommand));
+    expect(alarms.map(({ AlarmName, ComparisonOperator, Threshold, EvaluationPeriods, AlarmActions }) => ({ AlarmName, ComparisonOperator, Threshold, EvaluationPeriods, AlarmActions }))).toEqual([
+      { AlarmName: `sluice-v-${version.id}-backlog`, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Threshold: 1, EvaluationPeriods: 1, AlarmActions: ['arn:policy/scale-out'] },
+      { AlarmName: `sluice-v-${version.id}-idle`, ComparisonOperator: 'LessThanThreshold', Threshold: 1, EvaluationPeriods: 5, AlarmActions: ['arn:policy/scale-in'] },
     ]);
+    const metrics = alarms[0]?.Metrics ?? [];
+    expect(metrics.find((query) => query.ReturnData)?.Expression).toBe('waiting + running');
+    expect(metrics.flatMap((query) => (query.MetricStat ? [query.MetricStat.Metric?.MetricName] : []))).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesNotVisible']);
+    expect(metrics.every((query) => !query.MetricStat || query.MetricStat.Metric?.Dimensions?.[0]?.Value === `sluice-v-${version.id}`)).toBe(true);
+  });
+
+  it('runs split replicas a task: the minimum and maximum replicas become tasks, rounded up', async () => {
+    await compute.deployVersion(aVersion({ minimumReplicas: 3, maximumReplicas: 7, split: 2 }), IMAGE);
+    expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand)).map(({ MinCapacity, MaxCapacity }) => [MinCapacity, MaxCapacity])).toEqual([[2, 4]]);
+    expect(input(ecs.commandCalls(CreateServiceCommand))[0]?.desiredCount).toBe(2);
   });
 
   it('fails without a DLQ, before creating anything', async () => {
