@@ -1,0 +1,163 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { motoInstalled } from '../../emulator/moto.js';
+import { runCli } from '../e2e/support/cli.js';
+import { api, until, writeFunctionDir } from '../e2e/support/testService.js';
+import { startWebhookReceiver } from '../e2e/support/webhookReceiver.js';
+import { startAwsTarget, startLocalTarget, type Target } from './targets.js';
+
+/**
+ * One black-box acceptance, run against `npm start` and against `npm run aws:local`: what a
+ * user does over HTTP and with the CLI must behave the same in both modes.
+ */
+const FUNCTIONS = {
+  'main.py': `import os, signal, sys, time
+from typing import Iterator
+import sluice
+
+@sluice.function(name="greet")
+def greet(name: str) -> str:
+    print(f"greeting {name}")
+    return f"Hello, {name}."
+
+@sluice.function(name="words")
+def words(text: str) -> Iterator[str]:
+    for word in text.split():
+        yield word
+
+@sluice.function(name="fails")
+def fails(reason: str) -> str:
+    raise ValueError(reason)
+
+@sluice.function(name="sleepy")
+def sleepy(seconds: float) -> str:
+    time.sleep(seconds)
+    return "awake"
+
+@sluice.function(name="chatty")
+def chatty(lines: int) -> int:
+    for n in range(lines):
+        print(f"line {n}")
+    return lines
+
+@sluice.function(name="dies-once")
+def dies_once(token: str) -> str:
+    marker = f"/tmp/sluice-dies-once-{token}"
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        sys.stdout.flush()
+        # On AWS the whole worker task dies (as an instance lost); locally, the replica.
+        os.kill(os.getppid() if os.environ.get("SLUICE_MODE") == "aws" else os.getpid(), signal.SIGKILL)
+        os._exit(1)
+    return "survived"
+`,
+};
+
+const targets = motoInstalled() ? (['local', 'aws'] as const) : (['local'] as const);
+if (!motoInstalled()) console.warn('moto_server is not installed: the AWS half of the acceptance suite is skipped (pip install "moto[server]>=5")');
+
+function verify(secret: string, headers: Record<string, any>, raw: string): boolean {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const expected = createHmac('sha256', key).update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${raw}`).digest('base64');
+  return String(headers['webhook-signature']).split(' ').includes(`v1,${expected}`);
+}
+
+describe.each(targets)('the same behaviour in the %s mode', (mode) => {
+  let target: Target;
+  let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+  let deployOutput = '';
+  const call = (method: string, path: string, body?: unknown) => api(target.url, target.key, method, path, body);
+  const push = async (fn: string, inputs: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    const { status, body } = await call('POST', '/v2/push', { function: `local/${fn}`, inputs, ...extra });
+    expect(status).toBe(200);
+    return body.id as string;
+  };
+  const awaitJob = async (id: string) => (await api(target.awaitBase.replace(/\/$/, ''), target.key, 'GET', `/v2/jobs/${id}/await`)).body;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    target = mode === 'aws' ? await startAwsTarget() : await startLocalTarget();
+    const deployed = await runCli(['deploy', await writeFunctionDir(FUNCTIONS)], { SLUICE_URL: target.url, SLUICE_API_KEY: target.key }, 240_000);
+    deployOutput = deployed.stdout + deployed.stderr;
+    expect(deployed.code, deployOutput).toBe(0);
+  }, 300_000);
+  afterAll(async () => {
+    await target?.close();
+    await receiver?.close();
+  });
+
+  it('deploys with sluice deploy, showing the build’s progress and log, every function ready', () => {
+    expect(deployOutput).toContain('building');
+    expect(deployOutput).toMatch(/✓ local\/greet is ready/);
+    expect(deployOutput).toMatch(/✓ local\/dies-once is ready/);
+    expect(deployOutput).toMatch(/\| .+/);
+  });
+
+  it('pushes a job and awaits its result, the job’s print in its logs', async () => {
+    const id = await push('greet', { name: 'Ada' });
+    const job = await awaitJob(id);
+    expect(job).toMatchObject({ id, status: 'finished', error: '' });
+    expect(job.outputs.map((output: any) => output.data)).toEqual(['Hello, Ada.']);
+    await until(async () => (await call('GET', `/v2/logs?job_id=${id}`)).body.data.some((entry: any) => entry.logs?.some((line: any) => line.message === 'greeting Ada')), 20_000);
+  });
+
+  it('returns each output a generator yields, in order', async () => {
+    const job = await awaitJob(await push('words', { text: 'one two three' }));
+    expect(job.status).toBe('finished');
+    expect(job.outputs.map((output: any) => output.data)).toEqual(['one', 'two', 'three']);
+  });
+
+  it('ends a job whose function raises in error, with the exception’s type and message', async () => {
+    const job = await awaitJob(await push('fails', { reason: 'no such frame' }));
+    expect(job.status).toBe('error');
+    expect(job.error).toContain('ValueError: no such frame');
+  });
+
+  it('cancels a running job', async () => {
+    const id = await push('sleepy', { seconds: 60 });
+    await until(async () => (await call('GET', `/v2/jobs/${id}`)).body.status === 'processing', 60_000, 200);
+    expect((await call('DELETE', `/v2/jobs/${id}`)).status).toBe(200);
+    const job = await awaitJob(id);
+    expect(job.status).toBe('cancelled');
+  }, 90_000);
+
+  it('runs a job again, with a restart entry, when what ran it was killed mid-job', async () => {
+    const job = await awaitJob(await push('dies-once', { token: `${mode}-${Date.now()}` }));
+    expect(job.status).toBe('finished');
+    expect(job.outputs.map((output: any) => output.data)).toEqual(['survived']);
+    expect(job.restarts).toHaveLength(1);
+  }, 120_000);
+
+  it('pages a long log exactly', async () => {
+    const id = await push('chatty', { lines: 2500 });
+    expect((await awaitJob(id)).status).toBe('finished');
+    const seen: string[] = [];
+    let start = '';
+    for (let page = 0; page < 10 && seen.length < 2500; page++) {
+      const body = (await call('GET', `/v2/logs?job_id=${id}&limit=1000${start ? `&start_time=${start}` : ''}`)).body;
+      const lines = body.data.flatMap((entry: any) => entry.logs.map((line: any) => line.message));
+      if (lines.length === 0) break;
+      seen.push(...lines);
+      start = String(BigInt(body.last_time_returned) + 1n);
+    }
+    expect(seen).toEqual(Array.from({ length: 2500 }, (_, n) => `line ${n}`));
+  }, 60_000);
+
+  it('delivers signed webhooks in order, retrying a receiver that fails', async () => {
+    const { secret } = (await call('GET', '/v2/webhooks/secret')).body;
+    receiver.failNext(`/${mode}/hooks`, 500, 503);
+    const types = ['job.start', 'job.new_output', 'job.complete'];
+    const id = await push('words', { text: 'a b' }, { webhooks: types.map((type) => ({ type, url: receiver.url(`/${mode}/hooks`) })) });
+    const hooks = await receiver.waitFor(`/${mode}/hooks`, 6, 60_000);
+    const delivered = hooks.slice(2);
+    expect(delivered.map((hook) => hook.body.type)).toEqual(['job.start', 'job.new_output', 'job.new_output', 'job.complete']);
+    expect(delivered.every((hook) => hook.body.body.job_id === id && verify(secret, hook.headers, hook.raw))).toBe(true);
+  }, 90_000);
+
+  it('reports usage by machine type', async () => {
+    await awaitJob(await push('greet', { name: 'usage' }));
+    const report = (await call('GET', '/v2/usage')).body;
+    expect(report.cpu.compute_seconds).toBeGreaterThan(0);
+    expect(report.cpu.cost_dollars).toBeGreaterThan(0);
+  });
+});

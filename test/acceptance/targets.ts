@@ -1,0 +1,53 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startAwsLocal } from '../../emulator/awsLocal.js';
+import { startTestService } from '../e2e/support/testService.js';
+
+/** A running Sluice, as a client sees it: where to send requests, and the key of organization `local`. */
+export interface Target {
+  name: 'local' | 'aws';
+  url: string;
+  /** The base of the await route that waits longest (the function URL on AWS), ending in `/`. */
+  awaitBase: string;
+  key: string;
+  close(): Promise<void>;
+}
+
+/** Short waits for the specs: webhook retries, receivers' timeouts. */
+const WEBHOOK_SETTINGS = { SLUICE_WEBHOOK_RETRY_BASE_MS: '200', SLUICE_WEBHOOK_TIMEOUT_S: '1' };
+
+/** `npm start`'s service, in this process, on a free port. */
+export async function startLocalTarget(): Promise<Target> {
+  const service = await startTestService(WEBHOOK_SETTINGS);
+  return { name: 'local', url: service.url, awaitBase: `${service.url}/`, key: service.key, close: () => service.close() };
+}
+
+/** `npm run aws:local`'s deployment: the AWS composition on moto and dynalite, on a free port. */
+export async function startAwsTarget(): Promise<Target> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sluice-aws-'));
+  const emulation = await startAwsLocal({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    organization: 'local',
+    prefix: 'sluice-',
+    timeScale: 60,
+    python: 'python3',
+    pipArgs: [],
+    lambdaEnvironment: { SLUICE_WEBHOOK_ALLOW: 'loopback', SLUICE_LOG_LEVEL: 'warn', ...WEBHOOK_SETTINGS },
+    // A killed task's job comes back after 5 s instead of a minute.
+    taskEnvironment: { SLUICE_QUEUE_VISIBILITY_S: '5', SLUICE_LOG_LEVEL: 'warn' },
+    onEvent: () => undefined,
+  });
+  return {
+    name: 'aws',
+    url: emulation.url,
+    awaitBase: emulation.awaitUrl,
+    key: emulation.bootstrapKey.key,
+    async close() {
+      await emulation.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
