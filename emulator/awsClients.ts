@@ -3,6 +3,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { CodeBuildClient } from '@aws-sdk/client-codebuild';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EC2Client } from '@aws-sdk/client-ec2';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
@@ -31,6 +32,7 @@ export function awsClients(motoEndpoint: string, dynamoDbEndpoint: string) {
     sqs: new SQSClient(common),
     s3: new S3Client({ ...common, forcePathStyle: true }),
     ecs: new ECSClient(common),
+    ec2: new EC2Client(common),
     autoScaling: new ApplicationAutoScalingClient(common),
     cloudWatch: new CloudWatchClient(common),
     logs: new CloudWatchLogsClient(common),

@@ -80,12 +80,15 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     const lambdas = new LambdaService({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment, SLUICE_LOG_LEVEL: 'info', ...options.lambdaEnvironment }, (name) => join(logDir, `lambda-${name}.log`));
     cleanups.push(() => lambdas.close());
 
+    const physicalIds = new Map<string, string>();
     let apiUrl = '';
     let awaitUrl = '';
     const resolve = createResolver(assembly, {
       accountId: EMULATED_ACCOUNT,
       region: EMULATED_REGION,
-      attribute: (_, type, attribute) => {
+      attribute: (logicalId, type, attribute) => {
+        const created = physicalIds.get(logicalId);
+        if (created && (attribute === null || attribute === 'GroupId' || attribute === 'VpcId' || attribute === 'SubnetId')) return created;
         if (type === 'AWS::ApiGatewayV2::Api' && attribute === 'ApiEndpoint') return apiUrl;
         if (type === 'AWS::Lambda::Url' && attribute === 'FunctionUrl') return awaitUrl;
         return undefined;
@@ -101,8 +104,8 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
       cleanups.push(() => new Promise<void>((done) => { front.server.closeAllConnections(); front.server.close(() => done()); }));
       awaitUrl = `${front.url}/`;
     }
+    await provision(assembly, resolve, clients, physicalIds);
     for (const spec of lambdaFunctions(assembly, resolve)) lambdas.register(spec);
-    await provision(assembly, resolve, clients);
 
     const bus = new EventBridge(assembly, resolve, lambdas, options.onEvent);
     bus.startSchedules(options.timeScale);

@@ -1,6 +1,7 @@
 import { CreateLogGroupCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { CreateProjectCommand } from '@aws-sdk/client-codebuild';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateSecurityGroupCommand, CreateSubnetCommand, CreateVpcCommand } from '@aws-sdk/client-ec2';
 import { CreateCapacityProviderCommand, CreateClusterCommand } from '@aws-sdk/client-ecs';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { CreateStateMachineCommand } from '@aws-sdk/client-sfn';
@@ -12,10 +13,27 @@ import type { Resolver } from './intrinsics.js';
 /**
  * Does CloudFormation's part: creates in moto and dynalite the resources the templates declare
  * that the service calls by name (tables, the DLQ, the bucket, the cluster and its capacity
- * providers, the state machine, the build project, log groups), with the templates'
- * properties. Networking, IAM and the Lambdas themselves are the emulation's own.
+ * providers, the state machine, the build project, log groups) and the network the tasks
+ * are placed in (VPC, subnets, security groups, whose moto ids go to `physicalIds`), with the
+ * templates' properties. IAM and the Lambdas themselves are the emulation's own.
  */
-export async function provision(assembly: CloudAssembly, resolve: Resolver, clients: AwsClients): Promise<void> {
+export async function provision(assembly: CloudAssembly, resolve: Resolver, clients: AwsClients, physicalIds: Map<string, string>): Promise<void> {
+  // The network first: ECS checks the subnets and security groups a service names, and their
+  // ids are moto's, known only once created.
+  for (const { stack, logicalId, resource } of assembly.ofType('AWS::EC2::VPC')) {
+    const { Vpc } = await clients.ec2.send(new CreateVpcCommand({ CidrBlock: resolve(stack, resource.Properties?.CidrBlock) }));
+    physicalIds.set(logicalId, Vpc?.VpcId as string);
+  }
+  for (const { stack, logicalId, resource } of assembly.ofType('AWS::EC2::Subnet')) {
+    const props = resolve(stack, resource.Properties ?? {}) as Record<string, any>;
+    const { Subnet } = await clients.ec2.send(new CreateSubnetCommand({ VpcId: props.VpcId, CidrBlock: props.CidrBlock }));
+    physicalIds.set(logicalId, Subnet?.SubnetId as string);
+  }
+  for (const { stack, logicalId, resource } of assembly.ofType('AWS::EC2::SecurityGroup')) {
+    const props = resolve(stack, resource.Properties ?? {}) as Record<string, any>;
+    const { GroupId } = await clients.ec2.send(new CreateSecurityGroupCommand({ GroupName: `${stack}-${logicalId}`, Description: props.GroupDescription ?? logicalId, VpcId: props.VpcId }));
+    physicalIds.set(logicalId, GroupId as string);
+  }
   const each = async (type: string, create: (props: Record<string, any>, logicalId: string) => Promise<unknown>) => {
     for (const { stack, logicalId, resource } of assembly.ofType(type)) await create(resolve(stack, resource.Properties ?? {}) as Record<string, any>, logicalId);
   };
