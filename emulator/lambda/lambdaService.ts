@@ -35,6 +35,8 @@ export class LambdaInvocationError extends Error {
 interface Environment {
   child: ChildProcess;
   frozen: boolean;
+  /** Killed (a timeout, a crash): never handed another invocation. */
+  dead: boolean;
   idleSince: number;
   pending?: { id: string; settle: (reply: Reply) => void };
 }
@@ -101,7 +103,7 @@ export class LambdaService {
       this.destroy(environment);
       throw new LambdaInvocationError(name, 'Runtime.ExitError', outcome.detail);
     }
-    if (this.all.has(environment) && !this.closed) this.freeze(name, environment);
+    if (!environment.dead && !this.closed) this.freeze(name, environment);
     if (outcome.type === 'error') throw new LambdaInvocationError(name, outcome.error.errorType, outcome.error.errorMessage);
     if (Buffer.byteLength(JSON.stringify(outcome.result)) > PAYLOAD_LIMIT_BYTES) {
       throw new LambdaInvocationError(name, 'ResponseSizeTooLarge', `Response payload size exceeded maximum allowed payload size (${PAYLOAD_LIMIT_BYTES} bytes).`);
@@ -142,7 +144,9 @@ export class LambdaService {
     });
     child.stdout?.pipe(log, { end: false });
     child.stderr?.pipe(log, { end: false });
-    const environment: Environment = { child, frozen: false, idleSince: Date.now() };
+    const environment: Environment = { child, frozen: false, dead: false, idleSince: Date.now() };
+    // Sending to an environment that died meanwhile fails; its exit settles the invocation.
+    child.on('error', () => undefined);
     this.all.add(environment);
     await new Promise<void>((resolve, reject) => {
       child.on('message', (message: { type: string; id?: string; result?: unknown; error?: { errorType: string; errorMessage: string } }) => {
@@ -152,6 +156,7 @@ export class LambdaService {
         if (pending && pending.id === message.id) pending.settle(message as Reply);
       });
       child.on('exit', (code, signal) => {
+        environment.dead = true;
         this.forget(environment, log);
         const detail = `RequestId: ${environment.pending?.id ?? '-'} Error: Runtime exited ${signal ? `with signal: ${signal}` : `with error: exit status ${code}`}`;
         environment.pending?.settle({ type: 'exit', detail });
@@ -168,6 +173,7 @@ export class LambdaService {
   }
 
   private destroy(environment: Environment): void {
+    environment.dead = true;
     environment.child.kill('SIGKILL');
   }
 
