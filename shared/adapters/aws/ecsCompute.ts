@@ -42,6 +42,8 @@ const VISIBILITY_TIMEOUT_SECONDS = '60';
 const MAX_RECEIVE_COUNT = 5;
 /** A soft reservation: ECS places tasks by it and a worker may use more; GPU tasks are placed by their GPU. */
 const MEMORY_RESERVATION_MIB = 2048;
+/** SQS's longest retention, as the DLQ's: a job waiting for a task never loses its message before the store gives up on it. */
+const MESSAGE_RETENTION_SECONDS = '1209600';
 
 const serviceNameOf = (versionId: string) => `v-${versionId}`;
 
@@ -93,7 +95,7 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
     async deployVersion(version, imageUri) {
       const queueName = queueNameOf(queuePrefix, version.id);
       const redrivePolicy = JSON.stringify({ deadLetterTargetArn: await deadLetterArn(), maxReceiveCount: MAX_RECEIVE_COUNT });
-      await sqs.send(new CreateQueueCommand({ QueueName: queueName, Attributes: { VisibilityTimeout: VISIBILITY_TIMEOUT_SECONDS, RedrivePolicy: redrivePolicy } }));
+      await sqs.send(new CreateQueueCommand({ QueueName: queueName, Attributes: { VisibilityTimeout: VISIBILITY_TIMEOUT_SECONDS, MessageRetentionPeriod: MESSAGE_RETENTION_SECONDS, RedrivePolicy: redrivePolicy } }));
 
       const taskDefinition = await registerTaskDefinition(version, imageUri);
       const serviceName = serviceNameOf(version.id);

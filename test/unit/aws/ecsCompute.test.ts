@@ -48,8 +48,16 @@ describe('createEcsCompute: deployVersion', () => {
     const version = aVersion({ computeType: 't4' });
     await compute.deployVersion(version, IMAGE);
     expect(input(sqs.commandCalls(CreateQueueCommand))).toEqual([
-      { QueueName: `sluice-v-${version.id}`, Attributes: { VisibilityTimeout: '60', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: DLQ_ARN, maxReceiveCount: 5 }) } },
+      {
+        QueueName: `sluice-v-${version.id}`,
+        Attributes: { VisibilityTimeout: '60', MessageRetentionPeriod: '1209600', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: DLQ_ARN, maxReceiveCount: 5 }) },
+      },
     ]);
+  });
+
+  it('keeps a waiting job’s message 14 days, SQS’s longest and the DLQ’s, not the 4-day default', async () => {
+    await compute.deployVersion(aVersion(), IMAGE);
+    expect(input(sqs.commandCalls(CreateQueueCommand))[0]?.Attributes?.MessageRetentionPeriod).toBe(String(14 * 24 * 3600));
   });
 
   it('registers a task definition asking one GPU for a GPU machine type', async () => {
