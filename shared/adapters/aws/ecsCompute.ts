@@ -7,6 +7,7 @@ import { NO_WORKERS } from '../../domain/wire/common.js';
 import type { Compute } from '../../ports/compute.js';
 import { createServiceDescriber } from './serviceDescriber.js';
 import { queueNameOf } from './sqsJobQueue.js';
+import { workerContainerLimits } from './workerContainerLimits.js';
 
 export interface EcsComputeOptions {
   ecs: ECSClient;
@@ -40,8 +41,6 @@ export interface EcsCompute extends Compute {
 const VISIBILITY_TIMEOUT_SECONDS = '60';
 /** Deliveries before a message goes to the DLQ (the job lifecycle gives up after fewer attempts). */
 const MAX_RECEIVE_COUNT = 5;
-/** A soft reservation: ECS places tasks by it and a worker may use more; GPU tasks are placed by their GPU. */
-const MEMORY_RESERVATION_MIB = 2048;
 /** SQS's longest retention, as the DLQ's: a job waiting for a task never loses its message before the store gives up on it. */
 const MESSAGE_RETENTION_SECONDS = '1209600';
 
@@ -75,7 +74,7 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
             name: 'worker',
             image: imageUri,
             essential: true,
-            memoryReservation: MEMORY_RESERVATION_MIB,
+            ...workerContainerLimits(version.computeType),
             environment: Object.entries(environment).map(([name, value]) => ({ name, value })),
             logConfiguration: { logDriver: 'awslogs', options: { 'awslogs-group': options.logGroup, 'awslogs-region': options.region, 'awslogs-stream-prefix': serviceNameOf(version.id) } },
             // One GPU per task: the worker inside runs `split` replicas that share it.

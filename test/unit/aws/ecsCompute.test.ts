@@ -4,7 +4,8 @@ import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SQSC
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createEcsCompute } from '../../../shared/adapters/aws/ecsCompute.js';
-import type { MachineType } from '../../../shared/domain/machineTypes.js';
+import { MACHINE_CAPACITY } from '../../../infra/machineTypes.js';
+import { MACHINE_TYPES, type MachineType } from '../../../shared/domain/machineTypes.js';
 import { aVersion } from '../../support/fixtures.js';
 
 const ecs = mockClient(ECSClient);
@@ -75,7 +76,9 @@ describe('createEcsCompute: deployVersion', () => {
             name: 'worker',
             image: IMAGE,
             essential: true,
-            memoryReservation: 2048,
+            memory: 14 * 1024,
+            linuxParameters: { sharedMemorySize: 7 * 1024 },
+            ulimits: [{ name: 'memlock', softLimit: -1, hardLimit: -1 }],
             environment: [
               { name: 'SLUICE_TABLE_PREFIX', value: 'sluice-' },
               { name: 'SLUICE_MODE', value: 'aws' },
@@ -93,6 +96,24 @@ describe('createEcsCompute: deployVersion', () => {
     await compute.deployVersion(aVersion({ computeType: 'cpu', split: 1 }), IMAGE);
     const container = ecs.commandCalls(RegisterTaskDefinitionCommand)[0]?.args[0].input.containerDefinitions?.[0];
     expect(container?.resourceRequirements).toBeUndefined();
+  });
+
+  it('gives a cpu task a hard memory limit and /dev/shm of half of it, and leaves locked memory at its default', async () => {
+    await compute.deployVersion(aVersion({ computeType: 'cpu', split: 1 }), IMAGE);
+    const container = ecs.commandCalls(RegisterTaskDefinitionCommand)[0]?.args[0].input.containerDefinitions?.[0];
+    expect(container).toMatchObject({ memory: 3 * 1024, linuxParameters: { sharedMemorySize: 1536 } });
+    expect(container?.memoryReservation).toBeUndefined();
+    expect(container?.ulimits).toBeUndefined();
+  });
+
+  it.each(MACHINE_TYPES)('sizes a %s task to its share of its instance, leaving the OS, Docker and the ECS agent at least a tenth', async (machineType) => {
+    await compute.deployVersion(aVersion({ computeType: machineType }), IMAGE);
+    const container = ecs.commandCalls(RegisterTaskDefinitionCommand)[0]?.args[0].input.containerDefinitions?.[0];
+    const { memoryGiB, gpusPerInstance } = MACHINE_CAPACITY[machineType];
+    const share = (memoryGiB * 1024) / Math.max(gpusPerInstance, 1);
+    expect(container?.memory).toBeLessThanOrEqual(share * 0.9);
+    expect(container?.memory).toBeGreaterThanOrEqual(share * 0.75);
+    expect(container?.linuxParameters?.sharedMemorySize).toBe((container?.memory ?? 0) / 2);
   });
 
   it('creates the service on the machine type capacity provider with the minimum replicas', async () => {
