@@ -59,7 +59,8 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     taskRoleArn: aws.taskRoleArn,
     logGroup: aws.logGroup,
     region: aws.region,
-    subnets: aws.subnets,
+    // None (a deployment without NAT): tasks share their instance's network.
+    subnets: aws.subnets.length > 0 ? aws.subnets : undefined,
     securityGroups: aws.securityGroups,
     capacityProviderOf: (machineType) => aws.capacityProviders[machineType] ?? `${config.tablePrefix}${machineType}`,
     environment: { SLUICE_MODE: 'aws', SLUICE_TABLE_PREFIX: config.tablePrefix, SLUICE_BUCKET: aws.bucket, SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn, SLUICE_PUBLIC_URL: aws.publicUrl },

@@ -25,8 +25,8 @@ export interface EcsComputeOptions {
   /** Given to every worker (table names, bucket, ...). */
   environment: Record<string, string>;
   /**
-   * Where awsvpc tasks get their network interface. ECS refuses to create an awsvpc service
-   * without them, so AWS deployments must pass them; optional only for tests and tooling.
+   * Where tasks get their own network interface (awsvpc). Without them tasks share their
+   * instance's network (bridge mode), as in a deployment without a NAT (`sluice:natGateways=0`).
    */
   subnets?: string[];
   securityGroups?: string[];
@@ -66,7 +66,7 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
       new RegisterTaskDefinitionCommand({
         family: `sluice-${version.id}`,
         requiresCompatibilities: ['EC2'],
-        networkMode: 'awsvpc',
+        networkMode: options.subnets ? 'awsvpc' : 'bridge',
         executionRoleArn: options.executionRoleArn,
         taskRoleArn: options.taskRoleArn,
         containerDefinitions: [

@@ -15,7 +15,7 @@ const IMAGE = '123456789012.dkr.ecr.eu-west-1.amazonaws.com/sluice-functions:v1'
 const DLQ_ARN = 'arn:aws:sqs:eu-west-1:123456789012:sluice-dlq';
 const TASK_DEFINITION_ARN = 'arn:aws:ecs:eu-west-1:123456789012:task-definition/sluice-v1:3';
 
-const compute = createEcsCompute({
+const OPTIONS = {
   ecs: new ECSClient({ region: 'eu-west-1' }),
   autoScaling: new ApplicationAutoScalingClient({ region: 'eu-west-1' }),
   sqs: new SQSClient({ region: 'eu-west-1' }),
@@ -29,7 +29,8 @@ const compute = createEcsCompute({
   environment: { SLUICE_TABLE_PREFIX: 'sluice-', SLUICE_MODE: 'local' },
   subnets: ['subnet-a', 'subnet-b'],
   securityGroups: ['sg-workers'],
-});
+};
+const compute = createEcsCompute(OPTIONS);
 
 const input = <T>(calls: { args: [{ input: T }] }[]) => calls.map((call) => call.args[0].input);
 
@@ -114,6 +115,13 @@ describe('createEcsCompute: deployVersion', () => {
     expect(container?.memory).toBeLessThanOrEqual(share * 0.9);
     expect(container?.memory).toBeGreaterThanOrEqual(share * 0.75);
     expect(container?.linuxParameters?.sharedMemorySize).toBe((container?.memory ?? 0) / 2);
+  });
+
+  it('runs tasks on their instance’s network (bridge mode, no awsvpc configuration) in a deployment without subnets of their own', async () => {
+    const withoutNat = createEcsCompute({ ...OPTIONS, subnets: undefined, securityGroups: undefined });
+    await withoutNat.deployVersion(aVersion(), IMAGE);
+    expect(input(ecs.commandCalls(RegisterTaskDefinitionCommand))[0]?.networkMode).toBe('bridge');
+    expect(input(ecs.commandCalls(CreateServiceCommand))[0]?.networkConfiguration).toBeUndefined();
   });
 
   it('creates the service on the machine type capacity provider with the minimum replicas', async () => {
