@@ -1,6 +1,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const EMULATOR_BAN = { group: ['**/emulator/*'], message: 'The AWS emulation (emulator/) is not part of the product.' };
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.data/', 'python/', 'examples/'] },
   js.configs.recommended,
@@ -18,12 +20,22 @@ export default tseslint.config(
     // The architecture's rule: AWS SDK only in aws adapters, handlers and infra; SQLite only in local adapters.
     files: ['shared/domain/**', 'shared/services/**', 'shared/ports/**', 'shared/http/**', 'shared/runtime/**', 'cli/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'AWS SDK belongs in shared/adapters/aws, handlers/ or infra/.' }, { group: ['better-sqlite3'], message: 'SQLite belongs in shared/adapters/local.' }] }],
+      'no-restricted-imports': ['error', { patterns: [EMULATOR_BAN, { group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'AWS SDK belongs in shared/adapters/aws, handlers/ or infra/.' }, { group: ['better-sqlite3'], message: 'SQLite belongs in shared/adapters/local.' }] }],
     },
   },
   {
     // Tests read JSON answers field by field; typing each wire shape again there adds nothing.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The AWS emulation reads CloudFormation templates and AWS answers: untyped JSON by nature.
+    files: ['emulator/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The emulation stays out of the product: nothing the service runs may import it.
+    files: ['shared/adapters/**', 'shared/app/**', 'handlers/**', 'infra/**', 'bin/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [EMULATOR_BAN] }] },
   },
 );

@@ -8,13 +8,14 @@ import { buildSync, type BuildOptions } from 'esbuild';
 export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * The Lambda entry points, by output name: the code asset holds `route.mjs`, `deliver.mjs`
- * and `onBuildEvent.mjs`, so handlers are `route.handler`, `deliver.handler`, `onBuildEvent.handler`.
+ * The Lambda entry points, by output name: the code asset holds `route.mjs`, `deliver.mjs`,
+ * `onBuildEvent.mjs` and `sweep.mjs`, so handlers are `route.handler`, `deliver.handler`, ...
  */
 export const LAMBDA_ENTRIES = {
   route: 'handlers/http/route.ts',
   deliver: 'handlers/webhooks/deliver.ts',
   onBuildEvent: 'handlers/build/onBuildEvent.ts',
+  sweep: 'handlers/sweeper/sweep.ts',
 } as const;
 
 export type LambdaEntry = keyof typeof LAMBDA_ENTRIES;

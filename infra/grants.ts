@@ -54,7 +54,9 @@ export function permissionStatements(scope: IConstruct, names: SluiceNames, perm
   if (permissions.queues?.includes('create')) allow(['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], [arns.queue(scope, names.deadLetterQueue)]);
 
   if (permissions.startDeliveries) allow(['states:StartExecution'], [arns.stateMachine(scope, names.stateMachine)]);
+  if (permissions.describeDeliveries) allow(['states:DescribeExecution'], [arns.executions(scope, names.stateMachine)]);
   if (permissions.startBuilds) allow(['codebuild:StartBuild', 'codebuild:BatchGetBuilds'], [arns.project(scope, names.project)]);
+  if (permissions.readBuildLogs) allow(['logs:GetLogEvents'], [arns.logGroup(scope, `/aws/codebuild/${names.project}`)]);
 
   const services = arns.ecsServices(scope, names.cluster, 'v-*');
   if (permissions.ecs?.includes('describe')) allow(['ecs:DescribeServices'], [services]);

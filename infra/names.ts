@@ -67,6 +67,9 @@ export const arns = {
   queue: (scope: IConstruct, name: string) => Stack.of(scope).formatArn({ service: 'sqs', resource: name, arnFormat: ArnFormat.NO_RESOURCE_NAME }),
   bucket: (scope: IConstruct, name: string) => Stack.of(scope).formatArn({ service: 's3', region: '', account: '', resource: name, arnFormat: ArnFormat.NO_RESOURCE_NAME }),
   stateMachine: (scope: IConstruct, name: string) => Stack.of(scope).formatArn({ service: 'states', resource: 'stateMachine', resourceName: name, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+  /** Every execution of the named state machine. */
+  executions: (scope: IConstruct, stateMachine: string) =>
+    Stack.of(scope).formatArn({ service: 'states', resource: 'execution', resourceName: `${stateMachine}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
   project: (scope: IConstruct, name: string) => Stack.of(scope).formatArn({ service: 'codebuild', resource: 'project', resourceName: name }),
   repository: (scope: IConstruct, name: string) => Stack.of(scope).formatArn({ service: 'ecr', resource: 'repository', resourceName: name }),
   /** ECS services of the cluster whose names match `servicePattern`. */

@@ -2,10 +2,11 @@ import type { TableId } from '../shared/adapters/aws/dynamodb/tables.js';
 
 export type TableAccess = 'read' | 'readWrite';
 /**
- * The bucket's areas: code bundles (`bundles/<version>.tar.gz`), output files
- * (`files/<job>/<index>/<name>`), and text too large for a DynamoDB item (`spill/<job>/...`).
+ * The bucket's areas: code bundles (`bundles/<version>.tar.gz`), bundle uploads
+ * (`uploads/<organization>/<upload>`), output files (`files/<job>/<index>/<name>`), and text
+ * too large for a DynamoDB item (`spill/<job>/...`).
  */
-export type BucketArea = 'bundles/' | 'files/' | 'spill/';
+export type BucketArea = 'bundles/' | 'uploads/' | 'files/' | 'spill/';
 
 /**
  * What one role may do, as data: infra/grants.ts turns it into IAM statements on named
@@ -21,8 +22,12 @@ export interface Permissions {
   queues?: ('send' | 'consume' | 'create')[];
   /** Start a webhook delivery (an execution of the webhook state machine). */
   startDeliveries?: boolean;
+  /** Tell a delivery's execution running from one that ended (the sweeper). */
+  describeDeliveries?: boolean;
   /** Start an image build of the CodeBuild project. */
   startBuilds?: boolean;
+  /** Read the image builds' logs (CloudWatch Logs, `/aws/codebuild/<project>`), to copy them to the version's log. */
+  readBuildLogs?: boolean;
   /**
    * ECS: `describe` the versions' services (worker counts in views); `deploy` a version
    * (register its task definition, create or update its service, pass the task roles, register
@@ -62,8 +67,16 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   editFunction: { tables: { functions: 'readWrite', versions: 'read' }, ecs: ['describe'] },
   listVersions: { tables: READ_FUNCTIONS, ecs: ['describe'] },
   getVersion: { tables: READ_FUNCTIONS, ecs: ['describe'] },
-  // Stores the bundle, writes the function and a queued version, starts its image build.
-  deployVersion: { tables: { functions: 'readWrite', versions: 'readWrite' }, bucket: { write: ['bundles/'] }, startBuilds: true, ecs: ['describe'] },
+  // Signs an upload URL: the URL can do what this role can, so it may write uploads/ only.
+  createUpload: { bucket: { write: ['uploads/'] } },
+  // Stores the bundle (inline, or copied from an upload it reads the size of), writes the
+  // function and a queued version, starts its image build.
+  deployVersion: {
+    tables: { functions: 'readWrite', versions: 'readWrite' },
+    bucket: { read: ['uploads/'], write: ['bundles/'] },
+    startBuilds: true,
+    ecs: ['describe'],
+  },
   listFunctionJobs: { tables: { functions: 'read', ...READ_JOBS } },
   listVersionJobs: { tables: { ...READ_FUNCTIONS, ...READ_JOBS } },
   pushJob: { tables: { ...READ_FUNCTIONS, jobs: 'readWrite' }, queues: ['send'] },
@@ -73,6 +86,7 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   awaitJob: { tables: READ_JOBS },
   // The worker running a cancelled job notices the status itself: no ECS call.
   cancelJob: COMPLETE_JOBS,
+  // Finds the file by listing its prefix, then signs a GET URL for it (a redirect).
   getJobFile: { tables: { jobs: 'read' }, bucket: { read: ['files/'] } },
   readLogs: { tables: { jobs: 'read', versions: 'read', logs: 'read' } },
   getUsage: { tables: { usageHours: 'read' } },
@@ -98,7 +112,20 @@ export const ROLE_PERMISSIONS = {
     tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite' },
     queues: ['create', 'send'],
     startDeliveries: true,
+    readBuildLogs: true,
     ecs: ['describe', 'deploy'],
+  },
+  /**
+   * The sweeper, every minute: starts again the builds of versions stuck in queued (moving
+   * them to building), restarts overdue deliveries (recording an attempt for a run that ended),
+   * and ends queued jobs whose queue message is about to expire, with their webhooks. Such a
+   * job never started, so no usage is recorded and no queue is touched.
+   */
+  sweeper: {
+    tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite' },
+    startBuilds: true,
+    startDeliveries: true,
+    describeDeliveries: true,
   },
   /**
    * A worker task (the ECS task role): runs jobs from its version's queue, writes their
@@ -125,7 +152,17 @@ export const ROLE_PERMISSIONS = {
 
 /** Two permission sets as one: the union, the stronger table access winning. */
 export function mergePermissions(...sets: Permissions[]): Permissions {
-  const merged: Required<Permissions> = { tables: {}, bucket: { read: [], write: [] }, queues: [], startDeliveries: false, startBuilds: false, ecs: [], readsSpillOnly: sets.length > 0 };
+  const merged: Required<Permissions> = {
+    tables: {},
+    bucket: { read: [], write: [] },
+    queues: [],
+    startDeliveries: false,
+    describeDeliveries: false,
+    startBuilds: false,
+    readBuildLogs: false,
+    ecs: [],
+    readsSpillOnly: sets.length > 0,
+  };
   for (const set of sets) {
     for (const [table, access] of Object.entries(set.tables ?? {}) as [TableId, TableAccess][]) {
       if (merged.tables[table] !== 'readWrite') merged.tables[table] = access;
@@ -135,7 +172,9 @@ export function mergePermissions(...sets: Permissions[]): Permissions {
     merged.queues = union(merged.queues, set.queues);
     merged.ecs = union(merged.ecs, set.ecs);
     merged.startDeliveries ||= set.startDeliveries ?? false;
+    merged.describeDeliveries ||= set.describeDeliveries ?? false;
     merged.startBuilds ||= set.startBuilds ?? false;
+    merged.readBuildLogs ||= set.readBuildLogs ?? false;
     merged.readsSpillOnly &&= set.readsSpillOnly ?? false;
   }
   return merged;

@@ -18,6 +18,7 @@ const configSchema = z.object({
   SLUICE_PYTHON: z.string().default('python3'),
   SLUICE_PIP_ARGS: z.string().default(''),
   SLUICE_MAX_BODY_MB: z.coerce.number().positive().default(64),
+  SLUICE_MAX_UPLOAD_MB: z.coerce.number().positive().default(512),
   SLUICE_TABLE_PREFIX: z.string().default('sluice-'),
   SLUICE_AWAIT_TIMEOUT_S: z.coerce.number().positive().default(600),
   SLUICE_IDLE_TIMEOUT_S: z.coerce.number().min(0).default(60),
@@ -49,6 +50,8 @@ export interface Config {
   /** Extra arguments for `pip install` (an index URL, say). */
   pipArgs: string[];
   maxBodyBytes: number;
+  /** The largest code bundle a deploy takes through an upload (POST /v2/uploads). */
+  maxUploadBytes: number;
   tablePrefix: string;
   logLevel: string;
   awaitTimeoutMs: number;
@@ -86,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     python: values.SLUICE_PYTHON,
     pipArgs: values.SLUICE_PIP_ARGS.split(/\s+/).filter(Boolean),
     maxBodyBytes: Math.floor(values.SLUICE_MAX_BODY_MB * 1024 * 1024),
+    maxUploadBytes: Math.floor(values.SLUICE_MAX_UPLOAD_MB * 1024 * 1024),
     tablePrefix: values.SLUICE_TABLE_PREFIX,
     logLevel: values.SLUICE_LOG_LEVEL,
     awaitTimeoutMs: values.SLUICE_AWAIT_TIMEOUT_S * 1000,

@@ -7,6 +7,7 @@ import type { ClientSettings } from '../client.js';
 import { callApi, CliError } from '../client.js';
 import { formatDuration } from '../duration.js';
 import { stuckBuildHints } from '../stuckBuildHints.js';
+import { uploadBundle } from '../uploadBundle.js';
 
 const POLL_MS = 300;
 
@@ -31,21 +32,21 @@ interface FollowedBuild {
 }
 
 /**
- * `sluice deploy [DIR]`: reads the functions DIR declares, uploads the code once per
- * function, and follows each build through its states, printing its log as it goes, for at
- * most `wait.timeoutMs` a version.
+ * `sluice deploy [DIR]`: reads the functions DIR declares, uploads the code once (an upload,
+ * whatever its size), deploys each function from it, and follows each build through its
+ * states, printing its log as it goes, for at most `wait.timeoutMs` a version.
  */
 export async function deployCommand(directory: string, settings: ClientSettings, python: string, print: (line: string) => void, wait: DeployWait = DEFAULT_DEPLOY_WAIT): Promise<void> {
   const root = resolve(directory);
   const inspected = await inspectFunctions(root, python);
   if (!inspected.ok) throw new CliError(`Cannot deploy ${root}:\n${inspected.errors.map((e) => `  ${e}`).join('\n')}`);
   const { name: owner } = await callApi<{ name: string }>(settings, 'GET', '/v2/organization');
-  const bundle = (await packDirectory(root)).toString('base64');
+  const uploadId = await uploadBundle(settings, await packDirectory(root));
   let failures = 0;
   let stuck = 0;
   for (const metadata of inspected.functions as { name: string }[]) {
     const path = `/v2/functions/${encodeURIComponent(owner)}/${encodeURIComponent(metadata.name)}`;
-    const { version } = await callApi<DeployOutput>(settings, 'POST', `${path}/versions`, { metadata, bundle });
+    const { version } = await callApi<DeployOutput>(settings, 'POST', `${path}/versions`, { metadata, upload_id: uploadId });
     print(`Deploying ${owner}/${metadata.name}, version ${version.id}`);
     const followed = await followBuild(settings, path, version.id, print, wait);
     const final = followed.version;

@@ -4,6 +4,7 @@ import type { Logger } from '../../shared/app/logger.js';
 import type { RunningService } from '../../shared/app/localService.js';
 import { startLocalService } from '../../shared/app/localService.js';
 import type { Config } from '../../shared/config.js';
+import { keyLines, tryItLines } from '../banner.js';
 
 const EXAMPLES_DIR = fileURLToPath(new URL('../../examples', import.meta.url));
 
@@ -13,10 +14,8 @@ const EXAMPLES_DIR = fileURLToPath(new URL('../../examples', import.meta.url));
  */
 export async function startCommand(config: Config, logger: Logger, withExamples: boolean, print: (line: string) => void): Promise<RunningService> {
   const service = await startLocalService(config, logger);
-  const { key, created, path, organization } = service.bootstrapKey;
-  print(`Sluice is running at ${service.url} (data in ${config.dataDir})`);
-  print(`API key for organization "${organization}"${created ? ' (new)' : ''}: ${key}`);
-  print(`  (kept in ${path}; the sluice CLI reads it from there)`);
+  const { key } = service.bootstrapKey;
+  keyLines(service.url, config.dataDir, service.bootstrapKey).forEach((line) => print(line));
   if (withExamples) {
     const principal = await service.app.services.auth.authenticate(key);
     const deployed = await deployExamples(service.app.services, principal, EXAMPLES_DIR, config.python);
@@ -25,14 +24,7 @@ export async function startCommand(config: Config, logger: Logger, withExamples:
       await service.app.builder.idle();
     }
   }
-  print('');
-  print('Try it: push a job to the example function, then wait for its result');
-  print(
-    `  curl -s ${service.url}/v2/push -H "X-API-Key: ${key}" -H "Content-Type: application/json" -d '{"function": "${organization}/hello", "inputs": {"name": "Ada"}}'`,
-  );
-  print(`  curl -s ${service.url}/v2/jobs/JOB_ID/await -H "X-API-Key: ${key}"   # JOB_ID: the "id" the push answered`);
-  print('Deploy your own function: npx sluice deploy path/to/function');
-  print('Stop with Ctrl+C.');
+  tryItLines(service.url, service.bootstrapKey).forEach((line) => print(line));
   stopOnSignals(service, logger, print);
   return service;
 }

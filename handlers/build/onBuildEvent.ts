@@ -1,5 +1,9 @@
 import { buildPhaseToStatus, phaseStartedAfter } from '../../shared/adapters/aws/codeBuildBuilder.js';
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import { readBuildLog, type BuildLogLocation } from '../../shared/adapters/aws/codeBuildLogs.js';
 import { awsApp, logger } from '../lambdaApp.js';
+
+const logsClient = new CloudWatchLogsClient({});
 
 /** The parts of CodeBuild's EventBridge events ("Build Phase Change", "Build State Change") that matter here. */
 export interface CodeBuildEvent {
@@ -8,7 +12,7 @@ export interface CodeBuildEvent {
     'current-phase'?: string;
     'completed-phase'?: string;
     'completed-phase-status'?: string;
-    'additional-information'?: { environment?: { 'environment-variables'?: { name: string; value: string }[] } };
+    'additional-information'?: { environment?: { 'environment-variables'?: { name: string; value: string }[] }; logs?: BuildLogLocation };
   };
 }
 
@@ -28,11 +32,13 @@ export async function handler(event: CodeBuildEvent): Promise<void> {
   const to = buildPhaseToStatus(phase, status);
   if (!to) return;
   const { services, compute } = awsApp();
+  // The build is over: its log goes to the version's, for `sluice deploy` to show.
+  const lines = event.detail['build-status'] === 'SUCCEEDED' || event.detail['build-status'] === 'FAILED' ? await readBuildLog(logsClient, event.detail['additional-information']?.logs).catch((error: unknown) => [`(the build log could not be read: ${(error as Error).message})`]) : [];
   if (to === 'error') {
-    await services.buildProgress.advance(versionId, 'error', `The image build ended ${status} in its ${phase} phase; see the CodeBuild logs.`);
+    await services.buildProgress.advance(versionId, 'error', `The image build ended ${status} in its ${phase} phase.`, lines);
     return;
   }
-  const moved = await services.buildProgress.advance(versionId, to);
+  const moved = await services.buildProgress.advance(versionId, to, undefined, lines);
   if (to !== 'deploying' || !moved) return;
   try {
     await compute.deployVersion(moved, variable('IMAGE_URI') ?? '');

@@ -8,12 +8,14 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import type { Construct } from 'constructs';
+import { UPLOAD_KEPT_DAYS } from '../../shared/domain/upload.js';
 import { BASE_IMAGES, DEFAULT_PYTHON_VERSION, PER_BUILD_VARIABLES, imageBuildSpec } from '../buildspec.js';
 import { permissionStatements } from '../grants.js';
 import { sluiceFunction } from '../lambdaFunction.js';
 import type { SluiceNames } from '../names.js';
 import { ROLE_PERMISSIONS } from '../routePermissions.js';
 import type { ComputeStack } from './computeStack.js';
+import { SweeperSchedule } from './sweeperSchedule.js';
 
 export interface BuildStackProps extends StackProps {
   names: SluiceNames;
@@ -37,7 +39,8 @@ export const FILES_EXPIRE_DAYS = 30;
  * files), the image repository, the CodeBuild project that builds a version's image, and the
  * build-event Lambda that follows the builds (EventBridge) and deploys each built version to
  * ECS: its queue, task definition, service and Application Auto Scaling (the scaling is
- * created at deploy time by the service, not by a stack; this stack grants it).
+ * created at deploy time by the service, not by a stack; this stack grants it). The sweeper
+ * lives here too: the last stack deployed, when everything it starts again exists.
  */
 export class BuildStack extends Stack {
   readonly bucket: Bucket;
@@ -45,6 +48,7 @@ export class BuildStack extends Stack {
   readonly project: Project;
   readonly buildEventFunction: LambdaFunction;
   readonly buildEventRule: Rule;
+  readonly sweeper: SweeperSchedule;
 
   constructor(scope: Construct, id: string, props: BuildStackProps) {
     super(scope, id, props);
@@ -57,6 +61,8 @@ export class BuildStack extends Stack {
       enforceSSL: true,
       lifecycleRules: [
         { id: 'expire-output-files', prefix: 'files/', expiration: Duration.days(FILES_EXPIRE_DAYS) },
+        // A deploy copies its upload to bundles/: the upload is only kept for the deploys of one directory.
+        { id: 'expire-uploads', prefix: 'uploads/', expiration: Duration.days(UPLOAD_KEPT_DAYS) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       // Bundles are the versions' code: the bucket outlives the stack, like the tables.
@@ -126,5 +132,7 @@ export class BuildStack extends Stack {
       },
       targets: [new LambdaTarget(this.buildEventFunction, { retryAttempts: 8, maxEventAge: Duration.hours(2) })],
     });
+
+    this.sweeper = new SweeperSchedule(this, 'Sweeper', { names, codeFolder: props.codeFolder });
   }
 }

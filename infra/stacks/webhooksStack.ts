@@ -1,8 +1,9 @@
 import { Duration, Stack, type StackProps } from 'aws-cdk-lib/core';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { Choice, Condition, DefinitionBody, Fail, JsonPath, Pass, StateMachine, StateMachineType, Succeed, TaskInput, Wait, WaitTime } from 'aws-cdk-lib/aws-stepfunctions';
+import { Choice, Condition, DefinitionBody, Errors, Fail, JsonPath, Pass, StateMachine, StateMachineType, Succeed, TaskInput, Wait, WaitTime } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
+import { MAX_DELIVERY_HOLDS } from '../../shared/domain/deliveryOrder.js';
 import { MAX_DELIVERY_ATTEMPTS } from '../../shared/domain/webhookDelivery.js';
 import { sluiceFunction } from '../lambdaFunction.js';
 import type { SluiceNames } from '../names.js';
@@ -15,19 +16,24 @@ export interface WebhooksStackProps extends StackProps {
 }
 
 /**
- * Webhook retries: one execution per delivery (named after it, started by the service's
- * Step Functions scheduler with `{ deliveryId }`):
+ * Webhook retries: one execution per delivery (named `<delivery id>-<attempts>`, started by the
+ * service's Step Functions scheduler with `{ deliveryId }`):
  *
- *   Start -> Deliver -> Count -> Choice: pending and fewer than ten Deliver steps -> Wait -> Deliver
- *                                        pending after ten steps -> Fail (cannot happen, see below)
- *                                        delivered or failed -> Succeed
+ *   Start -> Deliver -> Count -> Choice: pending, under both bounds -> Wait -> Deliver
+ *               |                          pending past a bound -> Fail (see below)
+ *               | (Lambda error)           delivered or failed -> Succeed
+ *               v
+ *            Record failure -> Count       (its own error -> Fail, with that error as the cause)
  *
- * Deliver is the deliver Lambda (handlers/webhooks/deliver.ts): one signed attempt, recorded
- * on the delivery, answering `{ state, waitSeconds }`. The Lambda itself caps a delivery at
- * MAX_DELIVERY_ATTEMPTS (ten) attempts: it answers `failed` after the tenth. The state machine
- * bounds the loop on its own as well, with a step counter (`steps`), so no answer of the
- * Lambda can make it run Deliver more than ten times. (Deliver's default retries on Lambda
- * service errors re-run the same step; they are not steps.)
+ * Deliver is the deliver Lambda (handlers/webhooks/deliver.ts) answering `{ state, waitSeconds,
+ * attempted, held }`: one signed attempt, recorded on the delivery; or, while an earlier
+ * delivery of the same job to the same URL is pending, a hold (no attempt, a short wait), which
+ * keeps a URL's deliveries in order. A Deliver step that fails after its retries (a crash, a
+ * timeout) is caught: Record failure invokes the same Lambda with the error, which records it
+ * as a failed attempt, retried like any other. The Lambda caps a delivery at
+ * MAX_DELIVERY_ATTEMPTS (ten) attempts; the state machine bounds the loop on its own as well,
+ * counting attempts (`steps`) and holds (`holds`), so no answer of the Lambda can loop it for
+ * ever. A delivery left pending by a Fail is the sweeper's to restart.
  */
 export class WebhooksStack extends Stack {
   readonly deliverFunction: LambdaFunction;
@@ -45,7 +51,7 @@ export class WebhooksStack extends Stack {
       permissions: ROLE_PERMISSIONS.deliver,
     });
 
-    const start = new Pass(this, 'Start', { parameters: { deliveryId: JsonPath.stringAt('$.deliveryId'), steps: 0 } });
+    const start = new Pass(this, 'Start', { parameters: { deliveryId: JsonPath.stringAt('$.deliveryId'), steps: 0, holds: 0 } });
     const deliver = new LambdaInvoke(this, 'Deliver attempt', {
       stateName: 'Deliver',
       lambdaFunction: this.deliverFunction,
@@ -53,28 +59,41 @@ export class WebhooksStack extends Stack {
       payload: TaskInput.fromObject({ deliveryId: JsonPath.stringAt('$.deliveryId') }),
       resultPath: '$.result',
     });
+    const recordFailure = new LambdaInvoke(this, 'Record failure', {
+      lambdaFunction: this.deliverFunction,
+      payloadResponseOnly: true,
+      payload: TaskInput.fromObject({ deliveryId: JsonPath.stringAt('$.deliveryId'), failure: JsonPath.objectAt('$.failure') }),
+      resultPath: '$.result',
+    });
+    const unrecorded = new Fail(this, 'Failure not recorded', { errorPath: '$.unrecorded.Error', causePath: '$.unrecorded.Cause' });
+    deliver.addCatch(recordFailure, { errors: [Errors.ALL], resultPath: '$.failure' });
+    recordFailure.addCatch(unrecorded, { errors: [Errors.ALL], resultPath: '$.unrecorded' });
     const count = new Pass(this, 'Count', {
       parameters: {
         deliveryId: JsonPath.stringAt('$.deliveryId'),
-        steps: JsonPath.mathAdd(JsonPath.numberAt('$.steps'), 1),
+        steps: JsonPath.mathAdd(JsonPath.numberAt('$.steps'), JsonPath.numberAt('$.result.attempted')),
+        holds: JsonPath.mathAdd(JsonPath.numberAt('$.holds'), JsonPath.numberAt('$.result.held')),
         state: JsonPath.stringAt('$.result.state'),
         waitSeconds: JsonPath.numberAt('$.result.waitSeconds'),
       },
     });
     const wait = new Wait(this, 'Wait', { time: WaitTime.secondsPath('$.waitSeconds') });
-    const exhausted = new Fail(this, 'Attempts exhausted', { error: 'AttemptsExhausted', cause: `Still pending after ${MAX_DELIVERY_ATTEMPTS} Deliver steps` });
+    const exhausted = new Fail(this, 'Attempts exhausted', {
+      error: 'AttemptsExhausted',
+      cause: `Still pending after ${MAX_DELIVERY_ATTEMPTS} attempts or ${MAX_DELIVERY_HOLDS} holds`,
+    });
     const done = new Succeed(this, 'Done');
     const pending = Condition.stringEquals('$.state', 'pending');
-    const route = new Choice(this, 'Pending?')
-      .when(Condition.and(pending, Condition.numberLessThan('$.steps', MAX_DELIVERY_ATTEMPTS)), wait.next(deliver))
-      .when(pending, exhausted)
-      .otherwise(done);
+    const underBounds = Condition.and(pending, Condition.numberLessThan('$.steps', MAX_DELIVERY_ATTEMPTS), Condition.numberLessThan('$.holds', MAX_DELIVERY_HOLDS));
+    const route = new Choice(this, 'Pending?').when(underBounds, wait.next(deliver)).when(pending, exhausted).otherwise(done);
+    recordFailure.next(count);
 
     this.stateMachine = new StateMachine(this, 'Deliveries', {
       stateMachineName: props.names.stateMachine,
       stateMachineType: StateMachineType.STANDARD,
       definitionBody: DefinitionBody.fromChainable(start.next(deliver).next(count).next(route)),
-      // Ten attempts with doubling waits end well within this; it only stops a runaway execution.
+      // Ten attempts with doubling waits, and holds behind earlier deliveries, end well within
+      // this; it only stops a runaway execution.
       timeout: Duration.days(7),
     });
   }

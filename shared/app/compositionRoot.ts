@@ -3,6 +3,7 @@ import { LocalBuilder } from '../adapters/local/build/localBuilder.js';
 import { PythonEnvironments } from '../adapters/local/build/pythonEnvironments.js';
 import { probe } from '../adapters/local/build/pythonInterpreters.js';
 import { createFileArtifacts } from '../adapters/local/fileArtifacts.js';
+import { LocalUploads } from '../adapters/local/localUploads.js';
 import { createSystemClock } from '../adapters/systemClock.js';
 import type { Config } from '../config.js';
 import { createMemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
@@ -20,6 +21,8 @@ import type { Logger } from './logger.js';
 export interface LocalApp {
   services: Services;
   builder: LocalBuilder;
+  /** The upload URLs' receiver, which the gateway serves beside the route table. */
+  uploads: LocalUploads;
   agent: WorkerAgent;
   /** Resumes what a stopped service left: unfinished builds, queued and interrupted jobs. */
   recover(): Promise<void>;
@@ -39,7 +42,9 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   }
   const store = openStore(config);
   const clock = createSystemClock();
-  const artifacts = createFileArtifacts(config.dataDir);
+  const servicePublicUrl = () => config.publicUrl ?? publicUrl();
+  const uploads = new LocalUploads({ folder: join(config.dataDir, 'uploads'), publicUrl: servicePublicUrl, clock });
+  const artifacts = createFileArtifacts(config.dataDir, uploads);
   const builder = new LocalBuilder({
     store,
     artifacts,
@@ -66,6 +71,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     webhookSender: createHttpWebhookSender({ allowed: config.webhookAllow, timeoutMs: config.webhookTimeoutMs }),
     resolveHost: dnsResolver,
     defaultPythonVersion,
+    maxUploadBytes: config.maxUploadBytes,
     awaitTimeoutMs: config.awaitTimeoutMs,
     webhookAllow: config.webhookAllow,
     webhookRetryBaseMs: config.webhookRetryBaseMs,
@@ -73,7 +79,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
   });
   deliveryScheduler.useDeliverer(services.webhookDeliverer);
-  const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, publicUrl: () => config.publicUrl ?? publicUrl() });
+  const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, publicUrl: servicePublicUrl });
   agentRef.current = localAgent;
   queue.onEnqueue((versionId) => localAgent.wake(versionId));
   builder.onBuildFinished(async (version) => {
@@ -83,6 +89,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   return {
     services,
     builder,
+    uploads,
     agent: localAgent,
     async recover() {
       await builder.resumeUnfinished();

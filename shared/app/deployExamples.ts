@@ -20,7 +20,7 @@ export async function deployExamples(services: Services, principal: Principal, e
     for (const raw of inspected.functions) {
       const metadata = functionMetadataSchema.parse(raw);
       if (await services.functions.exists(principal, principal.organizationName, metadata.name)) continue;
-      await services.deploy.deploy(principal, principal.organizationName, metadata, await packDirectory(directory));
+      await services.deploy.deploy(principal, principal.organizationName, metadata, { bundle: await packDirectory(directory) });
       deployed.push(`${principal.organizationName}/${metadata.name}`);
     }
   }

@@ -31,4 +31,5 @@ export class ValidationError extends Error {
 export const notFound = (message: string) => new ServiceError('not_found', message);
 export const forbidden = (message: string) => new ServiceError('forbidden', message);
 export const badRequest = (message: string) => new ServiceError('bad_request', message);
+export const tooLarge = (message: string) => new ServiceError('too_large', message);
 export const unauthorized = () => new ServiceError('unauthorized', 'Unauthorized - valid API Key required.');

@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import type { Services } from '../services/services.js';
 import type { ErrorLogger } from './middlewares/errorResponder.js';
 import type { Route } from './route.js';
@@ -8,9 +8,20 @@ import type { HttpHandler } from './routeHandler.js';
 import { createRouteHandler } from './routeHandler.js';
 import { RouteMatcher } from './routeMatcher.js';
 import { stringifyJson } from './json.js';
+import { nextRequestId, toApiGatewayEvent } from './apiGatewayEvent.js';
+
+/**
+ * Paths the route table does not hold, served by their own handler with the raw request: the
+ * local mode's upload URLs (S3 serves them on AWS), whose bodies are streamed, not buffered.
+ */
+export interface RawEndpoint {
+  pathPrefix: string;
+  serve(request: IncomingMessage, url: URL): Promise<{ status: number; body?: unknown }>;
+}
 
 export interface NodeGatewayOptions {
   routes: readonly Route[];
+  endpoints?: readonly RawEndpoint[];
   services: Services;
   logger: ErrorLogger;
   maxBodyBytes: number;
@@ -39,6 +50,8 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://local');
+    const endpoint = options.endpoints?.find((candidate) => url.pathname.startsWith(candidate.pathPrefix));
+    if (endpoint) return serveRaw(endpoint, request, url, response);
     const match = matcher.match(request.method ?? 'GET', url.pathname);
     if (match.kind === 'none') return send(response, 404, { detail: 'Not Found' });
     if (match.kind === 'wrong_method') return send(response, 405, { detail: 'Method Not Allowed' });
@@ -48,9 +61,21 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
       return send(response, 413, { detail: `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB.` });
     }
     const handler = handlers.get(match.route) as HttpHandler;
-    const result = await handler(toEvent(request, url, match.route, match.params, body), lambdaContext(match.route.name));
+    const result = await handler(toApiGatewayEvent(request, url, `${match.route.method} ${match.route.path}`, match.params, body), lambdaContext(match.route.name));
     response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
     response.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body);
+  }
+}
+
+async function serveRaw(endpoint: RawEndpoint, request: IncomingMessage, url: URL, response: ServerResponse): Promise<void> {
+  const result = await endpoint.serve(request, url);
+  // A body refused unread would be taken for the next request on this connection.
+  if (!request.complete) response.setHeader('connection', 'close');
+  if (result.body === undefined) {
+    response.writeHead(result.status);
+    response.end();
+  } else {
+    send(response, result.status, result.body);
   }
 }
 
@@ -76,53 +101,6 @@ function readBody(request: IncomingMessage, limit: number): Promise<string | nul
     request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     request.on('error', reject);
   });
-}
-
-/** Request ids: unique within the process, and cheaper than a UUID per request. */
-let requestCounter = 0;
-const nextRequestId = () => `local-${process.pid}-${++requestCounter}`;
-
-function toEvent(request: IncomingMessage, url: URL, route: Route, pathParameters: Record<string, string>, body: string): APIGatewayProxyEventV2 {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
-  // API Gateway joins repeated query parameters with commas; so do we.
-  const queryStringParameters: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) {
-    queryStringParameters[name] = name in queryStringParameters ? `${queryStringParameters[name]},${value}` : value;
-  }
-  const now = Date.now();
-  const routeKey = `${route.method} ${route.path}`;
-  return {
-    version: '2.0',
-    routeKey,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
-    headers,
-    queryStringParameters,
-    pathParameters,
-    body,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: 'local',
-      http: {
-        method: route.method,
-        path: url.pathname,
-        protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: request.socket.remoteAddress ?? '',
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId: nextRequestId(),
-      routeKey,
-      stage: '$default',
-      time: new Date(now).toISOString(),
-      timeEpoch: now,
-    },
-  };
 }
 
 function lambdaContext(functionName: string): Context {

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { attachmentDisposition } from '../domain/fileName.js';
 import { stringifyJson } from './json.js';
 
 export function jsonResponse(statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 {
@@ -9,8 +10,13 @@ export function jsonResponse(statusCode: number, body: unknown): APIGatewayProxy
 export function fileResponse(name: string, data: Buffer): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: 200,
-    headers: { 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${name.replace(/["\\\r\n]/g, '_')}"` },
+    headers: { 'content-type': 'application/octet-stream', 'content-disposition': attachmentDisposition(name) },
     body: data.toString('base64'),
     isBase64Encoded: true,
   };
+}
+
+/** A temporary redirect (the method is kept) to a short-lived URL, which no cache may keep. */
+export function redirectResponse(location: string): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: 307, headers: { location, 'cache-control': 'no-store' }, body: '' };
 }

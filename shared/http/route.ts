@@ -18,7 +18,9 @@ export type RouteResult =
       /** Serialised as JSON, with bigint values printed as exact integers. */
       body: unknown;
     }
-  | { file: { name: string; data: Buffer } };
+  | { file: { name: string; data: Buffer } }
+  /** Answered 307: the client fetches the bytes from there (a presigned S3 URL). */
+  | { redirect: string };
 
 /**
  * One HTTP route: what it accepts (zod schemas for path, query and body) and what it does.

@@ -1,24 +1,27 @@
 import type { HttpMethod, Route } from './route.js';
 
-export type RouteMatch = { kind: 'found'; route: Route; params: Record<string, string> } | { kind: 'wrong_method' } | { kind: 'none' };
+/** What a matcher needs of a route: its method and its path template. */
+export type RouteKey = Pick<Route, 'method' | 'path'>;
 
-interface CompiledRoute {
-  route: Route;
+export type RouteMatch<R extends RouteKey = Route> = { kind: 'found'; route: R; params: Record<string, string> } | { kind: 'wrong_method' } | { kind: 'none' };
+
+interface CompiledRoute<R extends RouteKey> {
+  route: R;
   pattern: RegExp;
   paramNames: string[];
 }
 
 /** Matches paths against API Gateway style templates (`/v2/jobs/{job_id}`), literal segments first. */
-export class RouteMatcher {
-  private readonly compiled: CompiledRoute[];
+export class RouteMatcher<R extends RouteKey = Route> {
+  private readonly compiled: CompiledRoute<R>[];
 
-  constructor(routes: readonly Route[]) {
+  constructor(routes: readonly R[]) {
     this.compiled = routes
       .map((route) => compile(route))
       .sort((a, b) => literalSegments(b.route.path) - literalSegments(a.route.path));
   }
 
-  match(method: string, path: string): RouteMatch {
+  match(method: string, path: string): RouteMatch<R> {
     let pathMatched = false;
     for (const { route, pattern, paramNames } of this.compiled) {
       const found = pattern.exec(path);
@@ -46,7 +49,7 @@ export function pathParametersOf(route: Route, path: string): Record<string, str
   return match.kind === 'found' ? match.params : null;
 }
 
-function compile(route: Route): CompiledRoute {
+function compile<R extends RouteKey>(route: R): CompiledRoute<R> {
   const paramNames: string[] = [];
   const source = route.path
     .split('/')

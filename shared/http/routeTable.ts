@@ -1,4 +1,5 @@
 import type { Route } from './route.js';
+import { createUpload } from './routes/createUpload.js';
 import { deployVersion } from './routes/deployVersion.js';
 import { editFunction } from './routes/editFunction.js';
 import { getFunction } from './routes/getFunction.js';
@@ -30,6 +31,7 @@ export const ROUTES: readonly Route[] = [
   editFunction,
   listVersions,
   getVersion,
+  createUpload,
   deployVersion,
   listFunctionJobs,
   listVersionJobs,

@@ -1,9 +1,35 @@
+/** A bundle upload the client sends itself, kept under its organization's id: no other organization can deploy from it. */
+export interface UploadRequest {
+  organizationId: string;
+  uploadId: string;
+  /** The exact number of bytes the URL takes. */
+  size: number;
+  expiresInS: number;
+}
+
 /** Where code bundles and output files live: a folder locally, S3 on AWS. */
 export interface Artifacts {
   /** Stores a version's bundle (a gzipped tar of the function's directory). */
   putBundle(versionId: string, bundle: Buffer): Promise<void>;
   getBundle(versionId: string): Promise<Buffer | null>;
+  /**
+   * A URL that takes the upload's bytes by PUT, without an API key, until it expires: a
+   * presigned S3 URL on AWS, the local service's own upload URL locally.
+   */
+  uploadUrl(upload: UploadRequest): Promise<string>;
+  /** The size of an upload received for an organization, or null when it has none by that id. */
+  uploadSize(organizationId: string, uploadId: string): Promise<number | null>;
+  /**
+   * Copies a received upload to a version's bundle. The upload stays until it expires, so one
+   * upload serves every function of a directory.
+   */
+  putBundleFromUpload(versionId: string, organizationId: string, uploadId: string): Promise<void>;
   /** Keeps a file a job produced as its `index`-th output (copied from a local path). */
   putOutputFile(jobId: string, index: number, name: string, sourcePath: string): Promise<void>;
   getOutputFile(jobId: string, index: number): Promise<{ name: string; data: Buffer } | null>;
+  /**
+   * A short-lived URL the output file downloads from without an API key (a presigned S3 GET),
+   * or null where the adapter serves the bytes itself through getOutputFile, or has no such file.
+   */
+  outputFileUrl(jobId: string, index: number): Promise<string | null>;
 }

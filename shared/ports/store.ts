@@ -74,8 +74,11 @@ export interface VersionStore {
    * builders from both moving a version. Returns the updated record, or null if the guard failed.
    */
   transition(id: string, from: readonly BuildStatus[], patch: VersionPatch): Promise<VersionRecord | null>;
-  /** Versions whose build had not finished, to resume after a restart. */
-  listByBuildStatus(statuses: readonly BuildStatus[]): Promise<VersionRecord[]>;
+  /**
+   * Versions in any of the statuses, oldest first, read by index: builds to resume after a
+   * restart; with `createdBefore`, only versions created before it (the sweeper's stuck builds).
+   */
+  listByBuildStatus(statuses: readonly BuildStatus[], createdBefore?: number): Promise<VersionRecord[]>;
 }
 
 export interface LogQuery {
@@ -116,6 +119,10 @@ export interface JobStore {
   listChildren(parentJobId: string): Promise<JobRecord[]>;
   /** Every job in these statuses, oldest first: to requeue work after a restart. */
   listByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]>;
+  /** A version's queued jobs, oldest first, read by index: the jobs that waited for its build. */
+  listQueuedByVersion(versionId: string): Promise<JobRecord[]>;
+  /** Queued jobs created before `createdBefore`, oldest first, at most `limit`, read by index (the sweeper's). */
+  listQueuedBefore(createdBefore: number, limit: number): Promise<JobRecord[]>;
   /** Stores one output; an output with the same job and index is stored once. */
   appendOutput(output: JobOutput): Promise<void>;
   /** A job's outputs by index, skipping the first `offset`. */
@@ -134,6 +141,8 @@ export interface DeliveryStore {
   listByJob(jobId: string): Promise<WebhookDelivery[]>;
   /** Every pending delivery, oldest first: to resume after a restart. */
   listPending(): Promise<WebhookDelivery[]>;
+  /** Pending deliveries whose next attempt was due before `dueBefore`, earliest due first, at most `limit` (the sweeper's). */
+  listOverdue(dueBefore: number, limit: number): Promise<WebhookDelivery[]>;
 }
 
 export interface UsageQuery {

@@ -3,6 +3,8 @@ import { BUILD_STATUSES } from '../domain/buildStatus.js';
 import type { VersionPatch, VersionRecord } from '../domain/version.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
+import { versionLogStream } from '../domain/log.js';
+import { LogWriter } from './logWriter.js';
 
 /**
  * Moves a version's build forward as a remote builder reports it (on AWS: CodeBuild's events,
@@ -16,7 +18,12 @@ export class BuildProgress {
     private readonly onFinished: (version: VersionRecord) => Promise<void>,
   ) {}
 
-  async advance(versionId: string, to: BuildStatus, reason?: string): Promise<VersionRecord | null> {
+  /**
+   * `lines` (the builder's own log, on AWS CodeBuild's) go to the version's log before the
+   * move, with the failure's reason, so `sluice deploy` shows them as it does locally.
+   */
+  async advance(versionId: string, to: BuildStatus, reason?: string, lines: string[] = []): Promise<VersionRecord | null> {
+    if (lines.length > 0 || to === 'error') await this.log(versionId, to === 'error' ? [...lines, `Build failed: ${reason ?? 'The build failed.'}`] : lines);
     const order = BUILD_STATUSES.indexOf(to);
     const from = to === 'error' ? BUILD_STATUSES.slice(0, 4) : BUILD_STATUSES.slice(0, Math.min(order, 4));
     const patch: VersionPatch = { buildStatus: to };
@@ -26,5 +33,13 @@ export class BuildProgress {
     const moved = await this.store.versions.transition(versionId, from, patch);
     if (moved && (to === 'ready' || to === 'error')) await this.onFinished(moved);
     return moved;
+  }
+
+  private async log(versionId: string, lines: string[]): Promise<void> {
+    const version = await this.store.versions.get(versionId);
+    if (!version) return;
+    const log = new LogWriter(this.store.logs, this.clock, { stream: versionLogStream(versionId), organizationId: version.organizationId, functionId: version.functionId, jobId: '', runId: versionId, stage: 'build' });
+    for (const line of lines) log.write(line);
+    await log.flush();
   }
 }

@@ -1,13 +1,25 @@
-import { forbidden } from '../domain/errors.js';
+import { forbidden, notFound, tooLarge } from '../domain/errors.js';
 import type { FunctionRecord } from '../domain/function.js';
 import type { FunctionMetadata } from '../domain/functionMetadata.js';
 import { newId } from '../domain/ids.js';
+import type { Micros } from '../domain/time.js';
+import { megabytes, UPLOAD_URL_EXPIRES_S } from '../domain/upload.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Artifacts } from '../ports/artifacts.js';
 import type { Builder } from '../ports/builder.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { Principal } from './principal.js';
+
+/** A deploy's code: a bundle in the request itself, or an upload made before it. */
+export type BundleSource = { bundle: Buffer } | { uploadId: string };
+
+export interface Upload {
+  uploadId: string;
+  /** PUT exactly the announced size there, without an API key. */
+  url: string;
+  expiresAt: Micros;
+}
 
 export interface DeployResult {
   fn: FunctionRecord;
@@ -17,6 +29,7 @@ export interface DeployResult {
 /**
  * A deploy stores the code bundle, creates the function on its first deploy (owned by the
  * caller's organization) and a queued version on every deploy, then hands it to the builder.
+ * The bundle comes inline or, whatever its size, through an upload the client makes first.
  */
 export class DeployService {
   constructor(
@@ -25,13 +38,24 @@ export class DeployService {
     private readonly builder: Builder,
     private readonly clock: Clock,
     private readonly defaultPythonVersion: string,
+    private readonly maxUploadBytes: number,
   ) {}
 
-  async deploy(principal: Principal, ownerName: string, metadata: FunctionMetadata, bundle: Buffer): Promise<DeployResult> {
+  /** A URL the caller's organization PUTs a bundle of `size` bytes to, for a deploy to name by the upload's id. */
+  async createUpload(principal: Principal, size: number): Promise<Upload> {
+    this.checkUploadSize(size);
+    const uploadId = newId();
+    const url = await this.artifacts.uploadUrl({ organizationId: principal.organizationId, uploadId, size, expiresInS: UPLOAD_URL_EXPIRES_S });
+    return { uploadId, url, expiresAt: this.clock.now() + UPLOAD_URL_EXPIRES_S * 1_000_000 };
+  }
+
+  async deploy(principal: Principal, ownerName: string, metadata: FunctionMetadata, source: BundleSource): Promise<DeployResult> {
     if (ownerName !== principal.organizationName) {
       // Said the same whether or not the function exists, so a private name does not leak.
       throw forbidden(`You can deploy only to your own organization, "${principal.organizationName}".`);
     }
+    // Before anything is written: a deploy naming a bad upload creates nothing.
+    if ('uploadId' in source) await this.checkUpload(principal, source.uploadId);
     const fn = await this.upsertFunction(principal, metadata);
     const now = this.clock.now();
     const version: VersionRecord = {
@@ -61,10 +85,26 @@ export class DeployService {
       entrypoint: metadata.entrypoint,
     };
     // The bundle first: a version never exists without its code.
-    await this.artifacts.putBundle(version.id, bundle);
+    if ('uploadId' in source) await this.artifacts.putBundleFromUpload(version.id, principal.organizationId, source.uploadId);
+    else await this.artifacts.putBundle(version.id, source.bundle);
     await this.store.versions.create(version);
-    this.builder.enqueue(version.id);
+    // Awaited: on AWS the build's start is a call that must finish before the Lambda returns.
+    await this.builder.enqueue(version.id);
     return { fn, version };
+  }
+
+  private async checkUpload(principal: Principal, uploadId: string): Promise<void> {
+    // Looked up under the caller's organization only: another organization's upload id is not found.
+    const size = await this.artifacts.uploadSize(principal.organizationId, uploadId);
+    if (size === null) {
+      throw notFound(`Upload ${uploadId} not found: an upload can be deployed from for a day, by the organization that created it, once its PUT has succeeded.`);
+    }
+    // Storage is told the size, but an emulator may not hold a client to it: checked again here.
+    this.checkUploadSize(size);
+  }
+
+  private checkUploadSize(size: number): void {
+    if (size > this.maxUploadBytes) throw tooLarge(`The bundle is ${megabytes(size)}; the limit is ${megabytes(this.maxUploadBytes)}.`);
   }
 
   /**

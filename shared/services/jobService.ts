@@ -110,8 +110,7 @@ export class JobService {
 
   /** When a build ends: its waiting jobs run, or end in error with the build's reason. */
   async releaseWaitingJobs(version: VersionRecord): Promise<void> {
-    const waiting = (await this.deps.store.jobs.listByStatus(['queued'])).filter((job) => job.versionId === version.id);
-    for (const job of waiting) {
+    for (const job of await this.deps.store.jobs.listQueuedByVersion(version.id)) {
       if (version.buildStatus === 'ready') await this.deps.queue.enqueue(version.id, job.id);
       else await this.deps.lifecycle.failQueued(job.id, `The version's build failed: ${version.buildError ?? 'unknown reason'}`);
     }
@@ -181,9 +180,14 @@ export class JobService {
     return { done, cancel };
   }
 
-  /** A file the job produced, by output index. */
-  async outputFile(principal: Principal, jobId: string, index: number): Promise<{ name: string; data: Buffer }> {
+  /**
+   * A file the job produced, by output index: a short-lived URL to fetch it from where storage
+   * serves downloads itself (S3), else its bytes.
+   */
+  async outputFile(principal: Principal, jobId: string, index: number): Promise<{ url: string } | { name: string; data: Buffer }> {
     await this.ownJob(principal, jobId);
+    const url = await this.deps.artifacts.outputFileUrl(jobId, index);
+    if (url !== null) return { url };
     const file = await this.deps.artifacts.getOutputFile(jobId, index);
     if (!file) throw notFound('File not found.');
     return file;

@@ -19,6 +19,7 @@ import { JobLifecycle } from './jobLifecycle.js';
 import { JobNotifier } from './jobNotifier.js';
 import { JobService } from './jobService.js';
 import { KeyService } from './keyService.js';
+import { Sweeper } from './sweeper.js';
 import { LogService } from './logService.js';
 import { UsageService } from './usageService.js';
 import { VersionService } from './versionService.js';
@@ -41,6 +42,8 @@ export interface Adapters {
   webhookSender: WebhookSender;
   resolveHost: HostResolver;
   defaultPythonVersion: string;
+  /** The largest bundle a deploy takes through an upload. */
+  maxUploadBytes: number;
   awaitTimeoutMs: number;
   webhookAllow: readonly RestrictedKind[];
   webhookRetryBaseMs: number;
@@ -62,6 +65,7 @@ export interface Services {
   webhookDeliverer: WebhookDeliverer;
   usage: UsageService;
   buildProgress: BuildProgress;
+  sweeper: Sweeper;
   compute: () => Compute;
   awaitTimeoutMs: number;
 }
@@ -79,6 +83,7 @@ export function createServices(adapters: Adapters): Services {
   notifier.observe((event) => usage.onJobEvent(event));
   const lifecycle = new JobLifecycle(store, adapters.queue, notifier, clock);
   const webhookSecrets = new WebhookSecrets(store);
+  const webhookDeliverer = new WebhookDeliverer(store, webhookSecrets, adapters.webhookSender, clock, adapters.webhookRetryBaseMs);
   const jobs = new JobService({
     store,
     access,
@@ -97,15 +102,16 @@ export function createServices(adapters: Adapters): Services {
     keys: new KeyService(store, clock, () => auth.forgetKeys()),
     functions: new FunctionService(store, access, versions, clock, webhookPolicy),
     versions,
-    deploy: new DeployService(store, adapters.artifacts, adapters.builder, clock, adapters.defaultPythonVersion),
+    deploy: new DeployService(store, adapters.artifacts, adapters.builder, clock, adapters.defaultPythonVersion, adapters.maxUploadBytes),
     logs: new LogService(store),
     jobs,
     lifecycle,
     webhooks,
     webhookSecrets,
-    webhookDeliverer: new WebhookDeliverer(store, webhookSecrets, adapters.webhookSender, clock, adapters.webhookRetryBaseMs),
+    webhookDeliverer,
     usage,
     buildProgress: new BuildProgress(store, clock, (version) => jobs.releaseWaitingJobs(version)),
+    sweeper: new Sweeper(store, adapters.builder, adapters.deliveryScheduler, webhookDeliverer, lifecycle, clock),
     compute: adapters.compute,
     awaitTimeoutMs: adapters.awaitTimeoutMs,
   };

@@ -1,4 +1,5 @@
-import type { WebhookDelivery } from '../domain/webhookDelivery.js';
+import { deliveryAhead } from '../domain/deliveryOrder.js';
+import type { DeliveryAttempt, WebhookDelivery } from '../domain/webhookDelivery.js';
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from '../domain/webhookDelivery.js';
 import { signWebhook } from '../domain/webhookSignature.js';
 import type { Clock } from '../ports/clock.js';
@@ -42,11 +43,36 @@ export class WebhookDeliverer {
         'webhook-signature': signWebhook(secret, delivery.id, timestamp, delivery.payload),
       },
     });
+    const delivered = result.status === 200;
+    return this.record(delivery, { status: result.status, error: delivered ? null : result.error }, delivered ? 'delivered' : result.permanent ? 'failed' : 'retry');
+  }
+
+  /**
+   * Records an attempt that failed on this side (the deliver Lambda crashed, or the delivery's
+   * run ended early); it counts, and is retried, like a receiver's failure. Null when the
+   * delivery was no longer pending.
+   */
+  async recordFailure(deliveryId: string, error: string): Promise<WebhookDelivery | null> {
+    const delivery = await this.store.deliveries.get(deliveryId);
+    if (!delivery || delivery.state !== 'pending') return null;
+    return this.record(delivery, { status: null, error }, 'retry');
+  }
+
+  /**
+   * The earlier delivery of the same job to the same URL this one must wait for (see
+   * deliveryAhead); null when none, or when this one is no longer pending.
+   */
+  async deliveryAhead(deliveryId: string): Promise<WebhookDelivery | null> {
+    const delivery = await this.store.deliveries.get(deliveryId);
+    if (!delivery || delivery.state !== 'pending') return null;
+    return deliveryAhead(delivery, await this.store.deliveries.listByJob(delivery.jobId));
+  }
+
+  private record(delivery: WebhookDelivery, attempt: Omit<DeliveryAttempt, 'at'>, outcome: 'delivered' | 'failed' | 'retry'): Promise<WebhookDelivery | null> {
     const at = this.clock.now();
     const attempts = delivery.attempts.length + 1;
-    const delivered = result.status === 200;
-    const state = delivered ? 'delivered' : result.permanent || attempts >= MAX_DELIVERY_ATTEMPTS ? 'failed' : 'pending';
+    const state = outcome === 'retry' ? (attempts >= MAX_DELIVERY_ATTEMPTS ? 'failed' : 'pending') : outcome;
     const nextAttemptAt = state === 'pending' ? at + retryDelayMs(attempts, this.retryBaseMs) * 1000 : at;
-    return this.store.deliveries.recordAttempt(delivery.id, { at, status: result.status, error: delivered ? null : result.error }, state, nextAttemptAt);
+    return this.store.deliveries.recordAttempt(delivery.id, { at, ...attempt }, state, nextAttemptAt);
   }
 }

@@ -73,7 +73,9 @@ export class WebhookService {
         createdAt: now,
       };
       await this.store.deliveries.create(delivery);
-      this.scheduler.schedule(delivery);
+      // Awaited (a Lambda freezes once it answers); a run that cannot start leaves the stored
+      // delivery pending, for the sweeper.
+      await this.scheduler.schedule(delivery);
       created.push(delivery);
     }
     return created;

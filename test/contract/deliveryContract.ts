@@ -165,6 +165,28 @@ export function describeDeliveryContract(store: CurrentStore): void {
       expect(pending[0]?.nextAttemptAt).toBe(T + 1_000_000);
     });
 
+    it('listOverdue returns pending deliveries due before the bound, earliest due first, at most `limit`', async () => {
+      const [late, , early, , middle] = await createAll(
+        aDelivery({ nextAttemptAt: T + 30, createdAt: T }),
+        aDelivery({ nextAttemptAt: T + 100, createdAt: T }),
+        aDelivery({ nextAttemptAt: T + 10, createdAt: T + 5, jobId: 'job-2' }),
+        aDelivery({ nextAttemptAt: T + 1, state: 'failed' }),
+        aDelivery({ nextAttemptAt: T + 20, createdAt: T + 1 }),
+      );
+      expect(ids(await store().deliveries.listOverdue(T + 100, 10))).toEqual(ids([early, middle, late]));
+      expect(ids(await store().deliveries.listOverdue(T + 100, 2))).toEqual(ids([early, middle]));
+      expect(await store().deliveries.listOverdue(T + 10, 10)).toEqual([]);
+      expect(await store().deliveries.listOverdue(T + 11, 10)).toEqual([early]);
+    });
+
+    it('listOverdue follows recorded attempts: a retry is due at its new time, an ended delivery is gone', async () => {
+      const [retried, ended] = await createAll(aDelivery({ nextAttemptAt: T }), aDelivery({ nextAttemptAt: T }));
+      await store().deliveries.recordAttempt(retried.id, failedAttempt(T + 1), 'pending', T + 500);
+      await store().deliveries.recordAttempt(ended.id, deliveredAttempt(T + 1), 'delivered', T + 1);
+      expect(await store().deliveries.listOverdue(T + 500, 10)).toEqual([]);
+      expect(ids(await store().deliveries.listOverdue(T + 501, 10))).toEqual([retried.id]);
+    });
+
     it('a delivery to a very long URL is stored, listed by job and listed as pending', async () => {
       const url = `https://hooks.example.com/${'é/'.repeat(1500)}?q=${'x'.repeat(1000)}`;
       const [long, short] = await createAll(aDelivery({ url, sequence: 1 }), aDelivery({ url: 'https://hooks.example.com/', sequence: 2 }));

@@ -223,6 +223,41 @@ export function describeJobContract(store: CurrentStore): void {
       expect(await store().jobs.listByStatus([])).toEqual([]);
     });
 
+    it('listQueuedByVersion returns one version’s queued jobs, oldest first, across organizations', async () => {
+      await createAll([
+        aJob({ id: 'second', createdAt: 2, organizationId: 'org-2' }),
+        aJob({ id: 'first', createdAt: 1 }),
+        aJob({ id: 'running', createdAt: 0, status: 'processing' }),
+        aJob({ id: 'cancelled', createdAt: 0, status: 'cancelled' }),
+        aJob({ id: 'other version', createdAt: 0, versionId: 'version-2' }),
+      ]);
+      expect(ids(await store().jobs.listQueuedByVersion('version-1'))).toEqual(['first', 'second']);
+      expect(await store().jobs.listQueuedByVersion('version-3')).toEqual([]);
+    });
+
+    it('listQueuedByVersion follows transitions out of queued and back (a requeued job)', async () => {
+      const [job] = await createAll([aJob()]);
+      await store().jobs.transition(job!.id, ['queued'], { status: 'processing', startedAt: 5 });
+      expect(await store().jobs.listQueuedByVersion('version-1')).toEqual([]);
+      const requeued = await store().jobs.transition(job!.id, ['processing'], { status: 'queued', startedAt: null, runId: 'run-2' });
+      expect(await store().jobs.listQueuedByVersion('version-1')).toEqual([requeued]);
+      await store().jobs.transition(job!.id, ['queued'], { status: 'cancelled', completedAt: 6 });
+      expect(await store().jobs.listQueuedByVersion('version-1')).toEqual([]);
+    });
+
+    it('listQueuedBefore returns the oldest queued jobs created before the bound, at most `limit`, of every version', async () => {
+      const T = 1_732_000_000_000_000;
+      await createAll([
+        ...Array.from({ length: 12 }, (_, n) => aJob({ id: `old-${String(n).padStart(2, '0')}`, createdAt: T + n, versionId: `version-${n % 3}` })),
+        aJob({ id: 'at the bound', createdAt: T + 100 }),
+        aJob({ id: 'new', createdAt: T + 200 }),
+        aJob({ id: 'old but running', createdAt: T - 1, status: 'processing' }),
+      ]);
+      expect(ids(await store().jobs.listQueuedBefore(T + 100, 5))).toEqual(['old-00', 'old-01', 'old-02', 'old-03', 'old-04']);
+      expect(ids(await store().jobs.listQueuedBefore(T + 100, 100))).toHaveLength(12);
+      expect(await store().jobs.listQueuedBefore(T, 100)).toEqual([]);
+    });
+
     it('listOutputs returns the outputs by index, whatever the order they were appended in, skipping `offset`', async () => {
       for (const index of [2, 0, 3, 1]) await store().jobs.appendOutput(anOutput({ index, data: `out-${index}` }));
       expect(indexes(await store().jobs.listOutputs('job-1', 0))).toEqual([0, 1, 2, 3]);

@@ -154,6 +154,18 @@ export function describeVersionContract(store: CurrentStore): void {
       expect(await store().versions.listByBuildStatus(['deploying'])).toEqual([]);
     });
 
+    it('listByBuildStatus with createdBefore returns only the versions created before it', async () => {
+      await createAll([
+        aVersion({ id: 'old', createdAt: 10, buildStatus: 'queued' }),
+        aVersion({ id: 'older', createdAt: 5, buildStatus: 'queued', functionId: 'function-2' }),
+        aVersion({ id: 'at the bound', createdAt: 20, buildStatus: 'queued' }),
+        aVersion({ id: 'new', createdAt: 30, buildStatus: 'queued' }),
+        aVersion({ id: 'old but building', createdAt: 1, buildStatus: 'building' }),
+      ]);
+      expect(ids(await store().versions.listByBuildStatus(['queued'], 20))).toEqual(['older', 'old']);
+      expect(await store().versions.listByBuildStatus(['queued'], 5)).toEqual([]);
+    });
+
     it('transition with no `from` statuses never applies', async () => {
       const version = aVersion({ buildStatus: 'queued' });
       await store().versions.create(version);

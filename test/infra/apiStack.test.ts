@@ -99,6 +99,22 @@ describe('ApiStack', () => {
     expect(JSON.stringify(build?.Resource)).toContain(`:project/${PREFIX}image-build`);
   });
 
+  it('lets createUpload (which signs upload URLs with its role) put objects under uploads/ only, and touch no table beyond authentication', () => {
+    const statements = functionStatements(api, routeFunctionId('createUpload'));
+    const s3 = statements.filter((statement) => actionsOf([statement]).some((action) => action.startsWith('s3:')));
+    expect(s3.flatMap((statement) => actionsOf([statement]))).toEqual(['s3:PutObject', 's3:AbortMultipartUpload']);
+    expect(JSON.stringify(s3[0]?.Resource)).toMatch(/\/uploads\/\*"/);
+    expect(tablesNamed(statements)).toEqual(new Set(['organizations', 'api_keys']));
+  });
+
+  it('lets deployVersion read uploads/ (the size, and the copy source) but write none of it', () => {
+    const statements = functionStatements(api, routeFunctionId('deployVersion'));
+    const get = statements.find((statement) => actionsOf([statement]).includes('s3:GetObject'));
+    expect(JSON.stringify(get?.Resource)).toMatch(/\/uploads\/\*"/);
+    const put = statements.find((statement) => actionsOf([statement]).includes('s3:PutObject'));
+    expect(JSON.stringify(put?.Resource)).not.toContain('uploads/');
+  });
+
   it('gives no role of any stack a "*" resource for a DynamoDB, S3 or SQS action', () => {
     for (const template of Object.values(templates)) {
       for (const policy of Object.values(resourcesOf(template, 'AWS::IAM::Policy'))) {

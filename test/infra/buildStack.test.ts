@@ -10,7 +10,8 @@ import { BASE_IMAGES, DOCKERFILE_SCRIPT, PER_BUILD_VARIABLES } from '../../infra
 import { sluiceNames } from '../../infra/names.js';
 import { BuildStack, FILES_EXPIRE_DAYS, KEEP_IMAGES } from '../../infra/stacks/buildStack.js';
 import { ComputeStack } from '../../infra/stacks/computeStack.js';
-import { PREFIX, actionsOf, functionStatements, logicalIdOf, onlyFunctionWithEnv, resourcesOf, roleStatements, tablesNamed, type Resource, type Statement } from './sluiceTemplates.js';
+import { UPLOAD_KEPT_DAYS } from '../../shared/domain/upload.js';
+import { PREFIX, actionsOf, functionStatements, logicalIdOf, onlyFunctionWithHandler, resourcesOf, roleStatements, tablesNamed, type Resource, type Statement } from './sluiceTemplates.js';
 
 const PUBLIC_URL = 'https://api.example.com';
 let template: Template;
@@ -30,6 +31,7 @@ const only = (type: string): Resource => {
   expect(found).toHaveLength(1);
   return found[0] as Resource;
 };
+const logicalResource = (construct: Parameters<typeof logicalIdOf>[0]): Resource => template.toJSON().Resources[logicalIdOf(construct)] as Resource;
 const statementWith = (statements: Statement[], action: string) => statements.find((statement) => actionsOf([statement]).includes(action));
 
 describe('BuildStack', () => {
@@ -42,10 +44,13 @@ describe('BuildStack', () => {
       expect(bucket.DeletionPolicy).toBe('Retain');
     });
 
-    it(`expires output files (files/) after ${FILES_EXPIRE_DAYS} days and keeps bundles`, () => {
+    it(`expires output files (files/) after ${FILES_EXPIRE_DAYS} days and bundle uploads (uploads/) after ${UPLOAD_KEPT_DAYS} day, and keeps bundles`, () => {
       const rules = only('AWS::S3::Bucket').Properties.LifecycleConfiguration.Rules as Record<string, unknown>[];
       const expiring = rules.filter((rule) => rule.ExpirationInDays !== undefined);
-      expect(expiring).toEqual([expect.objectContaining({ Prefix: 'files/', ExpirationInDays: 30, Status: 'Enabled' })]);
+      expect(expiring).toEqual([
+        expect.objectContaining({ Prefix: 'files/', ExpirationInDays: 30, Status: 'Enabled' }),
+        expect.objectContaining({ Prefix: 'uploads/', ExpirationInDays: 1, Status: 'Enabled' }),
+      ]);
     });
 
     it('refuses requests without TLS', () => {
@@ -94,19 +99,19 @@ describe('BuildStack', () => {
 
   describe('the build events', () => {
     it('sends the project’s phase and state changes to the build-event Lambda', () => {
-      const rule = only('AWS::Events::Rule').Properties;
+      const rule = logicalResource(build.buildEventRule).Properties;
       expect(rule.EventPattern).toEqual({
         source: ['aws.codebuild'],
         'detail-type': ['CodeBuild Build Phase Change', 'CodeBuild Build State Change'],
         detail: { 'project-name': [{ Ref: logicalIdOf(build.project) }] },
       });
-      const [id, fn] = onlyFunctionWithEnv(template, 'SLUICE_MODE', 'aws');
+      const [id, fn] = onlyFunctionWithHandler(template, 'onBuildEvent.handler');
       expect(rule.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [id, 'Arn'] } })]);
       expect(fn.Properties).toMatchObject({ Handler: 'onBuildEvent.handler', Runtime: 'nodejs22.x' });
     });
 
     it('tells the build-event Lambda the task roles, log group, subnets, security group and the API URL', () => {
-      const [, fn] = onlyFunctionWithEnv(template, 'SLUICE_MODE', 'aws');
+      const [, fn] = onlyFunctionWithHandler(template, 'onBuildEvent.handler');
       expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(
         expect.arrayContaining(['SLUICE_TASK_ROLE_ARN', 'SLUICE_EXECUTION_ROLE_ARN', 'SLUICE_LOG_GROUP', 'SLUICE_SUBNETS', 'SLUICE_SECURITY_GROUPS', 'SLUICE_PUBLIC_URL', 'SLUICE_CAPACITY_PROVIDERS']),
       );
@@ -114,7 +119,7 @@ describe('BuildStack', () => {
     });
 
     it('lets the build-event Lambda deploy versions: queue, task definition, service in the cluster, scaling', () => {
-      const [id] = onlyFunctionWithEnv(template, 'SLUICE_MODE', 'aws');
+      const [id] = onlyFunctionWithHandler(template, 'onBuildEvent.handler');
       const statements = functionStatements(template, id);
       expect(JSON.stringify(statementWith(statements, 'sqs:CreateQueue')?.Resource)).toContain(`:${PREFIX}v-*`);
       const service = statementWith(statements, 'ecs:CreateService');
@@ -125,7 +130,7 @@ describe('BuildStack', () => {
     });
 
     it('lets the build-event Lambda pass the two worker task roles to ECS tasks, and no other role', () => {
-      const [id] = onlyFunctionWithEnv(template, 'SLUICE_MODE', 'aws');
+      const [id] = onlyFunctionWithHandler(template, 'onBuildEvent.handler');
       const pass = functionStatements(template, id).filter((statement) => actionsOf([statement]).includes('iam:PassRole'));
       expect(pass).toHaveLength(1);
       expect(pass[0]?.Condition).toEqual({ StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
@@ -134,6 +139,31 @@ describe('BuildStack', () => {
       expect(resources).toContain('TaskExecutionRole');
       expect((pass[0]?.Resource as unknown[]).length).toBe(2);
     });
+  });
+});
+
+describe('the sweeper', () => {
+  it('runs the sweep Lambda every minute', () => {
+    const rule = logicalResource(build.sweeper.rule).Properties;
+    expect(rule.ScheduleExpression).toBe('rate(1 minute)');
+    const [id, fn] = onlyFunctionWithHandler(template, 'sweep.handler');
+    expect(rule.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [id, 'Arn'] } })]);
+    // Shorter than the period, so two sweeps never overlap.
+    expect(fn.Properties.Timeout).toBeLessThan(60);
+  });
+
+  it('lets the sweeper start builds and deliveries, tell a running delivery from an ended one, and write only what it moves (spill/ for the large values of what it ends)', () => {
+    const [id] = onlyFunctionWithHandler(template, 'sweep.handler');
+    const statements = functionStatements(template, id);
+    expect(tablesNamed(statements, 'dynamodb:UpdateItem')).toEqual(new Set(['versions', 'jobs', 'webhook_deliveries']));
+    expect(tablesNamed(statements, 'dynamodb:Query')).toEqual(new Set(['versions', 'jobs', 'job_outputs', 'webhook_deliveries']));
+    expect(JSON.stringify(statementWith(statements, 'codebuild:StartBuild')?.Resource)).toContain(`:project/${PREFIX}image-build`);
+    expect(JSON.stringify(statementWith(statements, 'states:StartExecution')?.Resource)).toContain(`:stateMachine:${PREFIX}webhook-deliveries`);
+    expect(JSON.stringify(statementWith(statements, 'states:DescribeExecution')?.Resource)).toContain(`:execution:${PREFIX}webhook-deliveries:*`);
+    expect(JSON.stringify(statements)).not.toMatch(/"(sqs|ecs|iam):/);
+    const s3 = statements.filter((statement) => actionsOf([statement]).some((action) => action.startsWith('s3:') && action !== 's3:ListBucket'));
+    expect(actionsOf(s3).sort()).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    expect(s3.map((statement) => JSON.stringify(statement.Resource))).toEqual(s3.map(() => expect.stringMatching(/\/spill\/\*"\]\]\}$/)));
   });
 });
 

@@ -50,6 +50,13 @@ export function onlyFunctionWithEnv(template: Template, name: string, value: str
   return found[0] as [string, Resource];
 }
 
+/** The one Lambda function whose handler is `handler` (`<entry>.handler`). */
+export function onlyFunctionWithHandler(template: Template, handler: string): [string, Resource] {
+  const found = Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).filter(([, fn]) => fn.Properties.Handler === handler);
+  if (found.length !== 1) throw new Error(`expected one function with handler ${handler}, found ${found.length}`);
+  return found[0] as [string, Resource];
+}
+
 /** The statements of every policy attached to the role (by logical id). */
 export function roleStatements(template: Template, roleId: string): Statement[] {
   return Object.values(resourcesOf(template, 'AWS::IAM::Policy'))

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib/core';
 import { Template } from 'aws-cdk-lib/assertions';
+import { MAX_DELIVERY_HOLDS } from '../../shared/domain/deliveryOrder.js';
 import { MAX_DELIVERY_ATTEMPTS } from '../../shared/domain/webhookDelivery.js';
+import type { DeliverOutput } from '../../handlers/webhooks/deliver.js';
 import { bundleLambdaCode } from '../../infra/bundle.js';
 import { sluiceNames } from '../../infra/names.js';
 import { WebhooksStack } from '../../infra/stacks/webhooksStack.js';
@@ -20,6 +22,11 @@ interface AslState {
   Choices?: AslRule[];
   Default?: string;
   SecondsPath?: string;
+  Catch?: { ErrorEquals: string[]; ResultPath: string; Next: string }[];
+  Error?: string;
+  Cause?: string;
+  ErrorPath?: string;
+  CausePath?: string;
 }
 interface AslRule {
   Variable?: string;
@@ -48,8 +55,11 @@ beforeAll(() => {
 const read = (data: any, path: string): any => path.replace(/^\$\.?/, '').split('.').filter(Boolean).reduce((value, key) => value?.[key], data);
 
 function evaluate(value: string, data: any): unknown {
-  const add = /^States\.MathAdd\((\$[.\w]*), (-?\d+)\)$/.exec(value);
-  if (add) return (read(data, add[1] as string) as number) + Number(add[2]);
+  const add = /^States\.MathAdd\((\$[.\w]*), (-?\d+|\$[.\w]*)\)$/.exec(value);
+  if (add) {
+    const operand = add[2] as string;
+    return (read(data, add[1] as string) as number) + (operand.startsWith('$') ? (read(data, operand) as number) : Number(operand));
+  }
   if (value.startsWith('$')) return read(data, value);
   throw new Error(`unsupported expression ${value}`);
 }
@@ -68,17 +78,30 @@ function matches(rule: AslRule, data: any): boolean {
 
 interface Run {
   end: 'Succeed' | 'Fail';
-  invocations: { deliveryId: string }[];
+  invocations: { deliveryId: string; failure?: unknown }[];
   waits: number[];
+  /** A Fail state's error and cause. */
+  error?: unknown;
+  cause?: unknown;
 }
 
-/** Runs the state machine with a deliver Lambda answering `answers(n)` at its n-th invocation (1-based). */
-function run(input: unknown, answers: (invocation: number) => { state: string; waitSeconds: number }): Run {
-  const invocations: { deliveryId: string }[] = [];
+/** What the deliver Lambda answers after an attempt (`attempted`) or while held (`held`). */
+const attempt = (state: string, waitSeconds = 0): DeliverOutput => ({ state: state as DeliverOutput['state'], waitSeconds, attempted: 1, held: 0 });
+const hold = (waitSeconds: number): DeliverOutput => ({ state: 'pending', waitSeconds, attempted: 0, held: 1 });
+
+/** A Lambda error as Step Functions catches it. */
+const lambdaError = (message: string) => ({ Error: 'Error', Cause: JSON.stringify({ errorType: 'Error', errorMessage: message }) });
+
+/**
+ * Runs the state machine with a deliver Lambda answering `answers(n, payload)` at its n-th
+ * invocation (1-based); an answer that throws is a Lambda error (after Step Functions' retries).
+ */
+function run(input: unknown, answers: (invocation: number, payload: { deliveryId: string; failure?: unknown }) => DeliverOutput): Run {
+  const invocations: { deliveryId: string; failure?: unknown }[] = [];
   const waits: number[] = [];
   let data: any = input;
   let name: string | undefined = definition.StartAt;
-  for (let transitions = 0; transitions < 1000 && name; transitions++) {
+  for (let transitions = 0; transitions < 20_000 && name; transitions++) {
     const state = definition.States[name] as AslState;
     switch (state.Type) {
       case 'Pass':
@@ -86,9 +109,18 @@ function run(input: unknown, answers: (invocation: number) => { state: string; w
         break;
       case 'Task': {
         expect(state.Resource).toBe(DELIVER_ARN);
-        const payload = parameters(state.Parameters ?? {}, data) as { deliveryId: string };
+        const payload = parameters(state.Parameters ?? {}, data) as { deliveryId: string; failure?: unknown };
         invocations.push(payload);
-        const result = answers(invocations.length);
+        let result: unknown;
+        try {
+          result = answers(invocations.length, payload);
+        } catch (error) {
+          const handler = state.Catch?.find((candidate) => candidate.ErrorEquals.includes('States.ALL'));
+          if (!handler) throw error;
+          data = { ...data, [handler.ResultPath.replace(/^\$\./, '')]: lambdaError((error as Error).message) };
+          name = handler.Next;
+          continue;
+        }
         if (state.ResultPath === '$') data = result;
         else data = { ...data, [(state.ResultPath as string).replace(/^\$\./, '')]: result };
         break;
@@ -102,8 +134,15 @@ function run(input: unknown, answers: (invocation: number) => { state: string; w
         waits.push(read(data, state.SecondsPath as string) as number);
         break;
       case 'Succeed':
+        return { end: 'Succeed', invocations, waits };
       case 'Fail':
-        return { end: state.Type, invocations, waits };
+        return {
+          end: 'Fail',
+          invocations,
+          waits,
+          error: state.ErrorPath ? read(data, state.ErrorPath) : state.Error,
+          cause: state.CausePath ? read(data, state.CausePath) : state.Cause,
+        };
       default:
         throw new Error(`unsupported state type ${state.Type}`);
     }
@@ -126,19 +165,57 @@ describe('WebhooksStack', () => {
   });
 
   it('ends after one Deliver step once the delivery is delivered', () => {
-    const result = run({ deliveryId: 'd1' }, () => ({ state: 'delivered', waitSeconds: 0 }));
+    const result = run({ deliveryId: 'd1' }, () => attempt('delivered'));
     expect(result).toEqual({ end: 'Succeed', invocations: [{ deliveryId: 'd1' }], waits: [] });
   });
 
   it('waits the seconds Deliver asks for between attempts, passing the delivery id each time', () => {
-    const result = run({ deliveryId: 'd2' }, (n) => (n < 3 ? { state: 'pending', waitSeconds: n * 7 } : { state: 'failed', waitSeconds: 0 }));
+    const result = run({ deliveryId: 'd2' }, (n) => (n < 3 ? attempt('pending', n * 7) : attempt('failed')));
     expect(result).toEqual({ end: 'Succeed', invocations: [{ deliveryId: 'd2' }, { deliveryId: 'd2' }, { deliveryId: 'd2' }], waits: [7, 14] });
   });
 
-  it(`never runs Deliver more than ${MAX_DELIVERY_ATTEMPTS} times, even if the Lambda kept answering pending`, () => {
+  it(`never makes more than ${MAX_DELIVERY_ATTEMPTS} attempts, even if the Lambda kept answering pending`, () => {
     expect(MAX_DELIVERY_ATTEMPTS).toBe(10);
-    const result = run({ deliveryId: 'd3' }, () => ({ state: 'pending', waitSeconds: 1 }));
+    const result = run({ deliveryId: 'd3' }, () => attempt('pending', 1));
     expect(result.invocations).toHaveLength(MAX_DELIVERY_ATTEMPTS);
+    expect(result.end).toBe('Fail');
+  });
+
+  it('records a failed Deliver step (the Lambda’s error) through the deliver Lambda, then goes on retrying', () => {
+    const result = run({ deliveryId: 'd4' }, (n, payload) => {
+      if (n === 1) throw new Error('Task timed out after 60.00 seconds');
+      return payload.failure ? attempt('pending', 3) : attempt('delivered');
+    });
+    expect(result.invocations).toEqual([{ deliveryId: 'd4' }, { deliveryId: 'd4', failure: lambdaError('Task timed out after 60.00 seconds') }, { deliveryId: 'd4' }]);
+    expect(result).toMatchObject({ end: 'Succeed', waits: [3] });
+  });
+
+  it('counts a recorded failure as an attempt', () => {
+    const result = run({ deliveryId: 'd5' }, (_, payload) => {
+      if (!payload.failure) throw new Error('boom');
+      return attempt('pending', 1);
+    });
+    expect(result.invocations.filter((payload) => payload.failure)).toHaveLength(MAX_DELIVERY_ATTEMPTS);
+    expect(result.end).toBe('Fail');
+  });
+
+  it('ends in a Fail whose error and cause are the Lambda’s when even recording the failure fails (the sweeper restarts it)', () => {
+    const result = run({ deliveryId: 'd6' }, (n) => {
+      throw new Error(n === 1 ? 'first' : 'DynamoDB unreachable');
+    });
+    expect(result.invocations).toHaveLength(2);
+    expect(result).toMatchObject({ end: 'Fail', error: 'Error', cause: lambdaError('DynamoDB unreachable').Cause });
+  });
+
+  it('does not count holds (waiting behind an earlier delivery) as attempts', () => {
+    const result = run({ deliveryId: 'd7' }, (n) => (n <= 50 ? hold(2) : attempt('pending', 1)));
+    expect(result.invocations).toHaveLength(50 + MAX_DELIVERY_ATTEMPTS);
+    expect(result.waits.slice(0, 3)).toEqual([2, 2, 2]);
+  });
+
+  it(`ends a run held ${MAX_DELIVERY_HOLDS} times (the sweeper restarts it), so no answer keeps it looping`, () => {
+    const result = run({ deliveryId: 'd8' }, () => hold(1));
+    expect(result.invocations).toHaveLength(MAX_DELIVERY_HOLDS);
     expect(result.end).toBe('Fail');
   });
 

@@ -1,44 +1,45 @@
-import { spawn } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { createServer } from 'node:net';
+import { delimiter, join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 
 export interface MotoServer {
-  /** Where it listens, e.g. for AWS_ENDPOINT_URL. */
+  /** http://127.0.0.1:<port>, for a client's endpoint or AWS_ENDPOINT_URL. */
   endpoint: string;
-  /** An S3 client for it, with fake credentials and path-style addressing. */
+  /** An S3 client for it, with fake credentials and path-style addressing; close() destroys it. */
   s3(): S3Client;
   close(): Promise<void>;
 }
 
-const STARTUP_TIMEOUT_MS = 30_000;
 const INSTALL_HINT = "moto_server was not found: install it with `pip install 'moto[server]>=5'`";
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+/** Whether `moto_server` is on PATH (moto 5: `pip install 'moto[server]'`). */
+export function motoServerOnPath(): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((folder) => {
+    try {
+      accessSync(join(folder, 'moto_server'), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
-/** A moto_server on a free port of 127.0.0.1, answering once this resolves; its state is in memory. */
+/** A real moto_server on a free loopback port, answering before this resolves; its state is in memory; close() stops it. */
 export async function startMotoServer(): Promise<MotoServer> {
   const port = await freePort();
-  const endpoint = `http://127.0.0.1:${port}`;
   const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  let failure: Error | null = null;
-  child.once('error', (error: NodeJS.ErrnoException) => (failure = error.code === 'ENOENT' ? new Error(INSTALL_HINT) : error));
-  child.once('exit', (code) => (failure ??= new Error(`moto_server exited (${code}) before answering: ${stderr}`)));
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  while (!(await fetch(`${endpoint}/moto-api/`).then((response) => response.ok, () => false))) {
-    if (failure) throw failure;
-    if (Date.now() > deadline) {
-      child.kill('SIGTERM');
-      throw new Error(`moto_server did not answer on ${endpoint} within ${STARTUP_TIMEOUT_MS / 1000} s: ${stderr}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  let spawnError: Error | null = null;
+  child.once('error', (error: NodeJS.ErrnoException) => (spawnError = error.code === 'ENOENT' ? new Error(INSTALL_HINT) : error));
+  const endpoint = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilAnswering(endpoint, child, () => spawnError);
+  } catch (error) {
+    child.kill();
+    throw new Error(`moto_server did not start: ${(error as Error).message}\n${stderr}`);
   }
   const clients: S3Client[] = [];
   return {
@@ -48,12 +49,39 @@ export async function startMotoServer(): Promise<MotoServer> {
       clients.push(client);
       return client;
     },
-    async close() {
-      for (const client of clients) client.destroy();
-      if (child.exitCode !== null) return;
-      const gone = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await gone;
-    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const client of clients) client.destroy();
+        if (child.exitCode !== null || spawnError) return resolve();
+        child.once('exit', () => resolve());
+        child.kill();
+      }),
   };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUntilAnswering(endpoint: string, child: ChildProcess, spawnError: () => Error | null, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const error = spawnError();
+    if (error) throw error;
+    if (child.exitCode !== null) throw new Error(`it exited with code ${child.exitCode}`);
+    const answered = await fetch(`${endpoint}/moto-api/`).then(
+      () => true,
+      () => false,
+    );
+    if (answered) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no answer within ${timeoutMs} ms`);
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { classifyAddress, isAllowedAddress } from '../../shared/domain/networkAddress.js';
+import { deliveryAhead, holdSeconds } from '../../shared/domain/deliveryOrder.js';
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from '../../shared/domain/webhookDelivery.js';
+import { aDelivery } from '../support/fixtures.js';
 import { signWebhook } from '../../shared/domain/webhookSignature.js';
 
 describe('webhook signatures', () => {
@@ -14,6 +16,47 @@ describe('webhook retries', () => {
   it('wait exponentially longer: base, 2 x base, 4 x base, ... for ten attempts in all', () => {
     expect(MAX_DELIVERY_ATTEMPTS).toBe(10);
     expect(Array.from({ length: 9 }, (_, i) => retryDelayMs(i + 1, 1000))).toEqual([1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000, 256000]);
+  });
+});
+
+describe('webhook delivery order (one job, one URL)', () => {
+  const URL = 'https://hooks.example.com/a';
+  const start = aDelivery({ id: 'start', url: URL, sequence: 1, eventType: 'job.start' });
+  const output = aDelivery({ id: 'output', url: URL, sequence: 2, eventType: 'job.new_output' });
+  const complete = aDelivery({ id: 'complete', url: URL, sequence: 3 });
+  const elsewhere = aDelivery({ id: 'elsewhere', url: 'https://other.example.com/', sequence: 0 });
+  const all = [complete, output, start, elsewhere];
+
+  it('holds a delivery behind the earliest pending one of the same job to the same URL', () => {
+    expect(deliveryAhead(complete, all)?.id).toBe('start');
+    expect(deliveryAhead(output, all)?.id).toBe('start');
+    expect(deliveryAhead(start, all)).toBeNull();
+  });
+
+  it('lets it go once those ahead are delivered or failed; other URLs never hold it', () => {
+    const ended = [{ ...start, state: 'delivered' as const }, { ...output, state: 'failed' as const }, complete, elsewhere];
+    expect(deliveryAhead(complete, ended)).toBeNull();
+    expect(deliveryAhead(elsewhere, all)).toBeNull();
+  });
+
+  it('orders equal sequences by id', () => {
+    const twin = aDelivery({ id: 'b', url: URL, sequence: 5 });
+    const first = aDelivery({ id: 'a', url: URL, sequence: 5 });
+    expect(deliveryAhead(twin, [twin, first])?.id).toBe('a');
+    expect(deliveryAhead(first, [twin, first])).toBeNull();
+  });
+
+  it('waits until just after the one ahead is next due, between 1 s and a minute', () => {
+    const now = 1_000_000_000;
+    expect(holdSeconds({ ...start, nextAttemptAt: now + 4_000_000 }, now)).toBe(5);
+    expect(holdSeconds({ ...start, nextAttemptAt: now + 3_600_000_000 }, now)).toBe(60);
+    expect(holdSeconds({ ...start, nextAttemptAt: now }, now)).toBe(1);
+  });
+
+  it('looks again in a second while the one ahead is being attempted, and every 30 s once its run looks lost', () => {
+    const now = 1_000_000_000;
+    expect(holdSeconds({ ...start, nextAttemptAt: now - 5_000_000 }, now)).toBe(1);
+    expect(holdSeconds({ ...start, nextAttemptAt: now - 120_000_000 }, now)).toBe(30);
   });
 });
 

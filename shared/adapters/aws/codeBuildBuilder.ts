@@ -22,9 +22,10 @@ export interface CodeBuildBuilderOptions {
 }
 
 /**
- * Starts a CodeBuild build per version and returns. From there the build reports itself:
- * its phase-change events (see buildPhaseToStatus) move the version on, and the deployer
- * takes over once the image is pushed.
+ * Starts a CodeBuild build per version and resolves once CodeBuild has answered and the answer
+ * is recorded. From there the build reports itself: its phase-change events (see
+ * buildPhaseToStatus) move the version on, and the deployer takes over once the image is pushed.
+ * A version left queued (the Lambda stopped between the two) is started again by the sweeper.
  */
 export function createCodeBuildBuilder(options: CodeBuildBuilderOptions): Builder {
   const { client, projectName, store, bucket, repositoryUri } = options;
@@ -59,11 +60,13 @@ export function createCodeBuildBuilder(options: CodeBuildBuilderOptions): Builde
 
   return {
     enqueue(versionId) {
-      if (running.has(versionId)) return;
+      const already = running.get(versionId);
+      if (already) return already;
       const started = start(versionId)
         .catch((error: unknown) => onError(error, versionId))
         .finally(() => running.delete(versionId));
       running.set(versionId, started);
+      return started;
     },
 
     async idle() {

@@ -1,8 +1,10 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { attachmentDisposition } from '../../domain/fileName.js';
 import type { Artifacts } from '../../ports/artifacts.js';
+import { presignedUrl } from './s3Presigner.js';
 
 export interface S3ArtifactsOptions {
   client: S3Client;
@@ -11,15 +13,23 @@ export interface S3ArtifactsOptions {
 
 export const bundleKeyOf = (versionId: string) => `bundles/${versionId}.tar.gz`;
 
+/** Under the organization's id: an organization's deploy can only ever name its own uploads. */
+export const uploadKeyOf = (organizationId: string, uploadId: string) => `uploads/${organizationId}/${uploadId}`;
+
+/** A download link is for starting a download now, not for passing around. */
+export const FILE_URL_EXPIRES_S = 5 * 60;
+
 /** An output file's key ends with its name, so the name needs no metadata of its own. */
 const outputPrefixOf = (jobId: string, index: number) => `files/${jobId}/${index}/`;
 
 const isNoSuchKey = (error: unknown) => (error as { name?: string }).name === 'NoSuchKey';
+/** HeadObject has no body, so a missing key is a bare 404. */
+const isNotFound = (error: unknown) => isNoSuchKey(error) || (error as { name?: string }).name === 'NotFound';
 
 /**
- * Bundles and output files in one bucket: `bundles/<version>.tar.gz` (what CodeBuild
- * downloads) and `files/<job>/<index>/<name>`. An S3 put is atomic, so a reader never sees
- * half an object.
+ * Bundles, uploads and output files in one bucket: `bundles/<version>.tar.gz` (what CodeBuild
+ * downloads), `uploads/<organization>/<upload>` (what clients PUT through presigned URLs) and
+ * `files/<job>/<index>/<name>`. An S3 put is atomic, so a reader never sees half an object.
  */
 export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
   const { client, bucket } = options;
@@ -34,6 +44,13 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
     }
   };
 
+  const findOutputFile = async (jobId: string, index: number): Promise<{ key: string; name: string } | null> => {
+    const prefix = outputPrefixOf(jobId, index);
+    const { Contents } = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1 }));
+    const key = Contents?.[0]?.Key;
+    return key ? { key, name: key.slice(prefix.length) } : null;
+  };
+
   return {
     async putBundle(versionId, bundle) {
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: bundleKeyOf(versionId), Body: bundle, ContentType: 'application/gzip' }));
@@ -41,6 +58,34 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
 
     getBundle(versionId) {
       return getBytes(bundleKeyOf(versionId));
+    },
+
+    uploadUrl({ organizationId, uploadId, size, expiresInS }) {
+      // The length is signed: S3 refuses a PUT of any other size.
+      return presignedUrl(client, new PutObjectCommand({ Bucket: bucket, Key: uploadKeyOf(organizationId, uploadId), ContentLength: size }), expiresInS);
+    },
+
+    async uploadSize(organizationId, uploadId) {
+      try {
+        const { ContentLength } = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: uploadKeyOf(organizationId, uploadId) }));
+        return ContentLength ?? 0;
+      } catch (error) {
+        if (isNotFound(error)) return null;
+        throw error;
+      }
+    },
+
+    async putBundleFromUpload(versionId, organizationId, uploadId) {
+      // A server-side copy: the bytes never pass through the Lambda.
+      await client.send(
+        new CopyObjectCommand({
+          Bucket: bucket,
+          Key: bundleKeyOf(versionId),
+          CopySource: `${bucket}/${uploadKeyOf(organizationId, uploadId)}`,
+          ContentType: 'application/gzip',
+          MetadataDirective: 'REPLACE',
+        }),
+      );
     },
 
     async putOutputFile(jobId, index, name, sourcePath) {
@@ -51,12 +96,17 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
     },
 
     async getOutputFile(jobId, index) {
-      const prefix = outputPrefixOf(jobId, index);
-      const { Contents } = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1 }));
-      const key = Contents?.[0]?.Key;
-      if (!key) return null;
-      const data = await getBytes(key);
-      return data === null ? null : { name: key.slice(prefix.length), data };
+      const found = await findOutputFile(jobId, index);
+      if (!found) return null;
+      const data = await getBytes(found.key);
+      return data === null ? null : { name: found.name, data };
+    },
+
+    async outputFileUrl(jobId, index) {
+      const found = await findOutputFile(jobId, index);
+      if (!found) return null;
+      const command = new GetObjectCommand({ Bucket: bucket, Key: found.key, ResponseContentDisposition: attachmentDisposition(found.name) });
+      return presignedUrl(client, command, FILE_URL_EXPIRES_S);
     },
   };
 }

@@ -1,26 +1,58 @@
-import { StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand, StartExecutionCommand, type SFNClient } from '@aws-sdk/client-sfn';
+import type { WebhookDelivery } from '../../domain/webhookDelivery.js';
 import type { DeliveryScheduler } from '../../ports/deliveryScheduler.js';
 
 export interface StepFunctionsSchedulerOptions {
   client: SFNClient;
   /** The webhook state machine: a Wait/Choice loop that attempts the delivery until it ends. */
   stateMachineArn: string;
-  onError: (error: unknown) => void;
+  /** A run that could not start: the delivery stays pending, for the sweeper. */
+  onError: (error: unknown, deliveryId: string) => void;
 }
 
 /**
- * One state machine execution per delivery, named after it. Execution names are unique per
- * state machine, so scheduling a delivery twice starts it once: StartExecution answers
- * ExecutionAlreadyExists, which means the delivery is already on its way.
+ * An execution's name: the delivery's id and the number of attempts it had when the run
+ * started. Names are unique per state machine (for 90 days, ended executions included), so
+ * scheduling a delivery twice starts it once; and a delivery whose run ended early (recorded
+ * as an attempt by the sweeper) gets a new name, so it can run again.
+ */
+export const executionName = (delivery: WebhookDelivery): string => `${delivery.id}-${delivery.attempts.length}`;
+
+const isAlreadyStarted = (error: unknown) => (error as { name?: string }).name === 'ExecutionAlreadyExists';
+
+/**
+ * One state machine execution per delivery, started with `{ deliveryId }`. StartExecution is
+ * awaited: a Lambda's process freezes when its handler returns, so a call left running might
+ * never be sent. ExecutionAlreadyExists means the delivery is already on its way.
  */
 export function createStepFunctionsScheduler(options: StepFunctionsSchedulerOptions): DeliveryScheduler {
   const { client, stateMachineArn, onError } = options;
+
+  /** True when started now, false when an execution of that name exists (running or not). */
+  const start = async (delivery: WebhookDelivery): Promise<boolean> => {
+    try {
+      await client.send(new StartExecutionCommand({ stateMachineArn, name: executionName(delivery), input: JSON.stringify({ deliveryId: delivery.id }) }));
+      return true;
+    } catch (error) {
+      if (isAlreadyStarted(error)) return false;
+      throw error;
+    }
+  };
+
   return {
-    schedule(delivery) {
-      const start = new StartExecutionCommand({ stateMachineArn, name: delivery.id, input: JSON.stringify({ deliveryId: delivery.id }) });
-      client.send(start).catch((error: unknown) => {
-        if ((error as { name?: string }).name !== 'ExecutionAlreadyExists') onError(error);
-      });
+    async schedule(delivery) {
+      try {
+        await start(delivery);
+      } catch (error) {
+        onError(error, delivery.id);
+      }
+    },
+
+    async reschedule(delivery) {
+      if (await start(delivery)) return 'started';
+      const executionArn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${executionName(delivery)}`;
+      const { status } = await client.send(new DescribeExecutionCommand({ executionArn }));
+      return status === 'RUNNING' ? 'running' : 'ended';
     },
   };
 }

@@ -1,27 +1,46 @@
 import { copyFile, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Artifacts } from '../../ports/artifacts.js';
+import type { LocalUploads } from './localUploads.js';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
 
-/** Bundles under <data dir>/bundles and output files under <data dir>/files, each written whole or not at all. */
-export function createFileArtifacts(dataDir: string): Artifacts {
+/**
+ * Bundles under <data dir>/bundles and output files under <data dir>/files, each written whole
+ * or not at all; uploads through the service's own upload URLs (LocalUploads). Output files
+ * are served by the service itself: outputFileUrl is always null.
+ */
+export function createFileArtifacts(dataDir: string, uploads: LocalUploads): Artifacts {
   const bundles = join(dataDir, 'bundles');
   const files = join(dataDir, 'files');
   const bundlePath = (versionId: string) => join(bundles, `${versionId}.tar.gz`);
   const outputFolder = (jobId: string, index: number) => join(files, basename(jobId), String(index));
+  /** Writes a version's bundle whole or not at all. */
+  const writeBundle = async (versionId: string, write: (temporary: string) => Promise<void>) => {
+    await mkdir(bundles, { recursive: true });
+    const temporary = `${bundlePath(versionId)}.partial`;
+    await write(temporary);
+    await rename(temporary, bundlePath(versionId));
+  };
   return {
-    async putBundle(versionId, bundle) {
-      await mkdir(bundles, { recursive: true });
-      const temporary = `${bundlePath(versionId)}.partial`;
-      await writeFile(temporary, bundle);
-      await rename(temporary, bundlePath(versionId));
+    putBundle(versionId, bundle) {
+      return writeBundle(versionId, (temporary) => writeFile(temporary, bundle));
     },
     async getBundle(versionId) {
       return readFile(bundlePath(versionId)).catch((error: unknown) => {
         if (isMissing(error)) return null;
         throw error;
       });
+    },
+    async uploadUrl(upload) {
+      await uploads.sweep();
+      return uploads.urlFor(upload);
+    },
+    uploadSize(organizationId, uploadId) {
+      return uploads.sizeOf(organizationId, uploadId);
+    },
+    putBundleFromUpload(versionId, organizationId, uploadId) {
+      return writeBundle(versionId, (temporary) => copyFile(uploads.pathOf(organizationId, uploadId), temporary));
     },
     async putOutputFile(jobId, index, name, sourcePath) {
       const folder = outputFolder(jobId, index);
@@ -38,6 +57,9 @@ export function createFileArtifacts(dataDir: string): Artifacts {
       });
       const name = names.find((entry) => entry !== '.partial');
       return name === undefined ? null : { name, data: await readFile(join(folder, name)) };
+    },
+    async outputFileUrl() {
+      return null;
     },
   };
 }

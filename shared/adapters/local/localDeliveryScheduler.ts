@@ -1,9 +1,11 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { WebhookDelivery } from '../../domain/webhookDelivery.js';
 import type { Clock } from '../../ports/clock.js';
-import type { DeliveryScheduler } from '../../ports/deliveryScheduler.js';
+import type { DeliveryScheduler, RescheduleOutcome } from '../../ports/deliveryScheduler.js';
 import type { Store } from '../../ports/store.js';
 import type { WebhookDeliverer } from '../../services/webhookDeliverer.js';
+
+const channelKey = (delivery: WebhookDelivery) => `${delivery.jobId}\n${delivery.url}`;
 
 /**
  * The local mode's webhook scheduler. Deliveries of one job to one URL form a channel, sent
@@ -29,9 +31,9 @@ export class LocalDeliveryScheduler implements DeliveryScheduler {
     this.deliverer = deliverer;
   }
 
-  schedule(delivery: WebhookDelivery): void {
+  async schedule(delivery: WebhookDelivery): Promise<void> {
     if (this.stopped) return;
-    const key = `${delivery.jobId}\n${delivery.url}`;
+    const key = channelKey(delivery);
     const channel = this.channels.get(key);
     if (channel) {
       channel.push(delivery);
@@ -46,7 +48,14 @@ export class LocalDeliveryScheduler implements DeliveryScheduler {
   }
 
   async resume(): Promise<void> {
-    for (const delivery of await this.store.deliveries.listPending()) this.schedule(delivery);
+    for (const delivery of await this.store.deliveries.listPending()) await this.schedule(delivery);
+  }
+
+  /** The sweeper's call (the local mode needs no sweeper: `resume` restarts every pending delivery at start). */
+  async reschedule(delivery: WebhookDelivery): Promise<RescheduleOutcome> {
+    if (this.channels.get(channelKey(delivery))?.some((queued) => queued.id === delivery.id)) return 'running';
+    await this.schedule(delivery);
+    return 'started';
   }
 
   /** Stops sending; pending deliveries stay pending in the store for the next start. */

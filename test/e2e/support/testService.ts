@@ -7,6 +7,7 @@ import { startLocalService } from '../../../shared/app/localService.js';
 import { loadConfig } from '../../../shared/config.js';
 import { inspectFunctions } from '../../../shared/packaging/inspectFunctions.js';
 import { packDirectory } from '../../../shared/packaging/packDirectory.js';
+import { uploadBundle } from '../../../cli/uploadBundle.js';
 
 export interface TestService {
   url: string;
@@ -62,13 +63,13 @@ export async function writeFunctionDir(files: Record<string, string>): Promise<s
   return directory;
 }
 
-/** Deploys a directory's first function over HTTP, as `sluice deploy` does, and returns the 201 body. */
+/** Deploys a directory's first function over HTTP as `sluice deploy` does (an upload, then the deploy), and returns the deploy's answer. */
 export async function deployDirectory(service: TestService, directory: string, key = service.key, owner = 'local') {
   const inspected = await inspectFunctions(directory, 'python3');
   if (!inspected.ok) throw new Error(inspected.errors.join('; '));
   const metadata = inspected.functions[0] as { name: string };
-  const bundle = (await packDirectory(directory)).toString('base64');
-  return api(service.url, key, 'POST', `/v2/functions/${owner}/${metadata.name}/versions`, { metadata, bundle });
+  const uploadId = await uploadBundle({ url: service.url, apiKey: key }, await packDirectory(directory));
+  return api(service.url, key, 'POST', `/v2/functions/${owner}/${metadata.name}/versions`, { metadata, upload_id: uploadId });
 }
 
 /** Polls a version until its build ends. */

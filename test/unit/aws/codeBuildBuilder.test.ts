@@ -1,5 +1,6 @@
 import { CodeBuildClient, StartBuildCommand } from '@aws-sdk/client-codebuild';
 import { mockClient } from 'aws-sdk-client-mock';
+import { setTimeout } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPhaseToStatus, createCodeBuildBuilder, phaseStartedAfter } from '../../../shared/adapters/aws/codeBuildBuilder.js';
 import { createSqliteStore } from '../../../shared/adapters/local/sqlite/sqliteStore.js';
@@ -35,9 +36,7 @@ describe('createCodeBuildBuilder', () => {
   it('starts a build with the version in its environment and moves the version to building', async () => {
     const version = aVersion({ cudaVersion: '12.1' });
     await store.versions.create(version);
-    const builder = builderOf();
-    builder.enqueue(version.id);
-    await builder.idle();
+    await builderOf().enqueue(version.id);
 
     expect(codeBuild.commandCalls(StartBuildCommand).map((call) => call.args[0].input)).toEqual([
       {
@@ -58,12 +57,36 @@ describe('createCodeBuildBuilder', () => {
     expect(await store.versions.get(version.id)).toEqual({ ...version, buildStatus: 'building' });
   });
 
+  it('resolves only once CodeBuild has answered and the version is building', async () => {
+    const events: string[] = [];
+    codeBuild.on(StartBuildCommand).callsFake(async () => {
+      await setTimeout(50);
+      events.push('StartBuild answered');
+      return { build: { id: 'sluice-build:1' } };
+    });
+    const version = aVersion();
+    await store.versions.create(version);
+    await builderOf().enqueue(version.id);
+    events.push('enqueue resolved');
+    expect(events).toEqual(['StartBuild answered', 'enqueue resolved']);
+    expect((await store.versions.get(version.id))?.buildStatus).toBe('building');
+  });
+
+  it('reports a failure to record the start (the version stays queued for the sweeper) instead of rejecting', async () => {
+    const version = aVersion();
+    await store.versions.create(version);
+    const errors: unknown[] = [];
+    const failing: Store = { ...store, versions: { ...store.versions, transition: () => Promise.reject(new Error('ProvisionedThroughputExceeded')) } };
+    const builder = createCodeBuildBuilder({ client: new CodeBuildClient({ region: 'eu-west-1' }), projectName: 'sluice-build', store: failing, clock: createSystemClock(), bucket: 'b', repositoryUri: REPOSITORY, onError: (error) => errors.push(error) });
+    await builder.enqueue(version.id);
+    expect(errors).toEqual([new Error('ProvisionedThroughputExceeded')]);
+    expect((await store.versions.get(version.id))?.buildStatus).toBe('queued');
+  });
+
   it('passes empty package lists and no CUDA version as empty strings', async () => {
     const version = aVersion({ computeType: 'cpu', pythonPackages: [], systemPackages: [], cudaVersion: null });
     await store.versions.create(version);
-    const builder = builderOf();
-    builder.enqueue(version.id);
-    await builder.idle();
+    await builderOf().enqueue(version.id);
     const variables = codeBuild.commandCalls(StartBuildCommand)[0]?.args[0].input.environmentVariablesOverride ?? [];
     expect(Object.fromEntries(variables.map(({ name, value }) => [name, value]))).toMatchObject({ PYTHON_PACKAGES: '', SYSTEM_PACKAGES: '', CUDA_VERSION: '' });
   });
@@ -73,9 +96,7 @@ describe('createCodeBuildBuilder', () => {
     const version = aVersion();
     await store.versions.create(version);
     const errors: unknown[] = [];
-    const builder = builderOf(errors);
-    builder.enqueue(version.id);
-    await builder.idle();
+    await builderOf(errors).enqueue(version.id);
     expect(await store.versions.get(version.id)).toMatchObject({ buildStatus: 'error', buildError: 'The build could not start: AccountLimitExceededException: too many builds' });
     expect(errors).toEqual([]);
   });
@@ -84,11 +105,8 @@ describe('createCodeBuildBuilder', () => {
     const version = aVersion();
     await store.versions.create(version);
     const builder = builderOf();
-    builder.enqueue(version.id);
-    builder.enqueue(version.id);
-    await builder.idle();
-    builder.enqueue(version.id);
-    await builder.idle();
+    await Promise.all([builder.enqueue(version.id), builder.enqueue(version.id)]);
+    await builder.enqueue(version.id);
     expect(codeBuild.commandCalls(StartBuildCommand)).toHaveLength(1);
     expect((await store.versions.get(version.id))?.buildStatus).toBe('building');
   });
@@ -97,9 +115,8 @@ describe('createCodeBuildBuilder', () => {
     const version = aVersion({ buildStatus: 'ready' });
     await store.versions.create(version);
     const builder = builderOf();
-    builder.enqueue(version.id);
-    builder.enqueue('no-such-version');
-    await builder.idle();
+    await builder.enqueue(version.id);
+    await builder.enqueue('no-such-version');
     expect(codeBuild.commandCalls(StartBuildCommand)).toHaveLength(0);
     expect((await store.versions.get(version.id))?.buildStatus).toBe('ready');
   });

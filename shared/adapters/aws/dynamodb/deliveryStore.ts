@@ -5,10 +5,10 @@ import { ifConditionHolds } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
 import { getItem } from './itemReads.js';
 import { dataOf, withData } from './jsonData.js';
-import { collect, queryItems } from './pagedItems.js';
+import { collect, pageSizeFor, queryItems } from './pagedItems.js';
 import { sortableKey } from './sortableKey.js';
 import type { Spiller } from './spill.js';
-import { BY_JOB_INDEX, PENDING_INDEX } from './tables.js';
+import { BY_JOB_INDEX, OVERDUE_INDEX, PENDING_INDEX } from './tables.js';
 
 /**
  * What recordAttempt changes lives in attributes of its own (the attempts as a native list, so
@@ -32,6 +32,9 @@ const jobKey = (delivery: WebhookDelivery) => `${delivery.url.slice(0, URL_KEY_L
 /** Oldest first: creation time, then sequence, then id, as the SQLite adapter orders them. */
 const pendingKey = (delivery: WebhookDelivery) => sortableKey(delivery.createdAt, sortableKey(delivery.sequence, delivery.id));
 
+/** Earliest due first: the next attempt's time, then id. */
+const dueKey = (nextAttemptAt: number, id: string) => sortableKey(nextAttemptAt, id);
+
 async function toItem(spill: Spiller, delivery: WebhookDelivery) {
   const { payload, state, attempts, nextAttemptAt, ...fixed } = delivery;
   const payloadText = await spill.write('payload', payload, delivery.jobId);
@@ -43,7 +46,7 @@ async function toItem(spill: Spiller, delivery: WebhookDelivery) {
     attempts,
     next_attempt_at: nextAttemptAt,
     ...payloadText.attributes,
-    ...(state === 'pending' ? { pending_partition: PENDING, pending_key: pendingKey(delivery) } : {}),
+    ...(state === 'pending' ? { pending_partition: PENDING, pending_key: pendingKey(delivery), due_key: dueKey(nextAttemptAt, delivery.id) } : {}),
   };
   return { item: withData(attributes, fixed), spilledKey: payloadText.spilledKey };
 }
@@ -82,17 +85,19 @@ export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
     async recordAttempt(id, attempt, state, nextAttemptAt) {
       // One conditional update: attempts recorded at once are all appended while the delivery
       // stays pending; once one ends it, the others fail the condition. Leaving pending removes
-      // the pending index keys, which takes the delivery out of that index.
-      const leaves = state === 'pending' ? '' : ' REMOVE pending_partition, pending_key';
+      // the pending index keys, which takes the delivery out of those indexes; staying moves it
+      // in the overdue index to its new due time.
+      const stays = state === 'pending';
+      const keys = stays ? ', due_key = :due' : ' REMOVE pending_partition, pending_key, due_key';
       const output = await ifConditionHolds(() =>
         context.client.send(
           new UpdateCommand({
             TableName,
             Key: { id },
-            UpdateExpression: `SET attempts = list_append(attempts, :attempt), #state = :state, next_attempt_at = :next${leaves}`,
+            UpdateExpression: `SET attempts = list_append(attempts, :attempt), #state = :state, next_attempt_at = :next${keys}`,
             ConditionExpression: '#state = :pending',
             ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: { ':attempt': [attempt], ':state': state, ':next': nextAttemptAt, ':pending': 'pending' },
+            ExpressionAttributeValues: { ':attempt': [attempt], ':state': state, ':next': nextAttemptAt, ':pending': 'pending', ...(stays ? { ':due': dueKey(nextAttemptAt, id) } : {}) },
             ReturnValues: 'ALL_NEW',
           }),
         ),
@@ -107,6 +112,16 @@ export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
         ExpressionAttributeValues: { ':job': jobId },
       });
       return (await toDeliveries(await collect(items))).sort(byUrlThenSequence);
+    },
+    async listOverdue(dueBefore, limit) {
+      const items = queryItems(context, {
+        TableName,
+        IndexName: OVERDUE_INDEX,
+        KeyConditionExpression: 'pending_partition = :pending AND due_key < :before',
+        ExpressionAttributeValues: { ':pending': PENDING, ':before': sortableKey(dueBefore, '') },
+        Limit: pageSizeFor({ limit }),
+      });
+      return toDeliveries(await collect(items, { limit }));
     },
     async listPending() {
       const items = queryItems(context, {

@@ -9,7 +9,7 @@ import { spillableDataOf, withSpillableData } from './jsonData.js';
 import { collect, pageSizeFor, queryItems, scanItems } from './pagedItems.js';
 import { sortableKey } from './sortableKey.js';
 import { ERROR_SPILL_OVER_BYTES, spillAttributeOf, type SpillableText, type Spiller } from './spill.js';
-import { BY_FUNCTION_INDEX, BY_ORGANIZATION_INDEX, BY_PARENT_INDEX, BY_VERSION_INDEX } from './tables.js';
+import { BY_FUNCTION_INDEX, BY_ORGANIZATION_INDEX, BY_PARENT_INDEX, BY_VERSION_INDEX, QUEUED_BY_VERSION_INDEX, QUEUED_INDEX } from './tables.js';
 
 /**
  * The fields a transition may change live in attributes of their own, so that a transition is
@@ -33,6 +33,19 @@ type FixedFields = Omit<JobRecord, keyof JobPatch>;
 
 const attributeValue = <K extends keyof JobPatch>(field: K, value: JobPatch[K]) => (field === 'restarts' ? JSON.stringify(value) : value);
 
+/** Shards of the queued index: pushes spread over this many index partitions. */
+const QUEUED_SHARDS = 8;
+
+/** A job's shard of the queued index, from its id (fixed for the job's life). */
+export function queuedShardOf(jobId: string): string {
+  let hash = 0;
+  for (let index = 0; index < jobId.length; index++) hash = (hash * 31 + jobId.charCodeAt(index)) >>> 0;
+  return `q${hash % QUEUED_SHARDS}`;
+}
+
+/** The sparse attributes that put a queued job, and only a queued job, in the queued indexes. */
+const queuedAttributes = (job: Pick<JobRecord, 'id' | 'versionId'>): Item => ({ queued_version: job.versionId, queued_shard: queuedShardOf(job.id) });
+
 async function toItem(spill: Spiller, job: JobRecord) {
   const { status, startedAt, completedAt, error, runId, restarts, attempts, ...fixed } = job;
   const errorText = await spill.write('error', error, job.id, ERROR_SPILL_OVER_BYTES);
@@ -51,6 +64,7 @@ async function toItem(spill: Spiller, job: JobRecord) {
     run_id: runId,
     restarts: attributeValue('restarts', restarts),
     attempts,
+    ...(status === 'queued' ? queuedAttributes(job) : {}),
   };
   const item = await withSpillableData(spill, job.id, attributes, fixed);
   return { item: item.attributes, spilledKeys: [item.spilledKey, errorText.spilledKey] };
@@ -70,16 +84,22 @@ const toJob = async (spill: Spiller, item: Item): Promise<JobRecord> => ({
 /**
  * Every attribute is named through a placeholder: `status` is a reserved word. A patch's error
  * comes as spill.write made it: inline text, or a pointer to its spilled copy beside an empty
- * `error`; the pointer of an inline one is removed, so the item never reads a stale copy.
+ * `error`; the pointer of an inline one is removed, so the item never reads a stale copy. A move
+ * into queued adds the queued index attributes (the version's id copied from its own attribute),
+ * a move out of it removes them.
  */
-function transitionUpdate(from: readonly JobStatus[], patch: JobPatch, error: SpillableText | undefined) {
+function transitionUpdate(id: string, from: readonly JobStatus[], patch: JobPatch, error: SpillableText | undefined) {
   const set: Item = {};
   for (const field of PATCHABLE_FIELDS) if (field !== 'error' && patch[field] !== undefined) set[PATCHABLE[field]] = attributeValue(field, patch[field]);
-  const removed = error?.spilledKey === null ? [spillAttributeOf('error')] : [];
+  const entersQueued = patch.status === 'queued';
+  const leavesQueued = patch.status !== undefined && !entersQueued;
+  const removed = [...(error?.spilledKey === null ? [spillAttributeOf('error')] : []), ...(leavesQueued ? ['queued_version', 'queued_shard'] : [])];
   if (error) Object.assign(set, { error: '' }, error.attributes);
+  if (entersQueued) set.queued_shard = queuedShardOf(id);
   const values = placeholders('value', Object.values(set));
   const statuses = placeholders('from', from);
   const sets = Object.keys(set).map((attribute, index) => `#${attribute} = ${values.names[index]}`);
+  if (entersQueued) sets.push('queued_version = version_id');
   const names = Object.fromEntries([...Object.keys(set), ...removed].map((attribute) => [`#${attribute}`, attribute]));
   const removal = removed.length > 0 ? ` REMOVE ${removed.map((attribute) => `#${attribute}`).join(', ')}` : '';
   return {
@@ -144,7 +164,7 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
     async transition(id, from, patch) {
       if (from.length === 0) return null;
       const error = patch.error === undefined ? undefined : await spill.write('error', patch.error, id, ERROR_SPILL_OVER_BYTES);
-      const update = transitionUpdate(from, patch, error);
+      const update = transitionUpdate(id, from, patch, error);
       // An error replaced later leaves its spilled copy behind: rare (a long traceback, then another), and only storage.
       const spilledKey = error?.spilledKey ?? null;
       const output = await spill.writeItem([spilledKey], () => ifConditionHolds(() => context.client.send(new UpdateCommand({ TableName, Key: { id }, ReturnValues: 'ALL_NEW', ...update }))));
@@ -184,6 +204,32 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         ExpressionAttributeValues: wanted.bound,
       });
       return (await toJobs(await collect(items))).sort(oldestFirst);
+    },
+    async listQueuedByVersion(versionId) {
+      const items = queryItems(context, {
+        TableName,
+        IndexName: QUEUED_BY_VERSION_INDEX,
+        KeyConditionExpression: 'queued_version = :version',
+        ExpressionAttributeValues: { ':version': versionId },
+      });
+      return toJobs(await collect(items));
+    },
+    async listQueuedBefore(createdBefore, limit) {
+      // Each shard's oldest `limit`, merged: the oldest `limit` of all.
+      const shards = Array.from({ length: QUEUED_SHARDS }, (_, shard) => `q${shard}`);
+      const lists = await Promise.all(
+        shards.map(async (shard) => {
+          const items = queryItems(context, {
+            TableName,
+            IndexName: QUEUED_INDEX,
+            KeyConditionExpression: 'queued_shard = :shard AND created_key < :before',
+            ExpressionAttributeValues: { ':shard': shard, ':before': sortableKey(createdBefore, '') },
+            Limit: pageSizeFor({ limit }),
+          });
+          return toJobs(await collect(items, { limit }));
+        }),
+      );
+      return lists.flat().sort(oldestFirst).slice(0, Math.max(0, limit));
     },
     async appendOutput(output) {
       // A repeat of (job, index) fails the condition and is ignored: the first one stays.

@@ -36,6 +36,10 @@ export const BY_VERSION_INDEX = 'by_version';
 export const BY_PARENT_INDEX = 'by_parent';
 export const BY_JOB_INDEX = 'by_job';
 export const PENDING_INDEX = 'pending';
+export const BY_BUILD_STATUS_INDEX = 'by_build_status';
+export const QUEUED_BY_VERSION_INDEX = 'queued_by_version';
+export const QUEUED_INDEX = 'queued';
+export const OVERDUE_INDEX = 'overdue';
 
 export const ORGANIZATIONS_TABLE: TableDefinition = {
   nameSuffix: 'organizations',
@@ -68,6 +72,9 @@ export const VERSIONS_TABLE: TableDefinition = {
   globalSecondaryIndexes: [
     // created_key orders by creation time, then id, like the SQLite adapter's ORDER BY.
     { indexName: BY_FUNCTION_INDEX, partitionKey: text('function_id'), sortKey: text('created_key') },
+    // Builds by status, oldest first: the sweeper's versions stuck in queued. Versions are few
+    // and move a handful of times each, so a status as partition key is not hot.
+    { indexName: BY_BUILD_STATUS_INDEX, partitionKey: text('build_status'), sortKey: text('created_key') },
   ],
 };
 
@@ -91,6 +98,12 @@ export const JOBS_TABLE: TableDefinition = {
     { indexName: BY_VERSION_INDEX, partitionKey: text('version_id'), sortKey: text('created_key') },
     { indexName: BY_ORGANIZATION_INDEX, partitionKey: text('organization_id'), sortKey: text('created_key') },
     { indexName: BY_PARENT_INDEX, partitionKey: text('parent_job_id'), sortKey: text('created_key') },
+    // Sparse: only a queued job has queued_version (its version id) and queued_shard, so these
+    // hold the queued jobs alone. By version: the jobs that waited for a build, released when it
+    // ends. By shard (one of a few, so pushes do not all write one index partition): the
+    // sweeper's oldest queued jobs, whose queue message may have expired.
+    { indexName: QUEUED_BY_VERSION_INDEX, partitionKey: text('queued_version'), sortKey: text('created_key') },
+    { indexName: QUEUED_INDEX, partitionKey: text('queued_shard'), sortKey: text('created_key') },
   ],
 };
 
@@ -111,6 +124,9 @@ export const WEBHOOK_DELIVERIES_TABLE: TableDefinition = {
     // Sparse: only a pending delivery has pending_partition and pending_key (creation time,
     // then sequence), so the index holds the backlog alone and listing it reads nothing else.
     { indexName: PENDING_INDEX, partitionKey: text('pending_partition'), sortKey: text('pending_key') },
+    // The same backlog by when the next attempt is due (due_key: next_attempt_at, then id): the
+    // sweeper's overdue deliveries.
+    { indexName: OVERDUE_INDEX, partitionKey: text('pending_partition'), sortKey: text('due_key') },
   ],
 };
 

@@ -7,9 +7,9 @@ import type { DynamoDbContext, Item } from './context.js';
 import { placeholders } from './expressionValues.js';
 import { getItem } from './itemReads.js';
 import { dataOf, withData } from './jsonData.js';
-import { collect, pageSizeFor, queryItems, scanItems, type Window } from './pagedItems.js';
+import { collect, pageSizeFor, queryItems, type Window } from './pagedItems.js';
 import { sortableKey } from './sortableKey.js';
-import { BY_FUNCTION_INDEX } from './tables.js';
+import { BY_BUILD_STATUS_INDEX, BY_FUNCTION_INDEX } from './tables.js';
 
 /**
  * The fields a transition may change live in attributes of their own, so that a transition is
@@ -104,11 +104,20 @@ export function dynamoDbVersionStore(context: DynamoDbContext): VersionStore {
       );
       return output?.Attributes ? toVersion(output.Attributes) : null;
     },
-    async listByBuildStatus(statuses) {
-      if (statuses.length === 0) return [];
-      const wanted = placeholders('status', statuses);
-      const items = scanItems(context, { TableName, FilterExpression: `build_status IN (${wanted.names.join(', ')})`, ExpressionAttributeValues: wanted.bound });
-      return (await collect(items)).map(toVersion).sort((a, b) => a.createdAt - b.createdAt);
+    async listByBuildStatus(statuses, createdBefore) {
+      const before = createdBefore === undefined ? {} : { condition: ' AND created_key < :before', values: { ':before': sortableKey(createdBefore, '') } };
+      const lists = await Promise.all(
+        [...new Set(statuses)].map(async (status) => {
+          const items = queryItems(context, {
+            TableName,
+            IndexName: BY_BUILD_STATUS_INDEX,
+            KeyConditionExpression: `build_status = :status${before.condition ?? ''}`,
+            ExpressionAttributeValues: { ':status': status, ...before.values },
+          });
+          return (await collect(items)).map(toVersion);
+        }),
+      );
+      return lists.flat().sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
   };
 }

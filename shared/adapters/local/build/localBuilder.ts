@@ -44,7 +44,8 @@ export class LocalBuilder implements Builder {
     this.finished = listener;
   }
 
-  enqueue(versionId: string): void {
+  /** Resolves once queued: the build runs in the background, so a deploy answers at once. */
+  async enqueue(versionId: string): Promise<void> {
     if (this.running.has(versionId)) return;
     const build = this.build(versionId)
       .catch((error: unknown) => this.options.onError(error, versionId))
@@ -58,7 +59,7 @@ export class LocalBuilder implements Builder {
 
   /** Builds that a stopped service left unfinished start again from the beginning. */
   async resumeUnfinished(): Promise<void> {
-    for (const version of await this.options.store.versions.listByBuildStatus(UNFINISHED_BUILD_STATUSES)) this.enqueue(version.id);
+    for (const version of await this.options.store.versions.listByBuildStatus(UNFINISHED_BUILD_STATUSES)) await this.enqueue(version.id);
   }
 
   private async build(versionId: string): Promise<void> {

@@ -115,6 +115,10 @@ const MIGRATIONS: string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX usage_hours_by_organization ON usage_hours (organization_id, hour);
   `,
+  // The jobs that wait for a version's build, released when it ends: only queued jobs are in it.
+  `
+  CREATE INDEX jobs_queued_by_version ON jobs (version_id, created_at, id) WHERE status = 'queued';
+  `,
 ];
 
 /** Opens (creating if needed) the database in WAL mode and brings its schema up to date. */

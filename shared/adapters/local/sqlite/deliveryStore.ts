@@ -34,6 +34,11 @@ export function sqliteDeliveryStore(db: SqliteDatabase, writes: GroupCommit): De
   // `state = 'pending'` written out, so that the planner uses the partial index.
   const pending = db.prepare<[], string>("SELECT data FROM webhook_deliveries WHERE state = 'pending' ORDER BY created_at, sequence, id").pluck();
 
+  // Read from the pending index (the backlog alone); only the AWS mode's sweeper asks.
+  const overdue = db.prepare<[number, number], string>(
+    "SELECT data FROM webhook_deliveries WHERE state = 'pending' AND json_extract(data, '$.nextAttemptAt') < ? ORDER BY json_extract(data, '$.nextAttemptAt'), id LIMIT ?",
+  ).pluck();
+
   return {
     async create(delivery) {
       await writes.write(() =>
@@ -52,6 +57,9 @@ export function sqliteDeliveryStore(db: SqliteDatabase, writes: GroupCommit): De
     },
     async listPending() {
       return pending.all().map(parse);
+    },
+    async listOverdue(dueBefore, limit) {
+      return overdue.all(dueBefore, limit).map(parse);
     },
   };
 }

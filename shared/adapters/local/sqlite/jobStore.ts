@@ -83,6 +83,10 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     return statement;
   };
 
+  // `status = 'queued'` written out, so that the planner uses the partial index.
+  const queuedOfVersion = db.prepare<[string], string>("SELECT data FROM jobs WHERE version_id = ? AND status = 'queued' ORDER BY created_at, id").pluck();
+  const queuedBefore = db.prepare<[number, number], string>("SELECT data FROM jobs WHERE status = 'queued' AND created_at < ? ORDER BY created_at, id LIMIT ?").pluck();
+
   const insertOutput = db.prepare<[string, number, string]>('INSERT OR IGNORE INTO job_outputs (job_id, idx, data) VALUES (?, ?, ?)');
   const outputs = db.prepare<[string, number], string>('SELECT data FROM job_outputs WHERE job_id = ? ORDER BY idx LIMIT -1 OFFSET ?').pluck();
 
@@ -115,6 +119,12 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
       return byStatus(statuses.length)
         .all(...statuses)
         .map(parse);
+    },
+    async listQueuedByVersion(versionId) {
+      return queuedOfVersion.all(versionId).map(parse);
+    },
+    async listQueuedBefore(createdBefore, limit) {
+      return queuedBefore.all(createdBefore, limit).map(parse);
     },
     async appendOutput(output) {
       await writes.write(() => insertOutput.run(output.jobId, output.index, JSON.stringify(output)));

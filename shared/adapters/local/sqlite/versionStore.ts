@@ -55,10 +55,10 @@ export function sqliteVersionStore(db: SqliteDatabase, writes: GroupCommit): Ver
     async transition(id, from, patch) {
       return writes.write(() => transition(id, from, patch));
     },
-    async listByBuildStatus(statuses) {
+    async listByBuildStatus(statuses, createdBefore = Number.MAX_SAFE_INTEGER) {
       const placeholders = statuses.map(() => '?').join(', ');
-      const rows = db.prepare<string[], DataRow>(`SELECT data FROM versions WHERE build_status IN (${placeholders}) ORDER BY created_at`).all(...statuses);
-      return rows.map(parse);
+      const statement = db.prepare<unknown[], DataRow>(`SELECT data FROM versions WHERE build_status IN (${placeholders}) AND created_at < ? ORDER BY created_at, id`);
+      return statement.all(...statuses, createdBefore).map(parse);
     },
   };
 }

@@ -1,0 +1,199 @@
+import { DescribeScalableTargetsCommand, DescribeScalingPoliciesCommand, type ScalingPolicy } from '@aws-sdk/client-application-auto-scaling';
+import { DescribeAlarmsCommand, GetMetricStatisticsCommand, PutMetricDataCommand, SetAlarmStateCommand, type MetricAlarm, type Statistic } from '@aws-sdk/client-cloudwatch';
+import { DescribeServicesCommand, UpdateServiceCommand } from '@aws-sdk/client-ecs';
+import { GetQueueAttributesCommand, ListQueuesCommand } from '@aws-sdk/client-sqs';
+import type { AwsClients } from './awsClients.js';
+
+export interface AutoScalingOptions {
+  clients: AwsClients;
+  /** Queues whose metrics SQS publishes (the deployment's, by name prefix). */
+  queuePrefix: string;
+  /** AWS's one-minute cadence divided by this: 60 makes a minute a second. */
+  timeScale: number;
+  onEvent: (message: string) => void;
+  /** Called after a service's desired count changed, so ECS acts at once. */
+  onScaled: () => void;
+}
+
+const COMPARE: Record<string, (value: number, threshold: number) => boolean> = {
+  GreaterThanOrEqualToThreshold: (value, threshold) => value >= threshold,
+  GreaterThanThreshold: (value, threshold) => value > threshold,
+  LessThanThreshold: (value, threshold) => value < threshold,
+  LessThanOrEqualToThreshold: (value, threshold) => value <= threshold,
+};
+
+/**
+ * What AWS does between the queues and the services, once per (scaled) minute: SQS publishes
+ * each queue's ApproximateNumberOfMessagesVisible and ...NotVisible to CloudWatch (moto);
+ * CloudWatch evaluates the alarms from those metrics (a metric or a sum of metrics, over the
+ * alarm's evaluation periods) and records their state; while an alarm is in ALARM, Application
+ * Auto Scaling runs its step scaling policies (ExactCapacity, ChangeInCapacity), clamped to
+ * the scalable target's minimum and maximum, and sets the ECS service's desired count. A
+ * target below its minimum is raised to it, as registering a target does.
+ */
+export class AutoScalingEmulator {
+  private readonly history = new Map<string, boolean[]>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | null = null;
+
+  constructor(private readonly options: AutoScalingOptions) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.ticking ??= this.tick()
+        .catch((error: unknown) => this.options.onEvent(`auto scaling: ${(error as Error).message}`))
+        .finally(() => {
+          this.ticking = null;
+        });
+    }, 60_000 / this.options.timeScale);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.ticking;
+  }
+
+  async tick(): Promise<void> {
+    await this.publishQueueMetrics();
+    const { MetricAlarms = [] } = await this.options.clients.cloudWatch.send(new DescribeAlarmsCommand({}));
+    const policies = await this.policies();
+    let scaled = false;
+    for (const alarm of MetricAlarms) {
+      const breaching = await this.evaluate(alarm);
+      if (breaching === null) continue;
+      if (!breaching) continue;
+      for (const arn of alarm.AlarmActions ?? []) {
+        const policy = policies.find((candidate) => candidate.PolicyARN === arn);
+        if (policy) scaled = (await this.apply(policy, breaching.value - (alarm.Threshold ?? 0))) || scaled;
+      }
+    }
+    scaled = (await this.enforceBounds()) || scaled;
+    if (scaled) this.options.onScaled();
+  }
+
+  private async publishQueueMetrics(): Promise<void> {
+    const { sqs, cloudWatch } = this.options.clients;
+    const { QueueUrls = [] } = await sqs.send(new ListQueuesCommand({ QueueNamePrefix: this.options.queuePrefix }));
+    for (const queueUrl of QueueUrls) {
+      const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+      const dimensions = [{ Name: 'QueueName', Value: queueUrl.split('/').pop() as string }];
+      await cloudWatch.send(
+        new PutMetricDataCommand({
+          Namespace: 'AWS/SQS',
+          MetricData: [
+            { MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: dimensions, Value: Number(Attributes.ApproximateNumberOfMessages ?? 0) },
+            { MetricName: 'ApproximateNumberOfMessagesNotVisible', Dimensions: dimensions, Value: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) },
+          ],
+        }),
+      );
+    }
+  }
+
+  /** The alarm's latest value and whether it is in ALARM (its last EvaluationPeriods datapoints breach); null without data. */
+  private async evaluate(alarm: MetricAlarm): Promise<{ value: number } | false | null> {
+    const value = await this.alarmValue(alarm);
+    if (value === null) return null;
+    const compare = COMPARE[alarm.ComparisonOperator ?? ''];
+    if (!compare) return null;
+    const name = alarm.AlarmName as string;
+    const periods = alarm.EvaluationPeriods ?? 1;
+    const history = [...(this.history.get(name) ?? []), compare(value, alarm.Threshold ?? 0)].slice(-periods);
+    this.history.set(name, history);
+    const inAlarm = history.length === periods && history.every(Boolean);
+    const state = inAlarm ? 'ALARM' : 'OK';
+    if (alarm.StateValue !== state) {
+      await this.options.clients.cloudWatch.send(new SetAlarmStateCommand({ AlarmName: name, StateValue: state, StateReason: `Emulated evaluation: ${value} against ${alarm.Threshold}` }));
+    }
+    return inAlarm ? { value } : false;
+  }
+
+  /** A metric alarm's value over its last period; for metric math, the sum its expression names (`a + b`). */
+  private async alarmValue(alarm: MetricAlarm): Promise<number | null> {
+    if (alarm.MetricName) return this.statistic(alarm.Namespace as string, alarm.MetricName, alarm.Dimensions ?? [], (alarm.Statistic ?? 'Average') as Statistic);
+    const queries = alarm.Metrics ?? [];
+    const result = queries.find((query) => query.ReturnData !== false && query.Expression);
+    if (!result?.Expression) return null;
+    const ids = result.Expression.split('+').map((term) => term.trim());
+    let sum = 0;
+    for (const id of ids) {
+      const stat = queries.find((query) => query.Id === id)?.MetricStat;
+      if (!stat?.Metric) throw new Error(`alarm ${alarm.AlarmName}: the emulation evaluates sums of metrics only, not "${result.Expression}"`);
+      const value = await this.statistic(stat.Metric.Namespace as string, stat.Metric.MetricName as string, stat.Metric.Dimensions ?? [], stat.Stat as Statistic);
+      if (value === null) return null;
+      sum += value;
+    }
+    return sum;
+  }
+
+  private async statistic(namespace: string, metric: string, dimensions: { Name?: string; Value?: string }[], statistic: Statistic): Promise<number | null> {
+    const now = Date.now();
+    const { Datapoints = [] } = await this.options.clients.cloudWatch.send(
+      new GetMetricStatisticsCommand({
+        Namespace: namespace,
+        MetricName: metric,
+        Dimensions: dimensions.map((dimension) => ({ Name: dimension.Name, Value: dimension.Value })),
+        StartTime: new Date(now - 60_000 / this.options.timeScale - 1_000),
+        EndTime: new Date(now + 1_000),
+        Period: 60,
+        Statistics: [statistic],
+      }),
+    );
+    const values = Datapoints.map((point) => point[statistic] ?? 0);
+    return values.length === 0 ? null : Math.max(...values);
+  }
+
+  private async policies(): Promise<ScalingPolicy[]> {
+    return (await this.options.clients.autoScaling.send(new DescribeScalingPoliciesCommand({ ServiceNamespace: 'ecs' }))).ScalingPolicies ?? [];
+  }
+
+  private async bounds(resourceId: string) {
+    const { ScalableTargets = [] } = await this.options.clients.autoScaling.send(new DescribeScalableTargetsCommand({ ServiceNamespace: 'ecs', ResourceIds: [resourceId] }));
+    return ScalableTargets[0];
+  }
+
+  /** Runs a step scaling policy for a breach of `delta` above (or below) the alarm threshold. */
+  private async apply(policy: ScalingPolicy, delta: number): Promise<boolean> {
+    const config = policy.StepScalingPolicyConfiguration;
+    if (!config) {
+      this.options.onEvent(`policy ${policy.PolicyName}: the emulation runs step scaling policies only`);
+      return false;
+    }
+    const step = (config.StepAdjustments ?? []).find(
+      (candidate) => (candidate.MetricIntervalLowerBound === undefined || delta >= candidate.MetricIntervalLowerBound) && (candidate.MetricIntervalUpperBound === undefined || delta < candidate.MetricIntervalUpperBound),
+    );
+    if (!step) return false;
+    const current = await this.desiredCount(policy.ResourceId as string);
+    if (current === null) return false;
+    const wanted = config.AdjustmentType === 'ExactCapacity' ? step.ScalingAdjustment : current + (step.ScalingAdjustment ?? 0);
+    return this.setDesired(policy.ResourceId as string, wanted ?? current, `policy ${policy.PolicyName}`);
+  }
+
+  private async enforceBounds(): Promise<boolean> {
+    const { ScalableTargets = [] } = await this.options.clients.autoScaling.send(new DescribeScalableTargetsCommand({ ServiceNamespace: 'ecs' }));
+    let changed = false;
+    for (const target of ScalableTargets) {
+      const current = await this.desiredCount(target.ResourceId as string);
+      if (current !== null) changed = (await this.setDesired(target.ResourceId as string, current, 'the scalable target’s bounds')) || changed;
+    }
+    return changed;
+  }
+
+  private async desiredCount(resourceId: string): Promise<number | null> {
+    const [, cluster, service] = resourceId.split('/');
+    const { services = [] } = await this.options.clients.ecs.send(new DescribeServicesCommand({ cluster, services: [service as string] }));
+    return services[0]?.status === 'ACTIVE' ? (services[0].desiredCount ?? 0) : null;
+  }
+
+  private async setDesired(resourceId: string, wanted: number, why: string): Promise<boolean> {
+    const target = await this.bounds(resourceId);
+    const current = await this.desiredCount(resourceId);
+    if (!target || current === null) return false;
+    const desired = Math.min(target.MaxCapacity ?? wanted, Math.max(target.MinCapacity ?? 0, wanted));
+    if (desired === current) return false;
+    const [, cluster, service] = resourceId.split('/');
+    await this.options.clients.ecs.send(new UpdateServiceCommand({ cluster, service, desiredCount: desired }));
+    this.options.onEvent(`Application Auto Scaling (${why}) set ${service} from ${current} to ${desired} tasks`);
+    return true;
+  }
+}

@@ -1,0 +1,152 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve as resolvePath } from 'node:path';
+import { createDocumentClient, createDynamoDbStore } from '../shared/adapters/aws/dynamodb/dynamoDbStore.js';
+import { ensureBootstrapKey, type BootstrapKey } from '../shared/app/bootstrapKey.js';
+import { KeyService } from '../shared/services/keyService.js';
+import { createSystemClock } from '../shared/adapters/systemClock.js';
+import { apiRoutes, startHttpFront } from './apiGateway.js';
+import { AutoScalingEmulator } from './autoScaling.js';
+import { awsClients, awsEnvironment, EMULATED_ACCOUNT, EMULATED_REGION } from './awsClients.js';
+import { startAwsProxy, type ObservedCall } from './awsProxy.js';
+import { synthesize } from './cloudAssembly.js';
+import { CodeBuildEmulator } from './codeBuild.js';
+import { startDynalite } from './dynalite.js';
+import { EcsEmulator } from './ecs.js';
+import { EventBridge } from './eventBridge.js';
+import { freePort } from './freePort.js';
+import { ImageRegistry } from './imageRegistry.js';
+import { createResolver } from './intrinsics.js';
+import { LambdaService } from './lambda/lambdaService.js';
+import { lambdaFunctions } from './lambdaFunctions.js';
+import { startMoto } from './moto.js';
+import { provision } from './provision.js';
+import { StepFunctionsEmulator } from './stepFunctions.js';
+
+export interface AwsLocalOptions {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** The bootstrap key of organization `organization` (SLUICE_API_KEY); otherwise the saved one, or a new one. */
+  apiKey?: string;
+  organization: string;
+  prefix: string;
+  /** AWS's minute-long cadences (metrics, alarms, schedules) divided by this. */
+  timeScale: number;
+  python: string;
+  pipArgs: string[];
+  /** Added to every Lambda's environment: what the emulation must change (loopback webhooks, shorter retries). */
+  lambdaEnvironment: Record<string, string>;
+  /** Added to every ECS task's environment. */
+  taskEnvironment: Record<string, string>;
+  onEvent: (message: string) => void;
+}
+
+export interface AwsLocal {
+  url: string;
+  /** The await function URL (waits up to 10 minutes), ending in `/`. */
+  awaitUrl: string;
+  bootstrapKey: BootstrapKey;
+  ecs: EcsEmulator;
+  close(): Promise<void>;
+}
+
+/**
+ * The AWS composition on this machine: the CDK app synthesized, its resources created in
+ * moto and dynalite, its Lambdas run as frozen-between-invocations processes behind an
+ * emulated API Gateway and function URL, and what AWS does on its own (ECS running tasks,
+ * Application Auto Scaling, CodeBuild, EventBridge, Step Functions) done by the emulators.
+ */
+export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal> {
+  const dataDir = resolvePath(options.dataDir);
+  const logDir = join(dataDir, 'logs');
+  mkdirSync(logDir, { recursive: true });
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
+  };
+  try {
+    const moto = await startMoto();
+    cleanups.push(() => moto.close());
+    const dynalite = await startDynalite();
+    cleanups.push(() => dynalite.close());
+    const clients = awsClients(moto.endpoint, dynalite.endpoint);
+
+    let observe: (call: ObservedCall) => void = () => undefined;
+    const proxy = await startAwsProxy(moto.endpoint, (call) => observe(call));
+    cleanups.push(() => proxy.close());
+    const environment = awsEnvironment(proxy.endpoint, dynalite.endpoint);
+
+    const assembly = synthesize(join(dataDir, 'cdk.out'), options.prefix);
+    const lambdas = new LambdaService({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment, SLUICE_LOG_LEVEL: 'info', ...options.lambdaEnvironment }, (name) => join(logDir, `lambda-${name}.log`));
+    cleanups.push(() => lambdas.close());
+
+    let apiUrl = '';
+    let awaitUrl = '';
+    const resolve = createResolver(assembly, {
+      accountId: EMULATED_ACCOUNT,
+      region: EMULATED_REGION,
+      attribute: (_, type, attribute) => {
+        if (type === 'AWS::ApiGatewayV2::Api' && attribute === 'ApiEndpoint') return apiUrl;
+        if (type === 'AWS::Lambda::Url' && attribute === 'FunctionUrl') return awaitUrl;
+        return undefined;
+      },
+    });
+    const functionUrl = assembly.ofType('AWS::Lambda::Url')[0];
+    const api = await startHttpFront(lambdas, apiRoutes(assembly, resolve), options.port, options.host);
+    cleanups.push(() => new Promise<void>((done) => { api.server.closeAllConnections(); api.server.close(() => done()); }));
+    apiUrl = api.url;
+    if (functionUrl) {
+      const target = String(resolve(functionUrl.stack, functionUrl.resource.Properties?.TargetFunctionArn)).split(':').pop() as string;
+      const front = await startHttpFront(lambdas, { functionName: target }, await freePort(), options.host);
+      cleanups.push(() => new Promise<void>((done) => { front.server.closeAllConnections(); front.server.close(() => done()); }));
+      awaitUrl = `${front.url}/`;
+    }
+    for (const spec of lambdaFunctions(assembly, resolve)) lambdas.register(spec);
+    await provision(assembly, resolve, clients);
+
+    const bus = new EventBridge(assembly, resolve, lambdas, options.onEvent);
+    bus.startSchedules(options.timeScale);
+    cleanups.push(() => bus.stop());
+    const images = new ImageRegistry(join(dataDir, 'images'));
+    const codeBuild = new CodeBuildEmulator({ assembly, resolve, clients, bus, images, workDir: dataDir, python: options.python, pipArgs: options.pipArgs, onEvent: options.onEvent });
+    cleanups.push(() => codeBuild.idle());
+    const stepFunctions = new StepFunctionsEmulator(assembly, resolve, lambdas, clients, options.onEvent);
+    cleanups.push(() => stepFunctions.stop());
+    const cluster = String(resolve(assembly.ofType('AWS::ECS::Cluster')[0]?.stack ?? '', { Ref: assembly.ofType('AWS::ECS::Cluster')[0]?.logicalId ?? '' }));
+    const ecs = new EcsEmulator({ clients, cluster, images, awsEnvironment: environment, extraEnvironment: options.taskEnvironment, logDir, onEvent: options.onEvent });
+    await ecs.start();
+    cleanups.push(() => ecs.stop());
+    const reconcile = () => void ecs.reconcile().catch((error: unknown) => options.onEvent(`ECS: ${(error as Error).message}`));
+    const scheduler = setInterval(reconcile, 1000);
+    cleanups.push(() => clearInterval(scheduler));
+    const autoScaling = new AutoScalingEmulator({ clients, queuePrefix: options.prefix, timeScale: options.timeScale, onEvent: options.onEvent, onScaled: reconcile });
+    autoScaling.start();
+    cleanups.push(() => autoScaling.stop());
+
+    observe = (call) => {
+      options.onEvent(`${call.target} -> ${call.status}`);
+      if (call.status !== 200) return;
+      const request = call.request as Record<string, any>;
+      const response = call.response as Record<string, any>;
+      switch (call.target) {
+        case 'CodeBuild_20161006.StartBuild':
+          return codeBuild.start({ id: response.build.id, arn: response.build.arn, projectName: request.projectName, overrides: request.environmentVariablesOverride ?? [] });
+        case 'AWSStepFunctions.StartExecution':
+          return stepFunctions.start({ executionArn: response.executionArn, stateMachineArn: request.stateMachineArn, input: request.input ?? '{}' });
+        case 'AmazonEC2ContainerServiceV20141113.CreateService':
+        case 'AmazonEC2ContainerServiceV20141113.UpdateService':
+        case 'AmazonEC2ContainerServiceV20141113.DeleteService':
+          return reconcile();
+      }
+    };
+
+    // The operator's part: the first key, as `sluice keys create` would make it in DynamoDB.
+    const store = createDynamoDbStore({ tablePrefix: options.prefix, client: createDocumentClient(clients.dynamoDb) });
+    const bootstrapKey = await ensureBootstrapKey(new KeyService(store, createSystemClock()), dataDir, options.organization, options.apiKey);
+
+    return { url: api.url, awaitUrl, bootstrapKey, ecs, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,81 @@
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A call the product made to an AWS API, and moto's answer. */
+export interface ObservedCall {
+  /** The JSON protocol's operation, `CodeBuild_20161006.StartBuild`; empty for other protocols. */
+  target: string;
+  request: unknown;
+  status: number;
+  response: unknown;
+}
+
+export type CallObserver = (call: ObservedCall) => void;
+
+/**
+ * The endpoint the product's AWS clients talk to (AWS_ENDPOINT_URL): every request goes to
+ * moto unchanged, and moto's answer comes back unchanged. Calls to the JSON-protocol
+ * operations that set AWS's own machinery going (StartBuild, StartExecution, UpdateService)
+ * are shown to the emulation once moto has answered them, which is when AWS would start work.
+ */
+export function startAwsProxy(motoEndpoint: string, observe: CallObserver): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const target = new URL(motoEndpoint);
+  const server = createServer((incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const forward = httpRequest(
+        { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: target.host } },
+        (answer: IncomingMessage) => {
+          const answerChunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
+          answer.on('end', () => {
+            const operation = incoming.headers['x-amz-target'];
+            const answerBody = typeof operation === 'string' ? mendMotoAnswer(operation, Buffer.concat(answerChunks)) : Buffer.concat(answerChunks);
+            outgoing.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'content-length': String(answerBody.length) });
+            outgoing.end(answerBody);
+            if (typeof operation === 'string') observe({ target: operation, request: parse(body), status: answer.statusCode ?? 0, response: parse(answerBody) });
+          });
+        },
+      );
+      forward.on('error', (error) => {
+        outgoing.writeHead(502, { 'content-type': 'text/plain' });
+        outgoing.end(`moto unreachable: ${error.message}`);
+      });
+      forward.end(body);
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      resolve({
+        endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        close: () => new Promise((done) => server.close(() => done())),
+      });
+    });
+  });
+}
+
+/**
+ * moto's CodeBuild answers carry timestamps as ISO strings where AWS's JSON protocol has epoch
+ * seconds, which the SDK refuses ("Expected real number"); they are put right here, nothing else.
+ */
+function mendMotoAnswer(operation: string, body: Buffer): Buffer {
+  if (!operation.startsWith('CodeBuild_')) return body;
+  const mend = (value: unknown, key = ''): unknown => {
+    if (Array.isArray(value)) return value.map((item) => mend(item));
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, mend(item, name)]));
+    if (typeof value === 'string' && /Time$/.test(key) && !Number.isNaN(Date.parse(value))) return Date.parse(value) / 1000;
+    return value;
+  };
+  const parsed = parse(body);
+  return parsed === null ? body : Buffer.from(JSON.stringify(mend(parsed)));
+}
+
+function parse(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,201 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { DescribeServicesCommand, DescribeTaskDefinitionCommand, ListServicesCommand, type Service } from '@aws-sdk/client-ecs';
+import type { AwsClients } from './awsClients.js';
+import type { ImageRegistry } from './imageRegistry.js';
+
+/** ECS's default wait between SIGTERM and SIGKILL when it stops a task. */
+const STOP_TIMEOUT_MS = 30_000;
+
+export interface EmulatedTask {
+  id: string;
+  service: string;
+  taskDefinition: string;
+  child: ChildProcess;
+  protectedUntil: number;
+  stopping: boolean;
+  startedAt: number;
+}
+
+export interface EcsEmulatorOptions {
+  clients: AwsClients;
+  cluster: string;
+  images: ImageRegistry;
+  /** Endpoints and credentials for the tasks' AWS SDK. */
+  awsEnvironment: Record<string, string>;
+  /** Settings the emulation adds to every task (shorter timeouts for tests); documented where set. */
+  extraEnvironment: Record<string, string>;
+  logDir: string;
+  onEvent: (message: string) => void;
+}
+
+/**
+ * ECS's service scheduler, emulated: every `reconcile` reads the cluster's services from moto
+ * and starts or stops tasks until each service runs its desiredCount of its current task
+ * definition. A task is a process of the image's command (`node /app/worker.mjs`) with the
+ * task definition's environment, the image's environment (its venv on PATH) and the agent
+ * endpoint ECS gives every task (ECS_AGENT_URI, here serving task scale-in protection). Scale-in
+ * stops unprotected tasks first and never a protected one; a stopped task gets SIGTERM, then
+ * SIGKILL after 30 s. A task that exits is replaced at the next reconcile.
+ */
+export class EcsEmulator {
+  private readonly tasks = new Map<string, EmulatedTask>();
+  private agent: Server | undefined;
+  private agentUrl = '';
+  private counter = 0;
+  private reconciling: Promise<void> | null = null;
+  private again = false;
+
+  constructor(private readonly options: EcsEmulatorOptions) {}
+
+  async start(): Promise<void> {
+    this.agent = createServer((request, response) => {
+      const found = /^\/task\/([^/]+)\/task-protection\/v1\/state$/.exec(request.url ?? '');
+      const task = found ? this.tasks.get(found[1] as string) : undefined;
+      if (!task || request.method !== 'PUT') return void response.writeHead(404).end();
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        const state = JSON.parse(body || '{}') as { ProtectionEnabled?: boolean; ExpiresInMinutes?: number };
+        task.protectedUntil = state.ProtectionEnabled ? Date.now() + (state.ExpiresInMinutes ?? 120) * 60_000 : 0;
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ protection: { ProtectionEnabled: !!state.ProtectionEnabled } }));
+      });
+    });
+    await new Promise<void>((resolve) => this.agent?.listen(0, '127.0.0.1', resolve));
+    this.agentUrl = `http://127.0.0.1:${(this.agent.address() as AddressInfo).port}`;
+  }
+
+  /** The running tasks, for the specs (a task killed by hand, as an instance lost). */
+  list(): EmulatedTask[] {
+    return [...this.tasks.values()];
+  }
+
+  /** Brings the tasks in line with the services; concurrent calls coalesce. */
+  reconcile(): Promise<void> {
+    if (this.reconciling) {
+      this.again = true;
+      return this.reconciling;
+    }
+    this.reconciling = (async () => {
+      do {
+        this.again = false;
+        await this.reconcileOnce();
+      } while (this.again);
+    })().finally(() => {
+      this.reconciling = null;
+    });
+    return this.reconciling;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.tasks.values()].map((task) => this.stopTask(task, 5_000)));
+    await new Promise<void>((resolve) => (this.agent ? this.agent.close(() => resolve()) : resolve()));
+  }
+
+  private async services(): Promise<Service[]> {
+    const { ecs } = this.options.clients;
+    const arns = (await ecs.send(new ListServicesCommand({ cluster: this.options.cluster, maxResults: 100 }))).serviceArns ?? [];
+    const services: Service[] = [];
+    for (let start = 0; start < arns.length; start += 10) {
+      services.push(...((await ecs.send(new DescribeServicesCommand({ cluster: this.options.cluster, services: arns.slice(start, start + 10) }))).services ?? []));
+    }
+    return services.filter((service) => service.status === 'ACTIVE');
+  }
+
+  private async reconcileOnce(): Promise<void> {
+    const services = await this.services();
+    const names = new Set(services.map((service) => service.serviceName));
+    for (const task of this.tasks.values()) if (!names.has(task.service)) void this.stopTask(task, STOP_TIMEOUT_MS);
+    for (const service of services) {
+      const name = service.serviceName as string;
+      const current = [...this.tasks.values()].filter((task) => task.service === name && !task.stopping);
+      // A new task definition (a redeploy) replaces the tasks of the old one.
+      for (const task of current.filter((candidate) => candidate.taskDefinition !== service.taskDefinition)) void this.stopTask(task, STOP_TIMEOUT_MS);
+      const live = current.filter((task) => task.taskDefinition === service.taskDefinition);
+      const desired = service.desiredCount ?? 0;
+      for (let count = live.length; count < desired; count++) await this.startTask(name, service.taskDefinition as string);
+      const excess = live.length - desired;
+      if (excess > 0) {
+        const stoppable = live.filter((task) => task.protectedUntil < Date.now()).slice(0, excess);
+        for (const task of stoppable) {
+          this.options.onEvent(`(service ${name}) has stopped 1 running tasks: (task ${task.id}).`);
+          void this.stopTask(task, STOP_TIMEOUT_MS);
+        }
+      }
+    }
+  }
+
+  private async startTask(service: string, taskDefinitionArn: string): Promise<void> {
+    const { taskDefinition } = await this.options.clients.ecs.send(new DescribeTaskDefinitionCommand({ taskDefinition: taskDefinitionArn }));
+    const container = taskDefinition?.containerDefinitions?.[0];
+    if (!container?.image) return;
+    const id = `task-${++this.counter}`;
+    const image = this.options.images.pull(container.image);
+    if (!image) {
+      this.options.onEvent(`(service ${service}) was unable to place a task: CannotPullContainerError: ${container.image} not found.`);
+      return;
+    }
+    const log = createWriteStream(join(this.options.logDir, `${service}-${id}.log`), { flags: 'a' });
+    const environment = Object.fromEntries((container.environment ?? []).map((entry) => [entry.name as string, entry.value as string]));
+    const child = spawn(process.execPath, [join(image.appDir, 'worker.mjs')], {
+      cwd: image.codeDir,
+      env: {
+        PATH: `${image.venv}/bin:${process.env.PATH ?? ''}`,
+        HOME: process.env.HOME ?? '/root',
+        VIRTUAL_ENV: image.venv,
+        PYTHONUNBUFFERED: '1',
+        ...this.options.awsEnvironment,
+        ...environment,
+        ECS_AGENT_URI: `${this.agentUrl}/task/${id}`,
+        // The image's filesystem is these folders, not /app.
+        SLUICE_WORKER_CODE_DIR: image.codeDir,
+        SLUICE_WORKER_SDK_DIR: join(image.appDir, 'sdk'),
+        SLUICE_WORKER_PYTHON: `${image.venv}/bin/python`,
+        ...this.options.extraEnvironment,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    const task: EmulatedTask = { id, service, taskDefinition: taskDefinitionArn, child, protectedUntil: 0, stopping: false, startedAt: Date.now() };
+    this.tasks.set(id, task);
+    this.options.onEvent(`(service ${service}) has started 1 tasks: (task ${id}).`);
+    child.on('exit', (code, signal) => {
+      this.tasks.delete(id);
+      signalGroup(child, 'SIGKILL');
+      if (!task.stopping) {
+        this.options.onEvent(`(service ${service}) task ${id} stopped: Essential container in task exited (${signal ?? `exit code ${code}`}).`);
+        void this.reconcile().catch(() => undefined);
+      }
+    });
+  }
+
+  /** ECS's stop: SIGTERM to the task's processes, SIGKILL after the stop timeout. */
+  private stopTask(task: EmulatedTask, timeoutMs: number): Promise<void> {
+    task.stopping = true;
+    if (task.child.exitCode !== null || task.child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      const kill = setTimeout(() => signalGroup(task.child, 'SIGKILL'), timeoutMs);
+      task.child.once('exit', () => {
+        clearTimeout(kill);
+        // The container's other processes (replicas) go with it.
+        signalGroup(task.child, 'SIGKILL');
+        resolve();
+      });
+      signalGroup(task.child, 'SIGTERM');
+    });
+  }
+}
+
+/** A task's processes share its process group, as a container's share its namespace. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (child.pid) process.kill(-child.pid, signal);
+  } catch {
+    // Gone already.
+  }
+}

@@ -1,0 +1,43 @@
+// `npm run aws:local`: the AWS composition on this machine, against moto and dynalite.
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { keyLines, tryItLines } from '../cli/banner.js';
+import { CliError } from '../cli/client.js';
+import { deployCommand } from '../cli/commands/deploy.js';
+import { startAwsLocal } from './awsLocal.js';
+import { awsLocalSettings } from './settings.js';
+
+const EXAMPLES_DIR = fileURLToPath(new URL('../examples', import.meta.url));
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+const settings = awsLocalSettings(process.env);
+print('Starting the emulated AWS deployment (moto_server, dynalite, cdk synth)…');
+let emulation;
+try {
+  emulation = await startAwsLocal({ ...settings, onEvent: (message) => settings.verbose && process.stderr.write(`[aws] ${message}\n`) });
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(1);
+}
+const { url, awaitUrl, bootstrapKey } = emulation;
+keyLines(url, settings.dataDir, bootstrapKey).forEach(print);
+print(`Await up to 10 minutes through the function URL: ${awaitUrl}v2/jobs/JOB_ID/await`);
+for (const entry of readdirSync(EXAMPLES_DIR, { withFileTypes: true }).filter((e) => e.isDirectory())) {
+  try {
+    await deployCommand(join(EXAMPLES_DIR, entry.name), { url, apiKey: bootstrapKey.key }, settings.python, print);
+  } catch (error) {
+    print(error instanceof CliError ? error.message : `Deploying examples/${entry.name} failed: ${(error as Error).message}`);
+  }
+}
+tryItLines(url, bootstrapKey, awaitUrl).forEach(print);
+
+let stopping = false;
+const stop = (signal: NodeJS.Signals) => {
+  if (stopping) process.exit(1);
+  stopping = true;
+  print(`\n${signal}: shutting down…`);
+  void emulation.close().then(() => process.exit(0));
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);

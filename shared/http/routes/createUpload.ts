@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { formatTimestamp } from '../../domain/time.js';
+import { defineRoute } from '../route.js';
+
+/**
+ * Sluice extension: the first step of a deploy whatever the bundle's size. Answers 201
+ * `{upload_id, upload_url, expires_at}`: PUT exactly `size` bytes (the gzipped tar) to
+ * upload_url, without the API key, before expires_at; then deploy with `upload_id`. On AWS the
+ * URL is a presigned S3 PUT, so the bundle never passes through Lambda's 6 MB request limit.
+ */
+export const createUpload = defineRoute({
+  name: 'createUpload',
+  method: 'POST',
+  path: '/v2/uploads',
+  body: z.strictObject({ size: z.int().min(1) }),
+  handle: async ({ body, principal, services }) => {
+    const upload = await services.deploy.createUpload(principal, body.size);
+    return { status: 201, body: { upload_id: upload.uploadId, upload_url: upload.url, expires_at: formatTimestamp(upload.expiresAt) } };
+  },
+});

@@ -1,0 +1,96 @@
+import { QUEUE_MESSAGE_EXPIRED, QUEUED_JOB_LIMIT_SECONDS, queuedSince } from '../domain/queueRetention.js';
+import type { VersionRecord } from '../domain/version.js';
+import type { Builder } from '../ports/builder.js';
+import type { Clock } from '../ports/clock.js';
+import type { DeliveryScheduler } from '../ports/deliveryScheduler.js';
+import type { Store } from '../ports/store.js';
+import type { JobLifecycle } from './jobLifecycle.js';
+import type { WebhookDeliverer } from './webhookDeliverer.js';
+
+export interface SweeperSettings {
+  /** A version still queued this long after its deploy never had its build started (a lost StartBuild). */
+  stuckBuildSeconds: number;
+  /** A pending delivery this long past its due time has no run moving it (a lost StartExecution, an ended run). */
+  overdueDeliverySeconds: number;
+  /** At most this many deliveries and jobs a sweep; the next sweep takes the rest. */
+  batch: number;
+}
+
+export const SWEEPER_DEFAULTS: SweeperSettings = { stuckBuildSeconds: 5 * 60, overdueDeliverySeconds: 10 * 60, batch: 100 };
+
+/** What one sweep did, by id, and what it could not do: for the log, and for tests. */
+export interface SweepReport {
+  buildsRestarted: string[];
+  deliveriesRestarted: string[];
+  jobsExpired: string[];
+  failures: { item: string; error: unknown }[];
+}
+
+/**
+ * Picks up what a lost call left behind (on AWS a throttle, a crash or a Lambda frozen at the
+ * wrong moment can lose one): versions stuck in queued get their build started again
+ * (idempotent: CodeBuild's token, and the builder starts only queued versions); pending
+ * deliveries long overdue get their run started again, or, if it ended without finishing them,
+ * an attempt recorded and a new run; queued jobs whose queue message is about to expire are
+ * ended in error. Each item stands alone: one that fails is reported and retried next sweep.
+ */
+export class Sweeper {
+  constructor(
+    private readonly store: Store,
+    private readonly builder: Builder,
+    private readonly scheduler: DeliveryScheduler,
+    private readonly deliverer: WebhookDeliverer,
+    private readonly lifecycle: JobLifecycle,
+    private readonly clock: Clock,
+    private readonly settings: SweeperSettings = SWEEPER_DEFAULTS,
+  ) {}
+
+  async sweep(): Promise<SweepReport> {
+    const report: SweepReport = { buildsRestarted: [], deliveriesRestarted: [], jobsExpired: [], failures: [] };
+    const now = this.clock.now();
+    const each = async <T>(items: T[], what: (item: T) => string, handle: (item: T) => Promise<void>) => {
+      for (const item of items) {
+        try {
+          await handle(item);
+        } catch (error) {
+          report.failures.push({ item: what(item), error });
+        }
+      }
+    };
+
+    const stuck = await this.store.versions.listByBuildStatus(['queued'], now - this.settings.stuckBuildSeconds * 1e6);
+    await each(stuck.slice(0, this.settings.batch), (version) => `version ${version.id}`, async (version) => {
+      await this.builder.enqueue(version.id);
+      report.buildsRestarted.push(version.id);
+    });
+
+    const overdue = await this.store.deliveries.listOverdue(now - this.settings.overdueDeliverySeconds * 1e6, this.settings.batch);
+    await each(overdue, (delivery) => `delivery ${delivery.id}`, async (delivery) => {
+      const outcome = await this.scheduler.reschedule(delivery);
+      if (outcome === 'running') return;
+      if (outcome === 'ended') {
+        const after = await this.deliverer.recordFailure(delivery.id, 'The delivery’s run ended before the delivery did; it was started again.');
+        if (after?.state !== 'pending' || (await this.scheduler.reschedule(after)) === 'ended') return;
+      }
+      report.deliveriesRestarted.push(delivery.id);
+    });
+
+    const versions = new Map<string, Promise<VersionRecord | null>>();
+    const versionOf = (id: string) => {
+      let version = versions.get(id);
+      if (!version) {
+        version = this.store.versions.get(id);
+        versions.set(id, version);
+      }
+      return version;
+    };
+    const old = await this.store.jobs.listQueuedBefore(now - QUEUED_JOB_LIMIT_SECONDS * 1e6, this.settings.batch);
+    await each(old, (job) => `job ${job.id}`, async (job) => {
+      const version = await versionOf(job.versionId);
+      // A job of a version still building has no message yet: its build's end releases it.
+      if (version?.buildStatus !== 'ready' || now - queuedSince(job, version) < QUEUED_JOB_LIMIT_SECONDS * 1e6) return;
+      if (await this.lifecycle.failQueued(job.id, QUEUE_MESSAGE_EXPIRED)) report.jobsExpired.push(job.id);
+    });
+    return report;
+  }
+}

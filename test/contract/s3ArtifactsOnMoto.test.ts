@@ -1,0 +1,207 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createS3Artifacts } from '../../shared/adapters/aws/s3Artifacts.js';
+import { dnsResolver } from '../../shared/adapters/dnsResolver.js';
+import { createMemoryJobEvents } from '../../shared/adapters/local/memoryJobEvents.js';
+import { createSqliteStore } from '../../shared/adapters/local/sqlite/sqliteStore.js';
+import { createSystemClock } from '../../shared/adapters/systemClock.js';
+import { DEFAULT_PRICES } from '../../shared/domain/pricing.js';
+import { createNodeGateway } from '../../shared/http/nodeGateway.js';
+import { ROUTES } from '../../shared/http/routeTable.js';
+import { inspectFunctions } from '../../shared/packaging/inspectFunctions.js';
+import { packDirectory } from '../../shared/packaging/packDirectory.js';
+import type { Artifacts } from '../../shared/ports/artifacts.js';
+import type { Store } from '../../shared/ports/store.js';
+import { createServices, type Services } from '../../shared/services/services.js';
+import { api, pythonFunction, writeFunctionDir } from '../e2e/support/testService.js';
+import { motoServerOnPath, startMotoServer, type MotoServer } from '../support/motoServer.js';
+
+const BUCKET = 'sluice-artifacts';
+const MAX_UPLOAD_BYTES = 64 * 1024;
+
+const onPath = motoServerOnPath();
+if (!onPath) console.warn('Skipping the S3 tests on moto: moto_server is not on PATH (install it with: pip install "moto[server]>=5").');
+
+/** The query parameters of a presigned URL. */
+const paramsOf = (url: string) => new URL(url).searchParams;
+
+describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
+  let moto: MotoServer;
+  let client: S3Client;
+  let artifacts: Artifacts;
+  let folder = '';
+
+  beforeAll(async () => {
+    moto = await startMotoServer();
+    client = moto.s3();
+    await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
+    artifacts = createS3Artifacts({ client, bucket: BUCKET });
+    folder = await mkdtemp(join(tmpdir(), 'sluice-moto-'));
+  });
+  afterAll(async () => {
+    await moto?.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  const bytesAt = async (key: string) => Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
+
+  describe('bundle uploads', () => {
+    it('takes an upload through the presigned PUT URL with node’s fetch, and copies exactly those bytes to the bundle key', async () => {
+      const bundle = randomBytes(300 * 1024);
+      const url = await artifacts.uploadUrl({ organizationId: 'org-1', uploadId: 'upload-1', size: bundle.length, expiresInS: 900 });
+      const answer = await fetch(url, { method: 'PUT', body: bundle });
+      expect(answer.status).toBe(200);
+      expect(await artifacts.uploadSize('org-1', 'upload-1')).toBe(bundle.length);
+
+      await artifacts.putBundleFromUpload('version-1', 'org-1', 'upload-1');
+      expect((await bytesAt('bundles/version-1.tar.gz')).equals(bundle)).toBe(true);
+      expect((await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: 'bundles/version-1.tar.gz' }))).ContentType).toBe('application/gzip');
+      // The upload stays for the directory's other functions.
+      expect(await artifacts.uploadSize('org-1', 'upload-1')).toBe(bundle.length);
+    });
+
+    it('signs the length and the host into the URL (S3 refuses any other length) and expires it when asked', async () => {
+      const params = paramsOf(await artifacts.uploadUrl({ organizationId: 'org-1', uploadId: 'upload-2', size: 1234, expiresInS: 900 }));
+      expect(params.get('X-Amz-SignedHeaders')).toBe('content-length;host');
+      expect(params.get('X-Amz-Expires')).toBe('900');
+      expect(params.get('X-Amz-Algorithm')).toBe('AWS4-HMAC-SHA256');
+      // No checksum of the empty body the SDK saw: S3 would hold any real upload against it.
+      expect([...params.keys()].filter((name) => /checksum/i.test(name))).toEqual([]);
+    });
+
+    it('keys uploads by organization: another organization’s id finds nothing', async () => {
+      const url = await artifacts.uploadUrl({ organizationId: 'org-1', uploadId: 'upload-3', size: 3, expiresInS: 900 });
+      expect((await fetch(url, { method: 'PUT', body: Buffer.from('abc') })).status).toBe(200);
+      expect(await artifacts.uploadSize('org-2', 'upload-3')).toBeNull();
+      expect(await artifacts.uploadSize('org-1', 'no-such-upload')).toBeNull();
+    });
+  });
+
+  describe('file outputs', () => {
+    it('hands out a presigned GET URL, good for 5 minutes, that returns the file’s bytes under its name', async () => {
+      const data = randomBytes(100 * 1024);
+      const source = join(folder, 'scratch.bin');
+      await writeFile(source, data);
+      await artifacts.putOutputFile('job-1', 0, 'result.bin', source);
+
+      const url = await artifacts.outputFileUrl('job-1', 0);
+      expect(url).not.toBeNull();
+      expect(paramsOf(url as string).get('X-Amz-Expires')).toBe('300');
+      expect(paramsOf(url as string).get('response-content-disposition')).toBe('attachment; filename="result.bin"');
+      const answer = await fetch(url as string);
+      expect(answer.status).toBe(200);
+      expect(Buffer.from(await answer.arrayBuffer()).equals(data)).toBe(true);
+    });
+
+    it('answers null for a file that was never stored', async () => {
+      expect(await artifacts.outputFileUrl('job-1', 7)).toBeNull();
+    });
+  });
+
+  describe('the routes of the AWS mode over it', () => {
+    let store: Store;
+    let services: Services;
+    let gateway: Server;
+    let url = '';
+    let key = '';
+    let otherKey = '';
+
+    beforeAll(async () => {
+      store = createSqliteStore(join(folder, 'sluice.db'));
+      const clock = createSystemClock();
+      // Builds, queues, compute and webhooks take no part in an upload, a deploy or a file download.
+      services = createServices({
+        store,
+        artifacts,
+        builder: { enqueue: async () => undefined, idle: async () => undefined },
+        clock,
+        queue: { enqueue: async () => undefined } as never,
+        events: createMemoryJobEvents(),
+        compute: () => ({ stopJob: () => undefined, currentWorkers: async () => ({ starting: 0, setup: 0, active: 0, idle: 0, awaiting_resources: 0 }) }),
+        deliveryScheduler: {} as never,
+        webhookSender: {} as never,
+        resolveHost: dnsResolver,
+        defaultPythonVersion: '3.11',
+        maxUploadBytes: MAX_UPLOAD_BYTES,
+        awaitTimeoutMs: 1000,
+        webhookAllow: [],
+        webhookRetryBaseMs: 1000,
+        pricing: { prices: DEFAULT_PRICES, customPrices: new Map() },
+        onObserverError: () => undefined,
+      });
+      key = (await services.keys.createKey('acme')).secret;
+      otherKey = (await services.keys.createKey('rival')).secret;
+      // The same middy handlers the Lambdas run, behind the local gateway.
+      gateway = createNodeGateway({ routes: ROUTES, services, logger: { error: () => undefined }, maxBodyBytes: 6 * 1024 * 1024 });
+      await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+      url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      await new Promise((resolve) => gateway?.close(resolve));
+      await store?.close();
+    });
+
+    const call = (method: string, path: string, body?: unknown, as = key) => api(url, as, method, path, body);
+    const metadataOf = async (directory: string) => {
+      const inspected = await inspectFunctions(directory, 'python3');
+      if (!inspected.ok) throw new Error(inspected.errors.join('; '));
+      return inspected.functions[0];
+    };
+
+    it('deploys from a presigned upload: the version’s bundle key holds the uploaded bytes', async () => {
+      const dir = await writeFunctionDir({ 'main.py': pythonFunction('echo') });
+      const bundle = await packDirectory(dir);
+      const { status, body: upload } = await call('POST', '/v2/uploads', { size: bundle.length });
+      expect(status).toBe(201);
+      expect(upload.upload_url).toMatch(new RegExp(`^${moto.endpoint}/${BUCKET}/uploads/[^/]+/${upload.upload_id}\\?`));
+      expect((await fetch(upload.upload_url, { method: 'PUT', body: bundle })).status).toBe(200);
+
+      const deployed = await call('POST', '/v2/functions/acme/echo/versions', { metadata: await metadataOf(dir), upload_id: upload.upload_id });
+      expect(deployed.status).toBe(201);
+      expect((await bytesAt(`bundles/${deployed.body.version.id}.tar.gz`)).equals(bundle)).toBe(true);
+
+      const stolen = await call('POST', '/v2/functions/rival/echo/versions', { metadata: await metadataOf(dir), upload_id: upload.upload_id }, otherKey);
+      expect(stolen.status).toBe(404);
+      expect(stolen.body.detail).toContain('not found');
+    });
+
+    it('refuses at deploy an upload larger than the limit that storage took anyway (moto checks no signature)', async () => {
+      const dir = await writeFunctionDir({ 'main.py': pythonFunction('bloated') });
+      const { body: upload } = await call('POST', '/v2/uploads', { size: 10 });
+      expect((await fetch(upload.upload_url, { method: 'PUT', body: randomBytes(MAX_UPLOAD_BYTES + 1) })).status).toBe(200);
+      const { status, body } = await call('POST', '/v2/functions/acme/bloated/versions', { metadata: await metadataOf(dir), upload_id: upload.upload_id });
+      expect(status).toBe(413);
+      expect(body.detail).toMatch(/the limit is 0\.1 MB/);
+      expect((await call('GET', '/v2/functions/acme/bloated')).status).toBe(404);
+    });
+
+    it('answers a file output with a 307 to a presigned URL, to its job’s organization only', async () => {
+      const { body: pushed } = await call('POST', '/v2/push', { function: 'acme/echo', inputs: { text: 'hi' } });
+      expect(pushed.id).toBeTypeOf('string');
+      const data = randomBytes(7 * 1024 * 1024);
+      const source = join(folder, 'big-output.bin');
+      await writeFile(source, data);
+      // What a worker does with a sluice.File output.
+      await artifacts.putOutputFile(pushed.id, 0, 'big-output.bin', source);
+
+      const answer = await fetch(`${url}/v2/jobs/${pushed.id}/files/0`, { headers: { 'x-api-key': key }, redirect: 'manual' });
+      expect(answer.status).toBe(307);
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+      const location = answer.headers.get('location') as string;
+      expect(location.startsWith(`${moto.endpoint}/${BUCKET}/files/${pushed.id}/0/big-output.bin?`)).toBe(true);
+      const download = await fetch(location);
+      expect(Buffer.from(await download.arrayBuffer()).equals(data)).toBe(true);
+
+      const foreign = await fetch(`${url}/v2/jobs/${pushed.id}/files/0`, { headers: { 'x-api-key': otherKey }, redirect: 'manual' });
+      expect(foreign.status).toBe(404);
+      expect(foreign.headers.get('location')).toBeNull();
+      expect((await fetch(`${url}/v2/jobs/${pushed.id}/files/3`, { headers: { 'x-api-key': key }, redirect: 'manual' })).status).toBe(404);
+    });
+  });
+});

@@ -1,0 +1,77 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFileArtifacts } from '../../shared/adapters/local/fileArtifacts.js';
+import { LocalUploads } from '../../shared/adapters/local/localUploads.js';
+import { createNodeGateway } from '../../shared/http/nodeGateway.js';
+import type { Services } from '../../shared/services/services.js';
+
+const DAY_MICROS = 24 * 3600 * 1_000_000;
+
+describe('local upload URLs', () => {
+  let dataDir = '';
+  let server: Server;
+  let now = 0;
+  let uploads: LocalUploads;
+
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'sluice-uploads-'));
+    now = Date.now() * 1000;
+    let url = '';
+    uploads = new LocalUploads({ folder: join(dataDir, 'uploads'), publicUrl: () => url, clock: { now: () => now, nowNs: () => BigInt(now) * 1000n } });
+    // The gateway with no routes: only the upload endpoint, served over real HTTP.
+    server = createNodeGateway({ routes: [], endpoints: [uploads], services: {} as Services, logger: { error: () => undefined }, maxBodyBytes: 1024 });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const upload = (uploadId: string, size: number, expiresInS = 900) => uploads.urlFor({ organizationId: 'org-1', uploadId, size, expiresInS });
+  const put = (url: string, body: Buffer) => fetch(url, { method: 'PUT', body });
+
+  it('stores the body under the organization, byte for byte, past the gateway’s body limit', async () => {
+    const bytes = Buffer.from(Array.from({ length: 4096 }, (_, i) => i % 251));
+    expect((await put(upload('u-1', bytes.length), bytes)).status).toBe(200);
+    expect(await uploads.sizeOf('org-1', 'u-1')).toBe(4096);
+    expect(await uploads.sizeOf('org-2', 'u-1')).toBeNull();
+  });
+
+  it('refuses a PUT once the URL has expired: 403 saying so, nothing stored', async () => {
+    const url = upload('u-2', 3, 60);
+    now += 61 * 1_000_000;
+    const answer = await put(url, Buffer.from('abc'));
+    expect(answer.status).toBe(403);
+    expect(((await answer.json()) as any).detail).toMatch(/has expired/);
+    expect(await uploads.sizeOf('org-1', 'u-2')).toBeNull();
+  });
+
+  it('answers 405 to anything but PUT', async () => {
+    expect((await fetch(upload('u-3', 3))).status).toBe(405);
+  });
+
+  it('removes uploads older than a day when the next upload URL is made', async () => {
+    const artifacts = createFileArtifacts(dataDir, uploads);
+    expect((await put(upload('old', 3), Buffer.from('old'))).status).toBe(200);
+    now += DAY_MICROS - 60_000_000;
+    await artifacts.uploadUrl({ organizationId: 'org-1', uploadId: 'new', size: 3, expiresInS: 900 });
+    expect(await artifacts.uploadSize('org-1', 'old')).toBe(3);
+    now += 120_000_000;
+    await artifacts.uploadUrl({ organizationId: 'org-1', uploadId: 'newer', size: 3, expiresInS: 900 });
+    expect(await artifacts.uploadSize('org-1', 'old')).toBeNull();
+  });
+
+  it('copies an upload to a version’s bundle and keeps the upload for the next deploy', async () => {
+    const artifacts = createFileArtifacts(dataDir, uploads);
+    expect((await put(upload('code', 7), Buffer.from('tarball'))).status).toBe(200);
+    await artifacts.putBundleFromUpload('version-1', 'org-1', 'code');
+    await artifacts.putBundleFromUpload('version-2', 'org-1', 'code');
+    expect((await artifacts.getBundle('version-1'))?.toString()).toBe('tarball');
+    expect((await artifacts.getBundle('version-2'))?.toString()).toBe('tarball');
+  });
+});
