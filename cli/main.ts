@@ -3,7 +3,8 @@ import { createLogger } from '../shared/app/logger.js';
 import { ConfigError, loadConfig } from '../shared/config.js';
 import { ServiceError } from '../shared/domain/errors.js';
 import { clientSettings, CliError } from './client.js';
-import { deployCommand } from './commands/deploy.js';
+import { DEFAULT_DEPLOY_WAIT, deployCommand } from './commands/deploy.js';
+import { formatDuration, parseDuration } from './duration.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 import { startCommand } from './commands/start.js';
@@ -35,8 +36,18 @@ program
   .command('deploy')
   .description('deploy the functions a directory declares (SLUICE_URL, SLUICE_API_KEY)')
   .argument('[dir]', 'directory of Python code', '.')
-  .action(async (directory: string) => {
-    await deployCommand(directory, clientSettings(), loadConfig().python, print);
+  .addOption(
+    new Option('--timeout <duration>', 'give up following a version still building after this long, e.g. 90s, 20m, 2h (minutes when bare)')
+      .argParser(parseDuration)
+      .default(DEFAULT_DEPLOY_WAIT.timeoutMs, formatDuration(DEFAULT_DEPLOY_WAIT.timeoutMs)),
+  )
+  .addOption(
+    new Option('--stall <duration>', 'say where to look when a version stays in one state with no new log line this long')
+      .argParser(parseDuration)
+      .default(DEFAULT_DEPLOY_WAIT.stallMs, formatDuration(DEFAULT_DEPLOY_WAIT.stallMs)),
+  )
+  .action(async (directory: string, options: { timeout: number; stall: number }) => {
+    await deployCommand(directory, clientSettings(), loadConfig().python, print, { timeoutMs: options.timeout, stallMs: options.stall });
   });
 
 registerKeyCommands(program, print);

@@ -3,7 +3,7 @@ import { Effect, PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
 import type { TableId } from '../shared/adapters/aws/dynamodb/tables.js';
 import { arns, type SluiceNames } from './names.js';
-import type { Permissions } from './routePermissions.js';
+import { bucketAccess, type Permissions } from './routePermissions.js';
 
 const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:ConditionCheckItem', 'dynamodb:DescribeTable'];
 const TABLE_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
@@ -38,14 +38,15 @@ export function permissionStatements(scope: IConstruct, names: SluiceNames, perm
   }
 
   const bucketArn = arns.bucket(scope, names.bucket);
-  const read = permissions.bucket?.read ?? [];
-  const write = permissions.bucket?.write ?? [];
+  const { read, write } = bucketAccess(permissions);
   if (read.length > 0) {
     allow(['s3:GetObject'], read.map((area) => `${bucketArn}/${area}*`));
     // Output files are found by listing their job's prefix (the key ends with the file's name).
     allow(['s3:ListBucket'], [bucketArn], { StringLike: { 's3:prefix': read.map((area) => `${area}*`) } });
   }
   if (write.length > 0) allow(['s3:PutObject', 's3:AbortMultipartUpload'], write.map((area) => `${bucketArn}/${area}*`));
+  // A spilled copy whose item lost its conditional write is removed again.
+  if (write.includes('spill/')) allow(['s3:DeleteObject'], [`${bucketArn}/spill/*`]);
 
   const queueActions = [...new Set((permissions.queues ?? []).flatMap((use) => QUEUE_ACTIONS[use]))];
   if (queueActions.length > 0) allow(queueActions, [arns.queue(scope, names.versionQueuePattern)]);

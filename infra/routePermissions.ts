@@ -3,9 +3,10 @@ import type { TableId } from '../shared/adapters/aws/dynamodb/tables.js';
 export type TableAccess = 'read' | 'readWrite';
 /**
  * The bucket's areas: code bundles (`bundles/<version>.tar.gz`), bundle uploads
- * (`uploads/<organization>/<upload>`) and output files (`files/<job>/<index>/<name>`).
+ * (`uploads/<organization>/<upload>`), output files (`files/<job>/<index>/<name>`), and text
+ * too large for a DynamoDB item (`spill/<job>/...`).
  */
-export type BucketArea = 'bundles/' | 'uploads/' | 'files/';
+export type BucketArea = 'bundles/' | 'uploads/' | 'files/' | 'spill/';
 
 /**
  * What one role may do, as data: infra/grants.ts turns it into IAM statements on named
@@ -34,6 +35,11 @@ export interface Permissions {
    * while it runs jobs (a worker, through the ECS agent's endpoint).
    */
   ecs?: ('describe' | 'deploy' | 'protect')[];
+  /**
+   * spill/ access follows table access (bucketAccess); true narrows it to reading, for a role
+   * that updates those tables without ever writing a large value.
+   */
+  readsSpillOnly?: boolean;
 }
 
 /** Every route authenticates: the API key by hash, then its organization. */
@@ -95,8 +101,8 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
 
 /** The roles that serve no route. */
 export const ROLE_PERMISSIONS = {
-  /** The webhook state machine's Deliver step: one signed attempt, recorded on the delivery. */
-  deliver: { tables: { deliveries: 'readWrite', organizations: 'readWrite' } },
+  /** The webhook state machine's Deliver step: one signed attempt, recorded on the delivery (a payload is only read). */
+  deliver: { tables: { deliveries: 'readWrite', organizations: 'readWrite' }, readsSpillOnly: true },
   /**
    * The build-event Lambda: moves versions through their build, ends the jobs that waited for
    * a failed build (with their webhooks) or queues them once ready, and deploys a built
@@ -146,7 +152,17 @@ export const ROLE_PERMISSIONS = {
 
 /** Two permission sets as one: the union, the stronger table access winning. */
 export function mergePermissions(...sets: Permissions[]): Permissions {
-  const merged: Required<Permissions> = { tables: {}, bucket: { read: [], write: [] }, queues: [], startDeliveries: false, describeDeliveries: false, startBuilds: false, readBuildLogs: false, ecs: [] };
+  const merged: Required<Permissions> = {
+    tables: {},
+    bucket: { read: [], write: [] },
+    queues: [],
+    startDeliveries: false,
+    describeDeliveries: false,
+    startBuilds: false,
+    readBuildLogs: false,
+    ecs: [],
+    readsSpillOnly: sets.length > 0,
+  };
   for (const set of sets) {
     for (const [table, access] of Object.entries(set.tables ?? {}) as [TableId, TableAccess][]) {
       if (merged.tables[table] !== 'readWrite') merged.tables[table] = access;
@@ -159,11 +175,26 @@ export function mergePermissions(...sets: Permissions[]): Permissions {
     merged.describeDeliveries ||= set.describeDeliveries ?? false;
     merged.startBuilds ||= set.startBuilds ?? false;
     merged.readBuildLogs ||= set.readBuildLogs ?? false;
+    merged.readsSpillOnly &&= set.readsSpillOnly ?? false;
   }
   return merged;
 }
 
 const union = <T>(a: T[] | undefined, b: T[] | undefined): T[] => [...new Set([...(a ?? []), ...(b ?? [])])];
+
+/** The tables whose items point into spill/ when a value is too large for them (the DynamoDB store's spill.ts). */
+const SPILLING_TABLES: readonly TableId[] = ['jobs', 'jobOutputs', 'deliveries'];
+
+/**
+ * The bucket areas a role reads and writes: its own, plus spill/ wherever it reads (or writes)
+ * a table whose items may spill there, so no role can read a job it cannot resolve.
+ */
+export function bucketAccess(permissions: Permissions): { read: BucketArea[]; write: BucketArea[] } {
+  const spilling = SPILLING_TABLES.map((table) => permissions.tables?.[table]);
+  const reads: BucketArea[] = spilling.some((access) => access !== undefined) ? ['spill/'] : [];
+  const writes: BucketArea[] = spilling.includes('readWrite') && !permissions.readsSpillOnly ? ['spill/'] : [];
+  return { read: union(permissions.bucket?.read, reads), write: union(permissions.bucket?.write, writes) };
+}
 
 /** A route's whole permission set: authentication plus its own. */
 export function routePermissions(routeName: string): Permissions {

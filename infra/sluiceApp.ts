@@ -15,6 +15,16 @@ export interface SluiceAppOptions {
   env?: Environment;
   /** The base of URLs handed out (a custom domain); the API's own URL when absent. */
   publicUrl?: string;
+  /** 1 (default) or 0: see ComputeStackProps.natGateways. */
+  natGateways?: 0 | 1;
+}
+
+/** The context value `sluice:natGateways` (a string on the command line, a number in cdk.json). */
+export function parseNatGateways(value: unknown): 0 | 1 | undefined {
+  if (value === undefined) return undefined;
+  if (String(value) === '0') return 0;
+  if (String(value) === '1') return 1;
+  throw new Error(`sluice:natGateways must be 0 or 1, not "${String(value)}"`);
 }
 
 export interface SluiceStacks {
@@ -40,7 +50,7 @@ export function createSluiceStacks(app: App, options: SluiceAppOptions): SluiceS
 
   const data = new DataStack(app, 'SluiceData', { env, tablePrefix: names.prefix, description: 'Sluice: DynamoDB tables of the store' });
   const queues = new QueuesStack(app, 'SluiceQueues', { env, names, description: 'Sluice: the job queues’ dead-letter queue (version queues are made at deploy time)' });
-  const compute = new ComputeStack(app, 'SluiceCompute', { env, names, description: 'Sluice: VPC, ECS cluster, a capacity provider per machine type, worker roles' });
+  const compute = new ComputeStack(app, 'SluiceCompute', { env, names, natGateways: options.natGateways, description: 'Sluice: VPC, ECS cluster, a capacity provider per machine type, worker roles' });
   const webhooks = new WebhooksStack(app, 'SluiceWebhooks', { env, names, codeFolder, description: 'Sluice: the webhook delivery state machine' });
   const api = new ApiStack(app, 'SluiceApi', { env, names, routes: ROUTES, codeFolder, description: 'Sluice: the Sieve v2 HTTP API and the await function URL' });
   const build = new BuildStack(app, 'SluiceBuild', {

@@ -114,8 +114,9 @@ export class BuildStack extends Stack {
         SLUICE_EXECUTION_ROLE_ARN: compute.executionRole.roleArn,
         SLUICE_TASK_ROLE_ARN: compute.taskRole.roleArn,
         SLUICE_LOG_GROUP: compute.logGroup.logGroupName,
-        SLUICE_SUBNETS: compute.vpc.privateSubnets.map((subnet) => subnet.subnetId).join(','),
-        SLUICE_SECURITY_GROUPS: compute.taskSecurityGroup.securityGroupId,
+        // Empty without a NAT: tasks then share their instance's network (bridge mode).
+        SLUICE_SUBNETS: compute.taskSubnets.map((subnet) => subnet.subnetId).join(','),
+        SLUICE_SECURITY_GROUPS: compute.taskSubnets.length > 0 ? compute.taskSecurityGroup.securityGroupId : '',
         SLUICE_PUBLIC_URL: props.publicUrl,
       },
       permissions: ROLE_PERMISSIONS.buildEvents,

@@ -1,6 +1,6 @@
 import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib/core';
 import { AutoScalingGroup } from 'aws-cdk-lib/aws-autoscaling';
-import { BlockDeviceVolume, EbsDeviceVolumeType, GatewayVpcEndpointAwsService, InstanceType, LaunchTemplate, SecurityGroup, SubnetType, UserData, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { BlockDeviceVolume, EbsDeviceVolumeType, GatewayVpcEndpointAwsService, InstanceType, LaunchTemplate, SecurityGroup, SubnetType, UserData, Vpc, type ISubnet } from 'aws-cdk-lib/aws-ec2';
 import { AmiHardwareType, AsgCapacityProvider, Cluster, EcsOptimizedImage, MachineImageType } from 'aws-cdk-lib/aws-ecs';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -12,6 +12,13 @@ import { ROLE_PERMISSIONS } from '../routePermissions.js';
 
 export interface ComputeStackProps extends StackProps {
   names: SluiceNames;
+  /**
+   * 1 (the default): instances and tasks in private subnets behind one NAT gateway, each task
+   * with its own network interface (awsvpc). 0 (context `sluice:natGateways=0`): no NAT and no
+   * private subnets; instances get public IPv4 addresses in public subnets (outbound only) and
+   * tasks share their instance's network (bridge mode), which saves the NAT's fixed cost.
+   */
+  natGateways?: 0 | 1;
 }
 
 /**
@@ -37,20 +44,29 @@ export class ComputeStack extends Stack {
   readonly logGroup: LogGroup;
   /** The worker tasks' network interfaces (awsvpc): outbound only. */
   readonly taskSecurityGroup: SecurityGroup;
+  /**
+   * Where tasks get their own network interface (awsvpc); none when they share their
+   * instance's (no NAT), which the service reads as bridge mode (SLUICE_SUBNETS empty).
+   */
+  readonly taskSubnets: ISubnet[];
 
   constructor(scope: Construct, id: string, props: ComputeStackProps) {
     super(scope, id, props);
     const { names } = props;
+    const natGateways = props.natGateways ?? 1;
 
     // One NAT gateway (not one per AZ): the one fixed cost of an idle deployment, kept small.
+    // Without it the instances are public (with no inbound rule) and reach out directly.
     this.vpc = new Vpc(this, 'Vpc', {
       maxAzs: 2,
-      natGateways: 1,
+      natGateways,
       subnetConfiguration: [
+        // Instances launched here get a public IPv4 address (CDK's default for public subnets).
         { name: 'public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
-        { name: 'private', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 },
+        ...(natGateways > 0 ? [{ name: 'private', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 20 }] : []),
       ],
     });
+    this.taskSubnets = natGateways > 0 ? this.vpc.privateSubnets : [];
     // Free gateway endpoints: DynamoDB and S3 traffic (most of a worker's) bypasses the NAT.
     this.vpc.addGatewayEndpoint('DynamoDb', { service: GatewayVpcEndpointAwsService.DYNAMODB });
     this.vpc.addGatewayEndpoint('S3', { service: GatewayVpcEndpointAwsService.S3 });
@@ -64,7 +80,7 @@ export class ComputeStack extends Stack {
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
     });
     this.capacityProviders = Object.fromEntries(
-      MACHINE_TYPES.map((machineType) => [machineType, this.capacityProvider(machineType, names, instanceRole, instanceSecurityGroup)]),
+      MACHINE_TYPES.map((machineType) => [machineType, this.capacityProvider(machineType, names, instanceRole, instanceSecurityGroup, natGateways === 0)]),
     ) as Record<MachineType, AsgCapacityProvider>;
 
     this.logGroup = new LogGroup(this, 'WorkerLogs', { logGroupName: names.workerLogGroup, retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
@@ -80,23 +96,28 @@ export class ComputeStack extends Stack {
     grantPermissions(this.taskRole, names, ROLE_PERMISSIONS.worker);
   }
 
-  private capacityProvider(machineType: MachineType, names: SluiceNames, role: Role, securityGroup: SecurityGroup): AsgCapacityProvider {
+  private capacityProvider(machineType: MachineType, names: SluiceNames, role: Role, securityGroup: SecurityGroup, publicInstances: boolean): AsgCapacityProvider {
     const capacity = MACHINE_CAPACITY[machineType];
     const gpu = isGpuCapacity(machineType);
     const id = machineType.replace(/[^A-Za-z0-9]/g, '');
+    const userData = UserData.forLinux();
+    // Bridge-mode tasks get their task role from the ECS agent only when asked for; one
+    // metadata hop keeps their containers from the instance's own role.
+    if (publicInstances) userData.addCommands('echo ECS_ENABLE_TASK_IAM_ROLE=true >> /etc/ecs/ecs.config');
     const launchTemplate = new LaunchTemplate(this, `${id}LaunchTemplate`, {
       instanceType: new InstanceType(capacity.instanceType),
       // GPU groups: the ECS GPU-optimized AMI (NVIDIA driver and container runtime).
       machineImage: gpu ? EcsOptimizedImage.amazonLinux2(AmiHardwareType.GPU) : EcsOptimizedImage.amazonLinux2023(),
-      userData: UserData.forLinux(),
+      userData,
       role,
       securityGroup,
       requireImdsv2: true,
+      httpPutResponseHopLimit: publicInstances ? 1 : undefined,
       blockDevices: [{ deviceName: '/dev/xvda', volume: BlockDeviceVolume.ebs(capacity.rootVolumeGiB, { volumeType: EbsDeviceVolumeType.GP3, encrypted: true }) }],
     });
     const group = new AutoScalingGroup(this, `${id}Instances`, {
       vpc: this.vpc,
-      vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },
+      vpcSubnets: { subnetType: publicInstances ? SubnetType.PUBLIC : SubnetType.PRIVATE_WITH_EGRESS },
       launchTemplate,
       // No instance while no task asks for one.
       minCapacity: 0,

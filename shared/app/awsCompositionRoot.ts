@@ -10,6 +10,7 @@ import { createDynamoDbStore } from '../adapters/aws/dynamodb/dynamoDbStore.js';
 import { createEcsCompute } from '../adapters/aws/ecsCompute.js';
 import { createPollingJobEvents } from '../adapters/aws/pollingJobEvents.js';
 import { createS3Artifacts } from '../adapters/aws/s3Artifacts.js';
+import { createS3Spill } from '../adapters/aws/s3Spill.js';
 import { createQueueUrlResolver, createSqsJobQueue } from '../adapters/aws/sqsJobQueue.js';
 import { createStepFunctionsScheduler } from '../adapters/aws/stepFunctionsScheduler.js';
 import { dnsResolver } from '../adapters/dnsResolver.js';
@@ -44,7 +45,9 @@ export interface AwsApp {
  */
 export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): AwsApp {
   const clock = createSystemClock();
-  const store = createDynamoDbStore({ tablePrefix: config.tablePrefix });
+  const s3 = new S3Client({ region: aws.region });
+  // Inputs, outputs, errors and webhook payloads too large for an item go to the bucket's spill/.
+  const store = createDynamoDbStore({ tablePrefix: config.tablePrefix, spill: createS3Spill({ client: s3, bucket: aws.bucket }) });
   const sqs = new SQSClient({ region: aws.region });
   const queue = createSqsJobQueue({
     client: sqs,
@@ -63,12 +66,13 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     taskRoleArn: aws.taskRoleArn,
     logGroup: aws.logGroup,
     region: aws.region,
-    subnets: aws.subnets,
+    // None (a deployment without NAT): tasks share their instance's network.
+    subnets: aws.subnets.length > 0 ? aws.subnets : undefined,
     securityGroups: aws.securityGroups,
     capacityProviderOf: (machineType) => aws.capacityProviders[machineType] ?? `${config.tablePrefix}${machineType}`,
     environment: { SLUICE_MODE: 'aws', SLUICE_TABLE_PREFIX: config.tablePrefix, SLUICE_BUCKET: aws.bucket, SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn, SLUICE_PUBLIC_URL: aws.publicUrl },
   });
-  const artifacts = createS3Artifacts({ client: new S3Client({ region: aws.region }), bucket: aws.bucket });
+  const artifacts = createS3Artifacts({ client: s3, bucket: aws.bucket });
   const services = createServices({
     store,
     artifacts,

@@ -38,6 +38,15 @@ export function describeDeliveryContract(store: CurrentStore): void {
       expect(await store().deliveries.get(delivery.id)).toEqual(delivery);
     });
 
+    it('keeps a 1 MB payload (an output event of a large output) exactly, in gets, lists and attempts', async () => {
+      const delivery = aDelivery({ eventType: 'job.new_output', payload: JSON.stringify({ data: 'é'.repeat(500_000) }) });
+      await store().deliveries.create(delivery);
+      expect(await store().deliveries.get(delivery.id)).toEqual(delivery);
+      expect(await store().deliveries.listByJob(delivery.jobId)).toEqual([delivery]);
+      expect(await store().deliveries.listPending()).toEqual([delivery]);
+      expect((await store().deliveries.recordAttempt(delivery.id, deliveredAttempt(T + 1), 'delivered', T + 1))?.payload).toBe(delivery.payload);
+    });
+
     it('get returns null for an unknown id', async () => {
       expect(await store().deliveries.get('no-such-id')).toBeNull();
     });

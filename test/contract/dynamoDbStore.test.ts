@@ -1,19 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { CreateBucketCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../shared/adapters/aws/dynamodb/createTables.js';
 import { createDocumentClient, createDynamoDbStore, type DynamoDbStoreOptions } from '../../shared/adapters/aws/dynamodb/dynamoDbStore.js';
-import { aLogEntry } from '../support/fixtures.js';
+import { createS3Spill } from '../../shared/adapters/aws/s3Spill.js';
+import { aJob, aLogEntry, anOutput } from '../support/fixtures.js';
+import { startMotoServer, type MotoServer } from '../support/motoServer.js';
 import { startDynalite } from './dynaliteServer.js';
 import { describeStoreContract } from './storeContract.js';
 
 const tablePrefix = 'test-';
 
-/** A DynamoDB store on its own dynalite, its tables made from tables.ts. */
+/** S3 for the spill: one moto_server for the file, a fresh bucket for each store. */
+let moto: MotoServer | undefined;
+let s3: S3Client | undefined;
+beforeAll(async () => {
+  moto = await startMotoServer();
+  s3 = moto.s3();
+}, 60_000);
+afterAll(async () => {
+  await moto?.close();
+});
+
+async function aSpillBucket() {
+  if (!s3) throw new Error('moto_server is not started');
+  const bucket = `spill-${randomUUID()}`;
+  await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+  return { bucket, spill: createS3Spill({ client: s3, bucket }) };
+}
+
+/** A DynamoDB store on its own dynalite, its tables made from tables.ts, spilling to its own bucket. */
 async function startDynamoDbStore(options: Partial<DynamoDbStoreOptions> = {}) {
   const dynalite = await startDynalite();
   await createTables(dynalite.client, tablePrefix);
   const client = createDocumentClient(dynalite.client);
-  const store = createDynamoDbStore({ client, tablePrefix, ...options });
+  const { bucket, spill } = await aSpillBucket();
+  const store = createDynamoDbStore({ client, tablePrefix, spill, ...options });
   const requests: string[] = [];
   // Records each request's command, to see how many pages a read took.
   client.middlewareStack.add(
@@ -26,6 +49,7 @@ async function startDynamoDbStore(options: Partial<DynamoDbStoreOptions> = {}) {
   return {
     store,
     client,
+    bucket,
     requests,
     async cleanup() {
       await store.close();
@@ -67,4 +91,35 @@ describe('DynamoDB store', () => {
     const found = await store.logs.query({ organizationId: 'org-1', startNs: 0n, endNs: 10n, limit: 10 });
     expect(found.map((entry) => entry.message.length)).toEqual([100_000, 4]);
   });
+
+  it('keeps a job input too large for an item under spill/<job id>/ in S3, and a small one in the item', async () => {
+    const { store, client, bucket } = await start();
+    const large = aJob({ inputs: { image: 'x'.repeat(400_000) } });
+    const small = aJob();
+    await store.jobs.create(large);
+    await store.jobs.create(small);
+    const { Items } = await client.send(new ScanCommand({ TableName: `${tablePrefix}jobs` }));
+    const itemOf = (id: string) => Items?.find((item) => item.id === id);
+    expect(itemOf(large.id)?.data).toBeUndefined();
+    expect(itemOf(large.id)?.data_spill).toMatch(new RegExp(`^spill/${large.id}/data-`));
+    expect(itemOf(small.id)?.data_spill).toBeUndefined();
+    expect(await spilledKeys(bucket)).toEqual([itemOf(large.id)?.data_spill]);
+  });
+
+  it('removes the spilled copy of a large output whose repeat was refused', async () => {
+    const { store, bucket } = await start();
+    await store.jobs.appendOutput(anOutput({ index: 0, data: 'a'.repeat(400_000) }));
+    await store.jobs.appendOutput(anOutput({ index: 0, runId: 'run-2', data: 'b'.repeat(400_000) }));
+    expect(await spilledKeys(bucket)).toHaveLength(1);
+  });
+
+  it('without a spill, refuses an item past 400 KB as DynamoDB does', async () => {
+    const { store } = await start({ spill: undefined });
+    await expect(store.jobs.create(aJob({ inputs: { image: 'x'.repeat(500_000) } }))).rejects.toThrow(/size/);
+  });
 });
+
+async function spilledKeys(bucket: string): Promise<string[]> {
+  const { Contents } = await s3!.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: 'spill/' }));
+  return (Contents ?? []).map((object) => object.Key ?? '');
+}

@@ -284,6 +284,37 @@ export function describeJobContract(store: CurrentStore): void {
       expect(await store().jobs.listOutputs('job-1', 0)).toEqual([first]);
     });
 
+    it('a job with a 1 MB input and a 1 MB output round-trips exactly, in gets, lists and transitions', async () => {
+      // Past DynamoDB's 400 KB item: multi-byte text, so the limit is passed in bytes, not characters.
+      const job = aJob({ inputs: { image: 'é'.repeat(500_000), note: 'small' } });
+      await store().jobs.create(job);
+      const output = anOutput({ jobId: job.id, index: 0, data: { text: '✓'.repeat(350_000), n: 1 } });
+      await store().jobs.appendOutput(output);
+      expect(await store().jobs.get(job.id)).toEqual(job);
+      expect(await store().jobs.listOutputs(job.id, 0)).toEqual([output]);
+      expect(await store().jobs.listByOrganization(org1, everything)).toEqual([job]);
+      const finished = { ...job, status: 'finished' as const, completedAt: 10 };
+      expect(await store().jobs.transition(job.id, ['queued'], { status: 'finished', completedAt: 10 })).toEqual(finished);
+      expect(await store().jobs.listByStatus(['finished'])).toEqual([finished]);
+    });
+
+    it('a repeated large output keeps the first, as a small one does', async () => {
+      const first = anOutput({ index: 0, data: 'a'.repeat(1_000_000) });
+      await store().jobs.appendOutput(first);
+      await store().jobs.appendOutput(anOutput({ index: 0, runId: 'run-2', data: 'b'.repeat(1_000_000) }));
+      expect(await store().jobs.listOutputs('job-1', 0)).toEqual([first]);
+    });
+
+    it('a transition stores an error of any length (a long traceback), and a later short one replaces it', async () => {
+      const job = aJob({ status: 'processing', startedAt: 1 });
+      await store().jobs.create(job);
+      const traceback = `Traceback:\n${'  File "x.py", line 1\n'.repeat(40_000)}ValueError: boom`;
+      expect((await store().jobs.transition(job.id, ['processing'], { status: 'queued', error: traceback }))?.error).toBe(traceback);
+      expect((await store().jobs.get(job.id))?.error).toBe(traceback);
+      await store().jobs.transition(job.id, ['queued'], { status: 'error', error: 'short' });
+      expect((await store().jobs.get(job.id))?.error).toBe('short');
+    });
+
     it("listOutputs never mixes in another job's outputs", async () => {
       await store().jobs.appendOutput(anOutput({ jobId: 'job-1', index: 0, data: 'mine' }));
       await store().jobs.appendOutput(anOutput({ jobId: 'job-2', index: 0, data: 'theirs' }));

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Artifacts } from '../../shared/adapters/aws/s3Artifacts.js';
 import { dnsResolver } from '../../shared/adapters/dnsResolver.js';
@@ -39,13 +39,12 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
 
   beforeAll(async () => {
     moto = await startMotoServer();
-    client = new S3Client({ region: 'us-east-1', endpoint: moto.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'fake', secretAccessKey: 'fake' } });
+    client = moto.s3();
     await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
     artifacts = createS3Artifacts({ client, bucket: BUCKET });
     folder = await mkdtemp(join(tmpdir(), 'sluice-moto-'));
   });
   afterAll(async () => {
-    client?.destroy();
     await moto?.close();
     await rm(folder, { recursive: true, force: true });
   });

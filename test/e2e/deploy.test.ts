@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli.js';
 import type { TestService } from './support/testService.js';
@@ -99,6 +100,28 @@ class Counter:
     expect((await api(service.url, service.key, 'GET', '/v2/functions/local/handmade')).status).toBe(404);
   });
 
+  it('gives up on a version still building after --timeout, exits non-zero, and says which state it was in and where to look', async () => {
+    const dripping = await startDrippingPackageServer();
+    try {
+      const dir = await writeFunctionDir({ 'main.py': pythonFunction('stuck', `, python_packages=["hang @ ${dripping.url}/hang-1.0.tar.gz"]`) });
+      const result = await runCli(['deploy', dir, '--timeout', '5s', '--stall', '1s'], env);
+      expect(result.code).toBe(1);
+      const id = /Deploying local\/stuck, version (\S+)/.exec(result.stdout)?.[1];
+      expect(result.stdout).toMatch(/^ {2}… still (queued|building), no new log line for \d+s:$/m);
+      expect(result.stdout).toMatch(new RegExp(`✗ local/stuck is still (queued|building) after 5s, with no new log line for \\d+s \\(version ${id}\\)`));
+      expect(result.stdout).toContain(`GET /v2/logs?version_id=${id}`);
+      expect(result.stderr).toContain('1 version did not finish within 5s (--timeout); its build goes on without sluice deploy');
+    } finally {
+      dripping.close();
+    }
+  });
+
+  it('refuses a timeout that is not a duration', async () => {
+    const result = await runCli(['deploy', '.', '--timeout', 'soon'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('"soon" is not a duration: use e.g. 90s, 20m or 2h');
+  });
+
   it('says clearly when the service cannot be reached', async () => {
     const dir = await writeFunctionDir({ 'main.py': pythonFunction('nowhere') });
     const result = await runCli(['deploy', dir], { SLUICE_URL: 'http://127.0.0.1:9', SLUICE_API_KEY: 'sk_some-key-for-nowhere' });
@@ -106,3 +129,26 @@ class Counter:
     expect(result.stderr).toMatch(/Cannot reach the service at http:\/\/127\.0\.0\.1:9/);
   });
 });
+
+/**
+ * A package download that never ends: one byte every 200 ms of a 100 MB file, so pip neither
+ * finishes nor hits its read timeout, and the build stays in building until this closes.
+ */
+async function startDrippingPackageServer() {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000000\r\n\r\n');
+    const drip = setInterval(() => socket.write('x'), 200);
+    socket.on('close', () => clearInterval(drip));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}

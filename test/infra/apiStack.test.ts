@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { TABLES, type TableId } from '../../shared/adapters/aws/dynamodb/tables.js';
 import { ROUTES } from '../../shared/http/routeTable.js';
-import { routePermissions } from '../../infra/routePermissions.js';
+import { bucketAccess, routePermissions } from '../../infra/routePermissions.js';
 import { API_AWAIT_TIMEOUT_S, LONG_AWAIT_TIMEOUT_S } from '../../infra/stacks/apiStack.js';
 import { PREFIX, actionsOf, functionStatements, resourcesIn, resourcesOf, sluiceApp, tablesNamed, type Resource, type StackName } from './sluiceTemplates.js';
 
@@ -70,7 +70,8 @@ describe('ApiStack', () => {
       expect(actions.some((action) => action.startsWith('states:'))).toBe(Boolean(permissions.startDeliveries));
       expect(actions.some((action) => action.startsWith('codebuild:'))).toBe(Boolean(permissions.startBuilds));
       expect(actions.some((action) => action.startsWith('ecs:'))).toBe((permissions.ecs ?? []).length > 0);
-      expect(actions.some((action) => action.startsWith('s3:'))).toBe(Boolean(permissions.bucket?.read?.length || permissions.bucket?.write?.length));
+      const bucket = bucketAccess(permissions);
+      expect(actions.some((action) => action.startsWith('s3:'))).toBe(bucket.read.length + bucket.write.length > 0);
       expect(actions.some((action) => action.startsWith('iam:') || action.startsWith('application-autoscaling:'))).toBe(false);
     });
   });

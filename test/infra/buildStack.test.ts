@@ -152,7 +152,7 @@ describe('the sweeper', () => {
     expect(fn.Properties.Timeout).toBeLessThan(60);
   });
 
-  it('lets the sweeper start builds and deliveries, tell a running delivery from an ended one, and write only what it moves', () => {
+  it('lets the sweeper start builds and deliveries, tell a running delivery from an ended one, and write only what it moves (spill/ for the large values of what it ends)', () => {
     const [id] = onlyFunctionWithHandler(template, 'sweep.handler');
     const statements = functionStatements(template, id);
     expect(tablesNamed(statements, 'dynamodb:UpdateItem')).toEqual(new Set(['versions', 'jobs', 'webhook_deliveries']));
@@ -160,7 +160,10 @@ describe('the sweeper', () => {
     expect(JSON.stringify(statementWith(statements, 'codebuild:StartBuild')?.Resource)).toContain(`:project/${PREFIX}image-build`);
     expect(JSON.stringify(statementWith(statements, 'states:StartExecution')?.Resource)).toContain(`:stateMachine:${PREFIX}webhook-deliveries`);
     expect(JSON.stringify(statementWith(statements, 'states:DescribeExecution')?.Resource)).toContain(`:execution:${PREFIX}webhook-deliveries:*`);
-    expect(JSON.stringify(statements)).not.toMatch(/"(sqs|ecs|s3|iam):/);
+    expect(JSON.stringify(statements)).not.toMatch(/"(sqs|ecs|iam):/);
+    const s3 = statements.filter((statement) => actionsOf([statement]).some((action) => action.startsWith('s3:') && action !== 's3:ListBucket'));
+    expect(actionsOf(s3).sort()).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    expect(s3.map((statement) => JSON.stringify(statement.Resource))).toEqual(s3.map(() => expect.stringMatching(/\/spill\/\*"\]\]\}$/)));
   });
 });
 

@@ -4,6 +4,7 @@ import { App } from 'aws-cdk-lib/core';
 import { Template } from 'aws-cdk-lib/assertions';
 import { MACHINE_CAPACITY, MACHINE_TYPES, isGpuCapacity } from '../../infra/machineTypes.js';
 import { sluiceNames } from '../../infra/names.js';
+import { parseNatGateways } from '../../infra/sluiceApp.js';
 import { ComputeStack } from '../../infra/stacks/computeStack.js';
 import { PREFIX, actionsOf, logicalIdOf, resourcesOf, roleStatements, tablesNamed, type Resource } from './sluiceTemplates.js';
 
@@ -96,11 +97,14 @@ describe('ComputeStack', () => {
     expect(JSON.stringify(protection?.Resource)).toContain(`:task/${PREFIX}cluster/*`);
   });
 
-  it('lets worker tasks read bundles/ and files/ and write files/ only', () => {
+  it('lets worker tasks read bundles/ and files/, and write files/ and spill/ (large outputs) only', () => {
     const statements = roleStatements(template, logicalIdOf(compute.taskRole));
     const put = statements.find((statement) => actionsOf([statement]).includes('s3:PutObject'));
     expect(JSON.stringify(put?.Resource)).toMatch(/\/files\/\*"/);
+    expect(JSON.stringify(put?.Resource)).toMatch(/\/spill\/\*"/);
     expect(JSON.stringify(put?.Resource)).not.toContain('bundles/');
+    const remove = statements.filter((statement) => actionsOf([statement]).includes('s3:DeleteObject'));
+    expect(remove.map((statement) => JSON.stringify(statement.Resource))).toEqual([expect.stringMatching(/\/spill\/\*"\]\]\}$/)]);
   });
 
   it('lets ECS pull images of the repository only and write the workers’ log group', () => {
@@ -115,5 +119,49 @@ describe('ComputeStack', () => {
     for (const machineType of MACHINE_TYPES) {
       expect(docs).toMatch(new RegExp(`\\|\\s*\`${machineType}\`\\s*\\|\\s*${MACHINE_CAPACITY[machineType].instanceType.replace('.', '\\.')}\\s*\\|`));
     }
+  });
+});
+
+describe('ComputeStack without a NAT gateway (sluice:natGateways=0)', () => {
+  let withoutNat: ComputeStack;
+  let publicTemplate: Template;
+  beforeAll(() => {
+    withoutNat = new ComputeStack(new App(), 'SluiceCompute', { names: sluiceNames(PREFIX), natGateways: 0 });
+    publicTemplate = Template.fromStack(withoutNat);
+  });
+
+  it('has no NAT gateway and only public subnets, whose instances get a public IPv4 address', () => {
+    publicTemplate.resourceCountIs('AWS::EC2::NatGateway', 0);
+    const subnets = Object.values(resourcesOf(publicTemplate, 'AWS::EC2::Subnet'));
+    expect(subnets).toHaveLength(2);
+    expect(subnets.map((subnet) => subnet.Properties.MapPublicIpOnLaunch)).toEqual([true, true]);
+    publicTemplate.resourceCountIs('AWS::EC2::InternetGateway', 1);
+  });
+
+  it('runs every capacity’s instances in the public subnets, reachable from nowhere', () => {
+    const publicSubnets = Object.keys(resourcesOf(publicTemplate, 'AWS::EC2::Subnet'));
+    for (const group of Object.values(resourcesOf(publicTemplate, 'AWS::AutoScaling::AutoScalingGroup'))) {
+      expect((group.Properties.VPCZoneIdentifier as unknown[]).map(refOf).sort()).toEqual(publicSubnets.sort());
+    }
+    for (const securityGroup of Object.values(resourcesOf(publicTemplate, 'AWS::EC2::SecurityGroup'))) expect(securityGroup.Properties.SecurityGroupIngress).toBeUndefined();
+  });
+
+  it('gives tasks no subnets of their own (bridge mode): the agent hands them their task role, the instance’s stays out of reach', () => {
+    expect(withoutNat.taskSubnets).toEqual([]);
+    for (const launchTemplate of Object.values(resourcesOf(publicTemplate, 'AWS::EC2::LaunchTemplate'))) {
+      const data = launchTemplate.Properties.LaunchTemplateData;
+      expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', HttpPutResponseHopLimit: 1 });
+      expect(JSON.stringify(data.UserData)).toContain('ECS_ENABLE_TASK_IAM_ROLE=true');
+    }
+  });
+
+  it('reads the context value as cdk passes it (a string) or cdk.json holds it (a number), and refuses others', () => {
+    expect([parseNatGateways('0'), parseNatGateways(0), parseNatGateways('1'), parseNatGateways(undefined)]).toEqual([0, 0, 1, undefined]);
+    expect(() => parseNatGateways('2')).toThrow('sluice:natGateways must be 0 or 1, not "2"');
+  });
+
+  it('keeps tasks in private subnets behind one NAT by default', () => {
+    expect(compute.taskSubnets).toEqual(compute.vpc.privateSubnets);
+    expect(compute.taskSubnets).toHaveLength(2);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../shared/http/routeTable.js';
-import { AUTHENTICATION, ROUTE_PERMISSIONS, mergePermissions, routePermissions } from '../../infra/routePermissions.js';
+import { AUTHENTICATION, ROLE_PERMISSIONS, ROUTE_PERMISSIONS, bucketAccess, mergePermissions, routePermissions, type Permissions } from '../../infra/routePermissions.js';
 
 describe('route permissions', () => {
   it('names every route of the route table, and only those', () => {
@@ -24,5 +24,19 @@ describe('route permissions', () => {
     expect(merged.queues).toEqual(['send', 'consume']);
     expect(merged.startBuilds).toBe(true);
     expect(merged.startDeliveries).toBe(false);
+  });
+
+  it('lets every role that reads jobs, outputs or deliveries read spill/ (their large values), and every one that writes them write it', () => {
+    const roles: [string, Permissions][] = [...ROUTES.map((route): [string, Permissions] => [route.name, routePermissions(route.name)]), ...Object.entries(ROLE_PERMISSIONS)];
+    for (const [name, permissions] of roles) {
+      const spilling = [permissions.tables?.jobs, permissions.tables?.jobOutputs, permissions.tables?.deliveries];
+      const access = bucketAccess(permissions);
+      expect(access.read.includes('spill/'), `${name} reads spill/`).toBe(spilling.some((level) => level !== undefined));
+      expect(access.write.includes('spill/'), `${name} writes spill/`).toBe(spilling.includes('readWrite') && name !== 'deliver');
+    }
+    expect(bucketAccess(routePermissions('getJob')).read).toEqual(['spill/']);
+    expect(bucketAccess(ROLE_PERMISSIONS.worker)).toEqual({ read: ['bundles/', 'files/', 'spill/'], write: ['files/', 'spill/'] });
+    // The deliver step only records attempts on a delivery: it reads a spilled payload, never writes one.
+    expect(bucketAccess(ROLE_PERMISSIONS.deliver)).toEqual({ read: ['spill/'], write: [] });
   });
 });

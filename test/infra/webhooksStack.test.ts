@@ -7,7 +7,7 @@ import type { DeliverOutput } from '../../handlers/webhooks/deliver.js';
 import { bundleLambdaCode } from '../../infra/bundle.js';
 import { sluiceNames } from '../../infra/names.js';
 import { WebhooksStack } from '../../infra/stacks/webhooksStack.js';
-import { PREFIX, functionStatements, onlyFunctionWithEnv, resourcesOf, tablesNamed, type Resource } from './sluiceTemplates.js';
+import { PREFIX, actionsOf, functionStatements, onlyFunctionWithEnv, resourcesOf, tablesNamed, type Resource } from './sluiceTemplates.js';
 
 let template: Template;
 let definition: AslDefinition;
@@ -219,10 +219,13 @@ describe('WebhooksStack', () => {
     expect(result.end).toBe('Fail');
   });
 
-  it('lets the deliver Lambda touch only the deliveries and organizations tables, and start nothing', () => {
+  it('lets the deliver Lambda touch only the deliveries and organizations tables, read spilled payloads, and start nothing', () => {
     const [id] = onlyFunctionWithEnv(template, 'SLUICE_MODE', 'aws');
     const statements = functionStatements(template, id);
     expect(tablesNamed(statements)).toEqual(new Set(['webhook_deliveries', 'organizations']));
-    expect(JSON.stringify(statements)).not.toMatch(/"(sqs|states|ecs|codebuild|s3):/);
+    expect(JSON.stringify(statements)).not.toMatch(/"(sqs|states|ecs|codebuild):/);
+    const s3 = statements.filter((statement) => actionsOf([statement]).some((action) => action.startsWith('s3:')));
+    expect(actionsOf(s3).sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
+    expect(JSON.stringify(s3.find((statement) => actionsOf([statement]).includes('s3:GetObject'))?.Resource)).toMatch(/\/spill\/\*"/);
   });
 });

@@ -2,12 +2,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
 
 export interface MotoServer {
   /** http://127.0.0.1:<port>, for a client's endpoint or AWS_ENDPOINT_URL. */
   endpoint: string;
+  /** An S3 client for it, with fake credentials and path-style addressing; close() destroys it. */
+  s3(): S3Client;
   close(): Promise<void>;
 }
+
+const INSTALL_HINT = "moto_server was not found: install it with `pip install 'moto[server]>=5'`";
 
 /** Whether `moto_server` is on PATH (moto 5: `pip install 'moto[server]'`). */
 export function motoServerOnPath(): boolean {
@@ -21,24 +26,33 @@ export function motoServerOnPath(): boolean {
   });
 }
 
-/** A real moto_server on a free loopback port, answering before this resolves; close() stops it. */
+/** A real moto_server on a free loopback port, answering before this resolves; its state is in memory; close() stops it. */
 export async function startMotoServer(): Promise<MotoServer> {
   const port = await freePort();
   const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+  let spawnError: Error | null = null;
+  child.once('error', (error: NodeJS.ErrnoException) => (spawnError = error.code === 'ENOENT' ? new Error(INSTALL_HINT) : error));
   const endpoint = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilAnswering(endpoint, child);
+    await waitUntilAnswering(endpoint, child, () => spawnError);
   } catch (error) {
     child.kill();
     throw new Error(`moto_server did not start: ${(error as Error).message}\n${stderr}`);
   }
+  const clients: S3Client[] = [];
   return {
     endpoint,
+    s3() {
+      const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'fake', secretAccessKey: 'fake' } });
+      clients.push(client);
+      return client;
+    },
     close: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        for (const client of clients) client.destroy();
+        if (child.exitCode !== null || spawnError) return resolve();
         child.once('exit', () => resolve());
         child.kill();
       }),
@@ -56,9 +70,11 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitUntilAnswering(endpoint: string, child: ChildProcess, timeoutMs = 20_000): Promise<void> {
+async function waitUntilAnswering(endpoint: string, child: ChildProcess, spawnError: () => Error | null, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    const error = spawnError();
+    if (error) throw error;
     if (child.exitCode !== null) throw new Error(`it exited with code ${child.exitCode}`);
     const answered = await fetch(`${endpoint}/moto-api/`).then(
       () => true,

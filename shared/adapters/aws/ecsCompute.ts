@@ -9,6 +9,7 @@ import { NO_WORKERS } from '../../domain/wire/common.js';
 import type { Compute } from '../../ports/compute.js';
 import { createServiceDescriber } from './serviceDescriber.js';
 import { queueNameOf } from './sqsJobQueue.js';
+import { workerContainerLimits } from './workerContainerLimits.js';
 
 export interface EcsComputeOptions {
   ecs: ECSClient;
@@ -28,8 +29,8 @@ export interface EcsComputeOptions {
   /** Given to every worker (table names, bucket, ...). */
   environment: Record<string, string>;
   /**
-   * Where awsvpc tasks get their network interface. ECS refuses to create an awsvpc service
-   * without them, so AWS deployments must pass them; optional only for tests and tooling.
+   * Where tasks get their own network interface (awsvpc). Without them tasks share their
+   * instance's network (bridge mode), as in a deployment without a NAT (`sluice:natGateways=0`).
    */
   subnets?: string[];
   securityGroups?: string[];
@@ -44,8 +45,8 @@ export interface EcsCompute extends Compute {
 const VISIBILITY_TIMEOUT_SECONDS = '60';
 /** Deliveries before a message goes to the DLQ (the job lifecycle gives up after fewer attempts). */
 const MAX_RECEIVE_COUNT = 5;
-/** A soft reservation: ECS places tasks by it and a worker may use more; GPU tasks are placed by their GPU. */
-const MEMORY_RESERVATION_MIB = 2048;
+/** SQS's longest retention, as the DLQ's: a job waiting for a task never loses its message before the store gives up on it. */
+const MESSAGE_RETENTION_SECONDS = '1209600';
 
 const serviceNameOf = (versionId: string) => `v-${versionId}`;
 
@@ -69,7 +70,7 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
       new RegisterTaskDefinitionCommand({
         family: `sluice-${version.id}`,
         requiresCompatibilities: ['EC2'],
-        networkMode: 'awsvpc',
+        networkMode: options.subnets ? 'awsvpc' : 'bridge',
         executionRoleArn: options.executionRoleArn,
         taskRoleArn: options.taskRoleArn,
         containerDefinitions: [
@@ -77,7 +78,7 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
             name: 'worker',
             image: imageUri,
             essential: true,
-            memoryReservation: MEMORY_RESERVATION_MIB,
+            ...workerContainerLimits(version.computeType),
             environment: Object.entries(environment).map(([name, value]) => ({ name, value })),
             logConfiguration: { logDriver: 'awslogs', options: { 'awslogs-group': options.logGroup, 'awslogs-region': options.region, 'awslogs-stream-prefix': serviceNameOf(version.id) } },
             // One GPU per task: the worker inside runs `split` replicas that share it.
@@ -97,7 +98,7 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
     async deployVersion(version, imageUri) {
       const queueName = queueNameOf(queuePrefix, version.id);
       const redrivePolicy = JSON.stringify({ deadLetterTargetArn: await deadLetterArn(), maxReceiveCount: MAX_RECEIVE_COUNT });
-      await sqs.send(new CreateQueueCommand({ QueueName: queueName, Attributes: { VisibilityTimeout: VISIBILITY_TIMEOUT_SECONDS, RedrivePolicy: redrivePolicy } }));
+      await sqs.send(new CreateQueueCommand({ QueueName: queueName, Attributes: { VisibilityTimeout: VISIBILITY_TIMEOUT_SECONDS, MessageRetentionPeriod: MESSAGE_RETENTION_SECONDS, RedrivePolicy: redrivePolicy } }));
 
       const taskDefinition = await registerTaskDefinition(version, imageUri);
       const serviceName = serviceNameOf(version.id);

@@ -5,7 +5,8 @@ import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SQSC
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createEcsCompute } from '../../../shared/adapters/aws/ecsCompute.js';
-import type { MachineType } from '../../../shared/domain/machineTypes.js';
+import { MACHINE_CAPACITY } from '../../../infra/machineTypes.js';
+import { MACHINE_TYPES, type MachineType } from '../../../shared/domain/machineTypes.js';
 import { aVersion } from '../../support/fixtures.js';
 
 const ecs = mockClient(ECSClient);
@@ -16,7 +17,7 @@ const IMAGE = '123456789012.dkr.ecr.eu-west-1.amazonaws.com/sluice-functions:v1'
 const DLQ_ARN = 'arn:aws:sqs:eu-west-1:123456789012:sluice-dlq';
 const TASK_DEFINITION_ARN = 'arn:aws:ecs:eu-west-1:123456789012:task-definition/sluice-v1:3';
 
-const compute = createEcsCompute({
+const OPTIONS = {
   ecs: new ECSClient({ region: 'eu-west-1' }),
   autoScaling: new ApplicationAutoScalingClient({ region: 'eu-west-1' }),
   cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
@@ -31,7 +32,8 @@ const compute = createEcsCompute({
   environment: { SLUICE_TABLE_PREFIX: 'sluice-', SLUICE_MODE: 'local' },
   subnets: ['subnet-a', 'subnet-b'],
   securityGroups: ['sg-workers'],
-});
+};
+const compute = createEcsCompute(OPTIONS);
 
 const input = <T>(calls: { args: [{ input: T }] }[]) => calls.map((call) => call.args[0].input);
 
@@ -53,8 +55,16 @@ describe('createEcsCompute: deployVersion', () => {
     const version = aVersion({ computeType: 't4' });
     await compute.deployVersion(version, IMAGE);
     expect(input(sqs.commandCalls(CreateQueueCommand))).toEqual([
-      { QueueName: `sluice-v-${version.id}`, Attributes: { VisibilityTimeout: '60', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: DLQ_ARN, maxReceiveCount: 5 }) } },
+      {
+        QueueName: `sluice-v-${version.id}`,
+        Attributes: { VisibilityTimeout: '60', MessageRetentionPeriod: '1209600', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: DLQ_ARN, maxReceiveCount: 5 }) },
+      },
     ]);
+  });
+
+  it('keeps a waiting job’s message 14 days, SQS’s longest and the DLQ’s, not the 4-day default', async () => {
+    await compute.deployVersion(aVersion(), IMAGE);
+    expect(input(sqs.commandCalls(CreateQueueCommand))[0]?.Attributes?.MessageRetentionPeriod).toBe(String(14 * 24 * 3600));
   });
 
   it('registers a task definition asking one GPU for a GPU machine type', async () => {
@@ -72,7 +82,9 @@ describe('createEcsCompute: deployVersion', () => {
             name: 'worker',
             image: IMAGE,
             essential: true,
-            memoryReservation: 2048,
+            memory: 14 * 1024,
+            linuxParameters: { sharedMemorySize: 7 * 1024 },
+            ulimits: [{ name: 'memlock', softLimit: -1, hardLimit: -1 }],
             environment: [
               { name: 'SLUICE_TABLE_PREFIX', value: 'sluice-' },
               { name: 'SLUICE_MODE', value: 'aws' },
@@ -90,6 +102,31 @@ describe('createEcsCompute: deployVersion', () => {
     await compute.deployVersion(aVersion({ computeType: 'cpu', split: 1 }), IMAGE);
     const container = ecs.commandCalls(RegisterTaskDefinitionCommand)[0]?.args[0].input.containerDefinitions?.[0];
     expect(container?.resourceRequirements).toBeUndefined();
+  });
+
+  it('gives a cpu task a hard memory limit and /dev/shm of half of it, and leaves locked memory at its default', async () => {
+    await compute.deployVersion(aVersion({ computeType: 'cpu', split: 1 }), IMAGE);
+    const container = ecs.commandCalls(RegisterTaskDefinitionCommand)[0]?.args[0].input.containerDefinitions?.[0];
+    expect(container).toMatchObject({ memory: 3 * 1024, linuxParameters: { sharedMemorySize: 1536 } });
+    expect(container?.memoryReservation).toBeUndefined();
+    expect(container?.ulimits).toBeUndefined();
+  });
+
+  it.each(MACHINE_TYPES)('sizes a %s task to its share of its instance, leaving the OS, Docker and the ECS agent at least a tenth', async (machineType) => {
+    await compute.deployVersion(aVersion({ computeType: machineType }), IMAGE);
+    const container = ecs.commandCalls(RegisterTaskDefinitionCommand)[0]?.args[0].input.containerDefinitions?.[0];
+    const { memoryGiB, gpusPerInstance } = MACHINE_CAPACITY[machineType];
+    const share = (memoryGiB * 1024) / Math.max(gpusPerInstance, 1);
+    expect(container?.memory).toBeLessThanOrEqual(share * 0.9);
+    expect(container?.memory).toBeGreaterThanOrEqual(share * 0.75);
+    expect(container?.linuxParameters?.sharedMemorySize).toBe((container?.memory ?? 0) / 2);
+  });
+
+  it('runs tasks on their instance’s network (bridge mode, no awsvpc configuration) in a deployment without subnets of their own', async () => {
+    const withoutNat = createEcsCompute({ ...OPTIONS, subnets: undefined, securityGroups: undefined });
+    await withoutNat.deployVersion(aVersion(), IMAGE);
+    expect(input(ecs.commandCalls(RegisterTaskDefinitionCommand))[0]?.networkMode).toBe('bridge');
+    expect(input(ecs.commandCalls(CreateServiceCommand))[0]?.networkConfiguration).toBeUndefined();
   });
 
   it('creates the service on the machine type capacity provider with the minimum replicas', async () => {

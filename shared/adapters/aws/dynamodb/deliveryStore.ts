@@ -7,13 +7,14 @@ import { getItem } from './itemReads.js';
 import { dataOf, withData } from './jsonData.js';
 import { collect, pageSizeFor, queryItems } from './pagedItems.js';
 import { sortableKey } from './sortableKey.js';
+import type { Spiller } from './spill.js';
 import { BY_JOB_INDEX, OVERDUE_INDEX, PENDING_INDEX } from './tables.js';
 
 /**
  * What recordAttempt changes lives in attributes of its own (the attempts as a native list, so
  * an attempt is appended by list_append, never by rewriting what another writer just stored);
  * the fields that never change are JSON in `data`, and the payload is a string attribute of its
- * own, kept exactly as signed.
+ * own, kept exactly as signed (spilled to S3 when an output event carries a large output).
  */
 type FixedFields = Omit<WebhookDelivery, 'payload' | 'state' | 'attempts' | 'nextAttemptAt'>;
 
@@ -34,8 +35,9 @@ const pendingKey = (delivery: WebhookDelivery) => sortableKey(delivery.createdAt
 /** Earliest due first: the next attempt's time, then id. */
 const dueKey = (nextAttemptAt: number, id: string) => sortableKey(nextAttemptAt, id);
 
-function toItem(delivery: WebhookDelivery): Item {
+async function toItem(spill: Spiller, delivery: WebhookDelivery) {
   const { payload, state, attempts, nextAttemptAt, ...fixed } = delivery;
+  const payloadText = await spill.write('payload', payload, delivery.jobId);
   const attributes: Item = {
     id: delivery.id,
     job_id: delivery.jobId,
@@ -43,10 +45,10 @@ function toItem(delivery: WebhookDelivery): Item {
     state,
     attempts,
     next_attempt_at: nextAttemptAt,
-    payload,
+    ...payloadText.attributes,
     ...(state === 'pending' ? { pending_partition: PENDING, pending_key: pendingKey(delivery), due_key: dueKey(nextAttemptAt, delivery.id) } : {}),
   };
-  return withData(attributes, fixed);
+  return { item: withData(attributes, fixed), spilledKey: payloadText.spilledKey };
 }
 
 const toAttempt = (attempt: Item): DeliveryAttempt => ({
@@ -55,9 +57,9 @@ const toAttempt = (attempt: Item): DeliveryAttempt => ({
   error: (attempt.error as string | null | undefined) ?? null,
 });
 
-const toDelivery = (item: Item): WebhookDelivery => ({
+const toDelivery = async (spill: Spiller, item: Item): Promise<WebhookDelivery> => ({
   ...dataOf<FixedFields>(item),
-  payload: item.payload as string,
+  payload: await spill.read(item, 'payload'),
   state: item.state as DeliveryState,
   attempts: (item.attempts as Item[]).map(toAttempt),
   nextAttemptAt: item.next_attempt_at as number,
@@ -68,14 +70,17 @@ const byUrlThenSequence = (a: WebhookDelivery, b: WebhookDelivery) =>
 
 export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
   const TableName = context.tables.deliveries;
+  const { spill } = context;
+  const toDeliveries = (items: Item[]) => Promise.all(items.map((item) => toDelivery(spill, item)));
   return {
     async create(delivery) {
+      const { item, spilledKey } = await toItem(spill, delivery);
       // A duplicate id is refused (it throws), as a primary key would.
-      await context.client.send(new PutCommand({ TableName, Item: toItem(delivery), ConditionExpression: 'attribute_not_exists(id)' }));
+      await spill.writeItem([spilledKey], () => context.client.send(new PutCommand({ TableName, Item: item, ConditionExpression: 'attribute_not_exists(id)' })));
     },
     async get(id) {
       const item = await getItem(context, TableName, { id });
-      return item ? toDelivery(item) : null;
+      return item ? toDelivery(spill, item) : null;
     },
     async recordAttempt(id, attempt, state, nextAttemptAt) {
       // One conditional update: attempts recorded at once are all appended while the delivery
@@ -97,7 +102,7 @@ export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
           }),
         ),
       );
-      return output?.Attributes ? toDelivery(output.Attributes) : null;
+      return output?.Attributes ? toDelivery(spill, output.Attributes) : null;
     },
     async listByJob(jobId) {
       const items = queryItems(context, {
@@ -106,7 +111,7 @@ export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
         KeyConditionExpression: 'job_id = :job',
         ExpressionAttributeValues: { ':job': jobId },
       });
-      return (await collect(items)).map(toDelivery).sort(byUrlThenSequence);
+      return (await toDeliveries(await collect(items))).sort(byUrlThenSequence);
     },
     async listOverdue(dueBefore, limit) {
       const items = queryItems(context, {
@@ -116,7 +121,7 @@ export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
         ExpressionAttributeValues: { ':pending': PENDING, ':before': sortableKey(dueBefore, '') },
         Limit: pageSizeFor({ limit }),
       });
-      return (await collect(items, { limit })).map(toDelivery);
+      return toDeliveries(await collect(items, { limit }));
     },
     async listPending() {
       const items = queryItems(context, {
@@ -125,7 +130,7 @@ export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
         KeyConditionExpression: 'pending_partition = :pending',
         ExpressionAttributeValues: { ':pending': PENDING },
       });
-      return (await collect(items)).map(toDelivery);
+      return toDeliveries(await collect(items));
     },
   };
 }

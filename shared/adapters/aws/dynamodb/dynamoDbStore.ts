@@ -8,6 +8,7 @@ import { dynamoDbFunctionStore } from './functionStore.js';
 import { dynamoDbJobStore } from './jobStore.js';
 import { dynamoDbLogStore } from './logStore.js';
 import { dynamoDbOrganizationStore } from './organizationStore.js';
+import { createSpiller, type SpillStorage } from './spill.js';
 import { dynamoDbUsageStore } from './usageStore.js';
 import { dynamoDbVersionStore } from './versionStore.js';
 
@@ -20,6 +21,12 @@ export interface DynamoDbStoreOptions {
   logRetentionDays?: number;
   /** Milliseconds since the epoch, for log expiry; Date.now unless told. */
   now?: () => number;
+  /**
+   * Where job inputs, outputs, errors and webhook payloads too large for an item (400 KB) go
+   * (the artifacts bucket's spill/). Without it they stay inline, and DynamoDB refuses an item
+   * past its limit.
+   */
+  spill?: SpillStorage;
 }
 
 export const DEFAULT_LOG_RETENTION_DAYS = 30;
@@ -32,7 +39,7 @@ export function createDocumentClient(client: DynamoDBClient = new DynamoDBClient
 /** The AWS mode's store: one DynamoDB table per record kind. */
 export function createDynamoDbStore(options: DynamoDbStoreOptions): Store {
   const client = options.client ?? createDocumentClient();
-  const context: DynamoDbContext = { client, tables: tableNames(options.tablePrefix) };
+  const context: DynamoDbContext = { client, tables: tableNames(options.tablePrefix), spill: createSpiller(options.spill) };
   return {
     organizations: dynamoDbOrganizationStore(context),
     apiKeys: dynamoDbApiKeyStore(context),

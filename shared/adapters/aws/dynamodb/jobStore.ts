@@ -5,15 +5,18 @@ import { ifConditionHolds, writeIf } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
 import { placeholders } from './expressionValues.js';
 import { getItem } from './itemReads.js';
-import { dataOf, withData } from './jsonData.js';
+import { spillableDataOf, withSpillableData } from './jsonData.js';
 import { collect, pageSizeFor, queryItems, scanItems } from './pagedItems.js';
 import { sortableKey } from './sortableKey.js';
+import { ERROR_SPILL_OVER_BYTES, spillAttributeOf, type SpillableText, type Spiller } from './spill.js';
 import { BY_FUNCTION_INDEX, BY_ORGANIZATION_INDEX, BY_PARENT_INDEX, BY_VERSION_INDEX, QUEUED_BY_VERSION_INDEX, QUEUED_INDEX } from './tables.js';
 
 /**
  * The fields a transition may change live in attributes of their own, so that a transition is
  * one conditional UpdateItem; the rest of the record never changes and is kept as JSON in
  * `data`. `restarts` is JSON text too, to round-trip exactly as the SQLite adapter does.
+ * `data` (inputs of any size) and `error` (a traceback of any length) spill to S3 when an item
+ * could not hold them (spill.ts); reads resolve them.
  */
 const PATCHABLE: Record<keyof JobPatch, string> = {
   status: 'status',
@@ -43,8 +46,9 @@ export function queuedShardOf(jobId: string): string {
 /** The sparse attributes that put a queued job, and only a queued job, in the queued indexes. */
 const queuedAttributes = (job: Pick<JobRecord, 'id' | 'versionId'>): Item => ({ queued_version: job.versionId, queued_shard: queuedShardOf(job.id) });
 
-function toItem(job: JobRecord): Item {
+async function toItem(spill: Spiller, job: JobRecord) {
   const { status, startedAt, completedAt, error, runId, restarts, attempts, ...fixed } = job;
+  const errorText = await spill.write('error', error, job.id, ERROR_SPILL_OVER_BYTES);
   const attributes: Item = {
     id: job.id,
     function_id: job.functionId,
@@ -56,56 +60,66 @@ function toItem(job: JobRecord): Item {
     status,
     started_at: startedAt,
     completed_at: completedAt,
-    error,
+    ...errorText.attributes,
     run_id: runId,
     restarts: attributeValue('restarts', restarts),
     attempts,
     ...(status === 'queued' ? queuedAttributes(job) : {}),
   };
-  return withData(attributes, fixed);
+  const item = await withSpillableData(spill, job.id, attributes, fixed);
+  return { item: item.attributes, spilledKeys: [item.spilledKey, errorText.spilledKey] };
 }
 
-const toJob = (item: Item): JobRecord => ({
-  ...dataOf<FixedFields>(item),
+const toJob = async (spill: Spiller, item: Item): Promise<JobRecord> => ({
+  ...(await spillableDataOf<FixedFields>(spill, item)),
   status: item.status as JobStatus,
   startedAt: item.started_at as number | null,
   completedAt: item.completed_at as number | null,
-  error: item.error as string,
+  error: await spill.read(item, 'error'),
   runId: item.run_id as string | null,
   restarts: JSON.parse(item.restarts as string) as RestartEntry[],
   attempts: item.attempts as number,
 });
 
 /**
- * Every attribute is named through a placeholder: `status` is a reserved word. A move into
- * queued adds the queued index attributes (the version's id copied from its own attribute), a
- * move out of it removes them.
+ * Every attribute is named through a placeholder: `status` is a reserved word. A patch's error
+ * comes as spill.write made it: inline text, or a pointer to its spilled copy beside an empty
+ * `error`; the pointer of an inline one is removed, so the item never reads a stale copy. A move
+ * into queued adds the queued index attributes (the version's id copied from its own attribute),
+ * a move out of it removes them.
  */
-function transitionUpdate(id: string, from: readonly JobStatus[], patch: JobPatch) {
-  const fields = PATCHABLE_FIELDS.filter((field) => patch[field] !== undefined);
-  const values = placeholders('value', fields.map((field) => attributeValue(field, patch[field])));
-  const statuses = placeholders('from', from);
-  const sets = fields.map((field, index) => `#${field} = ${values.names[index]}`);
-  const names = Object.fromEntries(fields.map((field) => [`#${field}`, PATCHABLE[field]]));
+function transitionUpdate(id: string, from: readonly JobStatus[], patch: JobPatch, error: SpillableText | undefined) {
+  const set: Item = {};
+  for (const field of PATCHABLE_FIELDS) if (field !== 'error' && patch[field] !== undefined) set[PATCHABLE[field]] = attributeValue(field, patch[field]);
   const entersQueued = patch.status === 'queued';
   const leavesQueued = patch.status !== undefined && !entersQueued;
-  if (entersQueued) sets.push('queued_version = version_id', 'queued_shard = :shard');
+  const removed = [...(error?.spilledKey === null ? [spillAttributeOf('error')] : []), ...(leavesQueued ? ['queued_version', 'queued_shard'] : [])];
+  if (error) Object.assign(set, { error: '' }, error.attributes);
+  if (entersQueued) set.queued_shard = queuedShardOf(id);
+  const values = placeholders('value', Object.values(set));
+  const statuses = placeholders('from', from);
+  const sets = Object.keys(set).map((attribute, index) => `#${attribute} = ${values.names[index]}`);
+  if (entersQueued) sets.push('queued_version = version_id');
+  const names = Object.fromEntries([...Object.keys(set), ...removed].map((attribute) => [`#${attribute}`, attribute]));
+  const removal = removed.length > 0 ? ` REMOVE ${removed.map((attribute) => `#${attribute}`).join(', ')}` : '';
   return {
     // An empty patch still checks the guard: SET of the status to itself changes nothing.
-    UpdateExpression: `SET ${sets.length > 0 ? sets.join(', ') : '#status = #status'}${leavesQueued ? ' REMOVE queued_version, queued_shard' : ''}`,
+    UpdateExpression: `SET ${sets.length > 0 ? sets.join(', ') : '#status = #status'}${removal}`,
     ConditionExpression: `#status IN (${statuses.names.join(', ')})`,
     ExpressionAttributeNames: { ...names, '#status': 'status' },
-    ExpressionAttributeValues: { ...values.bound, ...statuses.bound, ...(entersQueued ? { ':shard': queuedShardOf(id) } : {}) },
+    ExpressionAttributeValues: { ...values.bound, ...statuses.bound },
   };
 }
 
 const oldestFirst = (a: JobRecord, b: JobRecord) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-const toOutputItem = (output: JobOutput): Item => withData({ job_id: output.jobId, idx: output.index }, output);
+const toOutputItem = (spill: Spiller, output: JobOutput) => withSpillableData(spill, output.jobId, { job_id: output.jobId, idx: output.index }, output);
 
 export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
   const TableName = context.tables.jobs;
   const OutputsTableName = context.tables.jobOutputs;
+  const { spill } = context;
+  const toJobs = (items: Item[]) => Promise.all(items.map((item) => toJob(spill, item)));
 
   /**
    * One index's jobs under `key`, newest first, of the filter's organization and status.
@@ -134,22 +148,31 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
       ScanIndexForward: false,
       Limit: filter.status === undefined ? pageSizeFor(page) : undefined,
     });
-    return (await collect(items, page)).map(toJob);
+    return toJobs(await collect(items, page));
   };
 
   return {
     async create(job) {
+      const { item, spilledKeys } = await toItem(spill, job);
       // A duplicate id is refused (it throws), as a primary key would.
-      await context.client.send(new PutCommand({ TableName, Item: toItem(job), ConditionExpression: 'attribute_not_exists(id)' }));
+      await spill.writeItem(spilledKeys, () => context.client.send(new PutCommand({ TableName, Item: item, ConditionExpression: 'attribute_not_exists(id)' })));
     },
     async get(id) {
       const item = await getItem(context, TableName, { id });
-      return item ? toJob(item) : null;
+      return item ? toJob(spill, item) : null;
     },
     async transition(id, from, patch) {
       if (from.length === 0) return null;
-      const output = await ifConditionHolds(() => context.client.send(new UpdateCommand({ TableName, Key: { id }, ReturnValues: 'ALL_NEW', ...transitionUpdate(id, from, patch) })));
-      return output?.Attributes ? toJob(output.Attributes) : null;
+      const error = patch.error === undefined ? undefined : await spill.write('error', patch.error, id, ERROR_SPILL_OVER_BYTES);
+      const update = transitionUpdate(id, from, patch, error);
+      // An error replaced later leaves its spilled copy behind: rare (a long traceback, then another), and only storage.
+      const spilledKey = error?.spilledKey ?? null;
+      const output = await spill.writeItem([spilledKey], () => ifConditionHolds(() => context.client.send(new UpdateCommand({ TableName, Key: { id }, ReturnValues: 'ALL_NEW', ...update }))));
+      if (!output?.Attributes) {
+        await spill.discard(spilledKey);
+        return null;
+      }
+      return toJob(spill, output.Attributes);
     },
     async listByFunction(functionId, filter, page) {
       return newestFirst(BY_FUNCTION_INDEX, { attribute: 'function_id', value: functionId }, filter, page);
@@ -167,7 +190,7 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         KeyConditionExpression: 'parent_job_id = :parent',
         ExpressionAttributeValues: { ':parent': parentJobId },
       });
-      return (await collect(items)).map(toJob);
+      return toJobs(await collect(items));
     },
     async listByStatus(statuses) {
       if (statuses.length === 0) return [];
@@ -180,7 +203,7 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: wanted.bound,
       });
-      return (await collect(items)).map(toJob).sort(oldestFirst);
+      return (await toJobs(await collect(items))).sort(oldestFirst);
     },
     async listQueuedByVersion(versionId) {
       const items = queryItems(context, {
@@ -189,7 +212,7 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         KeyConditionExpression: 'queued_version = :version',
         ExpressionAttributeValues: { ':version': versionId },
       });
-      return (await collect(items)).map(toJob);
+      return toJobs(await collect(items));
     },
     async listQueuedBefore(createdBefore, limit) {
       // Each shard's oldest `limit`, merged: the oldest `limit` of all.
@@ -203,14 +226,16 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
             ExpressionAttributeValues: { ':shard': shard, ':before': sortableKey(createdBefore, '') },
             Limit: pageSizeFor({ limit }),
           });
-          return (await collect(items, { limit })).map(toJob);
+          return toJobs(await collect(items, { limit }));
         }),
       );
       return lists.flat().sort(oldestFirst).slice(0, Math.max(0, limit));
     },
     async appendOutput(output) {
       // A repeat of (job, index) fails the condition and is ignored: the first one stays.
-      await writeIf(() => context.client.send(new PutCommand({ TableName: OutputsTableName, Item: toOutputItem(output), ConditionExpression: 'attribute_not_exists(job_id)' })));
+      const { attributes, spilledKey } = await toOutputItem(spill, output);
+      const written = await writeIf(() => context.client.send(new PutCommand({ TableName: OutputsTableName, Item: attributes, ConditionExpression: 'attribute_not_exists(job_id)' })));
+      if (!written) await spill.discard(spilledKey);
     },
     async listOutputs(jobId, offset) {
       // Read consistently: a reader polling by offset must not see output n+1 before output n.
@@ -220,7 +245,7 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         ExpressionAttributeValues: { ':job': jobId },
         ConsistentRead: true,
       });
-      return (await collect(items, { offset: Math.max(0, offset) })).map((item) => dataOf<JobOutput>(item));
+      return Promise.all((await collect(items, { offset: Math.max(0, offset) })).map((item) => spillableDataOf<JobOutput>(spill, item)));
     },
   };
 }

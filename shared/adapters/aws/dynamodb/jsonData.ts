@@ -1,4 +1,5 @@
 import type { Item } from './context.js';
+import type { SpillableText, Spiller } from './spill.js';
 
 /**
  * Records with many nested fields are kept as JSON in a `data` attribute beside the attributes
@@ -11,4 +12,14 @@ export function withData(attributes: Item, record: object): Item {
 
 export function dataOf<T>(item: Item): T {
   return JSON.parse(item.data as string) as T;
+}
+
+/** withData for records that may pass an item's size (a job's inputs, an output): `data` spills to S3 when it must. */
+export async function withSpillableData(spill: Spiller, owner: string, attributes: Item, record: object): Promise<SpillableText> {
+  const data = await spill.write('data', JSON.stringify(record), owner);
+  return { attributes: { ...attributes, ...data.attributes }, spilledKey: data.spilledKey };
+}
+
+export async function spillableDataOf<T>(spill: Spiller, item: Item): Promise<T> {
+  return JSON.parse(await spill.read(item, 'data')) as T;
 }
