@@ -92,6 +92,14 @@ describe.each(targets)('the same behaviour in the %s mode', (mode) => {
     expect(deployOutput).toMatch(/\| .+/);
   });
 
+  it('ends a build that cannot succeed in error, saying why, and sluice deploy exits non-zero', async () => {
+    const broken = await writeFunctionDir({ 'main.py': 'import sluice\n\n@sluice.function(name="broken", python_version="3.99")\ndef broken(x: str) -> str:\n    return x\n' });
+    const deployed = await runCli(['deploy', broken], { SLUICE_URL: target.url, SLUICE_API_KEY: target.key }, 120_000);
+    expect(deployed.code).not.toBe(0);
+    expect(deployed.stdout + deployed.stderr).toContain('Python 3.99 is not installed');
+    expect(deployed.stdout).toMatch(/✗ local\/broken failed to build/);
+  }, 120_000);
+
   it('pushes a job and awaits its result, the job’s print in its logs', async () => {
     const id = await push('greet', { name: 'Ada' });
     const job = await awaitJob(id);
