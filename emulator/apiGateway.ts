@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toApiGatewayEvent } from '../shared/http/apiGatewayEvent.js';
+import { readBody } from '../shared/http/readBody.js';
 import { RouteMatcher } from '../shared/http/routeMatcher.js';
 import type { CloudAssembly } from './cloudAssembly.js';
 import type { Resolver } from './intrinsics.js';
@@ -73,7 +74,7 @@ export function startHttpFront(
       ({ functionName, routeKey } = match.route);
       params = match.params;
     }
-    const body = await readBody(request);
+    const body = await readBody(request, BODY_LIMIT_BYTES);
     if (body === null) return send(response, 413, { message: 'Request Entity Too Large' });
     const text = TEXT_TYPES.test(request.headers['content-type'] ?? '');
     const event = toApiGatewayEvent(request, url, routeKey, params, text ? body.toString('utf8') : body.toString('base64'), !text);
@@ -118,22 +119,4 @@ function withTimeout<T>(promise: Promise<T>, ms: number | null): Promise<T> {
 function send(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(JSON.stringify(body));
-}
-
-function readBody(request: IncomingMessage): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > BODY_LIMIT_BYTES) {
-        request.pause();
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
 }

@@ -9,6 +9,7 @@ import { createRouteHandler } from './routeHandler.js';
 import { RouteMatcher } from './routeMatcher.js';
 import { stringifyJson } from './json.js';
 import { nextRequestId, toApiGatewayEvent } from './apiGatewayEvent.js';
+import { readBody } from './readBody.js';
 
 /**
  * Paths the route table does not hold, served by their own handler with the raw request: the
@@ -55,7 +56,7 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
     const match = matcher.match(request.method ?? 'GET', url.pathname);
     if (match.kind === 'none') return send(response, 404, { detail: 'Not Found' });
     if (match.kind === 'wrong_method') return send(response, 405, { detail: 'Method Not Allowed' });
-    const body = await readBody(request, options.maxBodyBytes);
+    const body = (await readBody(request, options.maxBodyBytes))?.toString('utf8') ?? null;
     if (body === null) {
       response.setHeader('connection', 'close');
       return send(response, 413, { detail: `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB.` });
@@ -82,25 +83,6 @@ async function serveRaw(endpoint: RawEndpoint, request: IncomingMessage, url: UR
 function send(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' });
   response.end(stringifyJson(body));
-}
-
-/** The body as text, or null when it passes the limit. */
-function readBody(request: IncomingMessage, limit: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        request.pause();
-        resolve(null);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 }
 
 function lambdaContext(functionName: string): Context {
