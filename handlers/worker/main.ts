@@ -9,6 +9,7 @@ import { GpuInventory } from '../../shared/runtime/gpuInventory.js';
 import { WorkerAgent } from '../../shared/runtime/workerAgent.js';
 import { createTaskProtection } from '../../shared/adapters/aws/taskProtection.js';
 import { agentCallbacks } from '../../shared/app/agentCallbacks.js';
+import { SharedIdleUsage } from '../../shared/services/sharedIdleUsage.js';
 import { workerSettings } from './workerSettings.js';
 
 /**
@@ -22,6 +23,8 @@ const settings = workerSettings();
 const { services, store, queue, artifacts, clock } = composeAwsApp(config, loadAwsConfig(), logger);
 const version = await store.versions.get(settings.versionId);
 if (!version) throw new Error(`Version ${settings.versionId} does not exist`);
+// Every task of the version runs some of its minimum replicas: their idle time is billed once.
+const idleUsage = new SharedIdleUsage(services.usage, clock);
 
 const agent = new WorkerAgent({
   store,
@@ -50,6 +53,7 @@ const agent = new WorkerAgent({
     },
   }),
   ...agentCallbacks(services, artifacts, () => settings.publicUrl),
+  recordIdle: (idle, seconds) => idleUsage.record(idle, seconds),
   onError: (error, context) => logger.error({ err: error }, context),
 });
 
@@ -59,7 +63,11 @@ let stopping = false;
 process.once('SIGTERM', () => {
   // ECS stops a task (scale-in, a new deploy): running jobs go back to the queue, durably.
   stopping = true;
-  void agent.shutdown().then(() => process.exit(0));
+  void agent
+    .shutdown()
+    .then(() => idleUsage.flush())
+    .catch((error: unknown) => logger.error({ err: error }, 'worker shutdown'))
+    .finally(() => process.exit(0));
 });
 
 logger.info({ versionId: version.id, replicas: version.split }, 'worker started');

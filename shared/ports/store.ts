@@ -157,7 +157,7 @@ export interface UsageQuery {
 export interface UsageStore {
   /**
    * Adds a finished job's compute time, once: a second call for the same job id changes
-   * nothing and answers false.
+   * nothing and answers false. (Any once-only marker works as the id: idle slots use it too.)
    */
   recordJob(jobId: string, increment: UsageIncrement): Promise<boolean>;
   /** Adds time that belongs to no job (minimum replicas kept warm while idle). */

@@ -2,6 +2,7 @@ import { notFound, ValidationError } from '../domain/errors.js';
 import type { JobRecord } from '../domain/job.js';
 import type { Pricing } from '../domain/pricing.js';
 import { charge } from '../domain/pricing.js';
+import type { UsageIncrement } from '../domain/usage.js';
 import { billingPeriod, HOUR_SECONDS, hourOf } from '../domain/usage.js';
 import type { VersionRecord } from '../domain/version.js';
 import { serializeUsage } from '../domain/wire/usage.js';
@@ -52,10 +53,24 @@ export class UsageService {
 
   /** Idle seconds of a version's minimum replicas, billed to the function's owner. */
   async recordIdle(version: VersionRecord, seconds: number): Promise<void> {
+    const increment = await this.idleIncrement(version, seconds);
+    if (increment) await this.store.usage.add(increment);
+  }
+
+  /**
+   * Idle seconds billed under a once-only marker (an idle slot of one minute, see
+   * SharedIdleUsage): of all calls with the same marker, only the first adds. Answers whether it did.
+   */
+  async recordIdleOnce(version: VersionRecord, marker: string, seconds: number): Promise<boolean> {
+    const increment = await this.idleIncrement(version, seconds);
+    return increment ? this.store.usage.recordJob(marker, increment) : false;
+  }
+
+  private async idleIncrement(version: VersionRecord, seconds: number): Promise<UsageIncrement | null> {
     const fn = await this.store.functions.getById(version.functionId);
-    if (!fn || seconds <= 0) return;
+    if (!fn || seconds <= 0) return null;
     const usage = charge(this.pricing, `${fn.ownerName}/${fn.name}`, version.computeType, version.split, seconds);
-    await this.store.usage.add({
+    return {
       organizationId: fn.organizationId,
       functionId: fn.id,
       versionId: version.id,
@@ -63,7 +78,7 @@ export class UsageService {
       hour: hourOf(this.clock.now() / 1e6),
       computeSeconds: seconds,
       costDollars: usage.costDollars,
-    });
+    };
   }
 
   async report(principal: Principal, range: UsageRange) {
