@@ -116,7 +116,16 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     const stepFunctions = new StepFunctionsEmulator(assembly, resolve, lambdas, clients, options.onEvent);
     cleanups.push(() => stepFunctions.stop());
     const cluster = String(resolve(assembly.ofType('AWS::ECS::Cluster')[0]?.stack ?? '', { Ref: assembly.ofType('AWS::ECS::Cluster')[0]?.logicalId ?? '' }));
-    const ecs = new EcsEmulator({ clients, cluster, images, awsEnvironment: environment, extraEnvironment: options.taskEnvironment, logDir, onEvent: options.onEvent });
+    const ecs = new EcsEmulator({
+      clients,
+      cluster,
+      images,
+      awsEnvironment: environment,
+      extraEnvironment: options.taskEnvironment,
+      logDir,
+      onEvent: options.onEvent,
+      onTaskStopped: (detail) => bus.put({ source: 'aws.ecs', 'detail-type': 'ECS Task State Change', detail, resources: [String(detail.taskArn)] }),
+    });
     await ecs.start();
     cleanups.push(() => ecs.stop());
     const reconcile = () => void ecs.reconcile().catch((error: unknown) => options.onEvent(`ECS: ${(error as Error).message}`));

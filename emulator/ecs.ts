@@ -4,7 +4,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DescribeServicesCommand, DescribeTaskDefinitionCommand, ListServicesCommand, type Service } from '@aws-sdk/client-ecs';
-import type { AwsClients } from './awsClients.js';
+import { constants as osConstants } from 'node:os';
+import { EMULATED_ACCOUNT, EMULATED_REGION, type AwsClients } from './awsClients.js';
 import type { ImageRegistry } from './imageRegistry.js';
 
 /** ECS's default wait between SIGTERM and SIGKILL when it stops a task. */
@@ -30,6 +31,8 @@ export interface EcsEmulatorOptions {
   extraEnvironment: Record<string, string>;
   logDir: string;
   onEvent: (message: string) => void;
+  /** The detail of ECS's "ECS Task State Change" event for a task that stopped, as EventBridge carries it. */
+  onTaskStopped: (detail: Record<string, unknown>) => void;
 }
 
 /**
@@ -39,7 +42,9 @@ export interface EcsEmulatorOptions {
  * task definition's environment, the image's environment (its venv on PATH) and the agent
  * endpoint ECS gives every task (ECS_AGENT_URI, here serving task scale-in protection). Scale-in
  * stops unprotected tasks first and never a protected one; a stopped task gets SIGTERM, then
- * SIGKILL after 30 s. A task that exits is replaced at the next reconcile.
+ * SIGKILL after 30 s. A task that exits is replaced at the next reconcile, after a pause that
+ * doubles with each failure in a row (ECS's own throttle; its pauses grow to 15 minutes, here
+ * to 30 s). Every stopped task is told as ECS's "ECS Task State Change" event.
  */
 export class EcsEmulator {
   private readonly tasks = new Map<string, EmulatedTask>();
@@ -48,6 +53,8 @@ export class EcsEmulator {
   private counter = 0;
   private reconciling: Promise<void> | null = null;
   private again = false;
+  /** Per service: failed tasks in a row, and when the next may start. */
+  private readonly throttle = new Map<string, { failures: number; notBefore: number }>();
 
   constructor(private readonly options: EcsEmulatorOptions) {}
 
@@ -116,7 +123,8 @@ export class EcsEmulator {
       for (const task of current.filter((candidate) => candidate.taskDefinition !== service.taskDefinition)) void this.stopTask(task, STOP_TIMEOUT_MS);
       const live = current.filter((task) => task.taskDefinition === service.taskDefinition);
       const desired = service.desiredCount ?? 0;
-      for (let count = live.length; count < desired; count++) await this.startTask(name, service.taskDefinition as string);
+      const throttled = (this.throttle.get(name)?.notBefore ?? 0) > Date.now();
+      for (let count = live.length; count < desired && !throttled; count++) await this.startTask(name, service.taskDefinition as string);
       const excess = live.length - desired;
       if (excess > 0) {
         const stoppable = live.filter((task) => task.protectedUntil < Date.now()).slice(0, excess);
@@ -167,11 +175,19 @@ export class EcsEmulator {
     child.on('exit', (code, signal) => {
       this.tasks.delete(id);
       signalGroup(child, 'SIGKILL');
+      this.options.onTaskStopped(taskStoppedDetail(task, this.options.cluster, code, signal));
       if (!task.stopping) {
         this.options.onEvent(`(service ${service}) task ${id} stopped: Essential container in task exited (${signal ?? `exit code ${code}`}).`);
+        this.throttleAfterExit(task, code);
         void this.reconcile().catch(() => undefined);
       }
     });
+  }
+
+  private throttleAfterExit(task: EmulatedTask, code: number | null): void {
+    const ranLong = Date.now() - task.startedAt > 60_000;
+    const failures = code === 0 || ranLong ? 0 : (this.throttle.get(task.service)?.failures ?? 0) + 1;
+    this.throttle.set(task.service, { failures, notBefore: failures === 0 ? 0 : Date.now() + Math.min(1000 * 2 ** (failures - 1), 30_000) });
   }
 
   /** ECS's stop: SIGTERM to the task's processes, SIGKILL after the stop timeout. */
@@ -189,6 +205,25 @@ export class EcsEmulator {
       signalGroup(task.child, 'SIGTERM');
     });
   }
+}
+
+/** What ECS says of a stopped task: stopped on purpose (scale-in, a redeploy) or its container exited by itself. */
+function taskStoppedDetail(task: EmulatedTask, cluster: string, code: number | null, signal: NodeJS.Signals | null): Record<string, unknown> {
+  const clusterArn = `arn:aws:ecs:${EMULATED_REGION}:${EMULATED_ACCOUNT}:cluster/${cluster}`;
+  return {
+    clusterArn,
+    taskArn: `arn:aws:ecs:${EMULATED_REGION}:${EMULATED_ACCOUNT}:task/${cluster}/${task.id}`,
+    taskDefinitionArn: task.taskDefinition,
+    group: `service:${task.service}`,
+    lastStatus: 'STOPPED',
+    desiredStatus: 'STOPPED',
+    stopCode: task.stopping ? 'ServiceSchedulerInitiated' : 'EssentialContainerExited',
+    stoppedReason: task.stopping ? 'Scaling activity initiated by (deployment ecs-svc)' : 'Essential container in task exited',
+    // A container killed by a signal has exit code 128 + the signal's number, as Docker reports it.
+    containers: [{ name: 'worker', lastStatus: 'STOPPED', exitCode: code ?? 128 + (signal ? osConstants.signals[signal] : 0) }],
+    startedAt: new Date(task.startedAt).toISOString(),
+    stoppedAt: new Date().toISOString(),
+  };
 }
 
 /** A task's processes share its process group, as a container's share its namespace. */

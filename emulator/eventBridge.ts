@@ -104,12 +104,14 @@ function rateMs(expression: unknown): number | null {
   return Number(found[1]) * unit;
 }
 
-/** EventBridge's matching for the pattern forms the templates use: lists of exact values, nested objects. */
+/** EventBridge's matching for the pattern forms the templates use: lists of exact values or `{ prefix }`, nested objects. */
 function matches(pattern: Record<string, unknown>, value: Record<string, unknown>): boolean {
   return Object.entries(pattern).every(([key, expected]) => {
     const actual = value[key];
-    if (Array.isArray(expected)) return expected.includes(actual);
+    if (Array.isArray(expected)) return expected.some((option) => (isPrefix(option) ? typeof actual === 'string' && actual.startsWith(option.prefix) : option === actual));
     if (expected && typeof expected === 'object') return actual !== null && typeof actual === 'object' && matches(expected as Record<string, unknown>, actual as Record<string, unknown>);
     return expected === actual;
   });
 }
+
+const isPrefix = (option: unknown): option is { prefix: string } => typeof option === 'object' && option !== null && typeof (option as { prefix?: unknown }).prefix === 'string';

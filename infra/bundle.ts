@@ -9,13 +9,14 @@ export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), 
 
 /**
  * The Lambda entry points, by output name: the code asset holds `route.mjs`, `deliver.mjs`,
- * `onBuildEvent.mjs` and `sweep.mjs`, so handlers are `route.handler`, `deliver.handler`, ...
+ * `onBuildEvent.mjs`, `sweep.mjs` and `onTaskStopped.mjs`, so handlers are `route.handler`, `deliver.handler`, ...
  */
 export const LAMBDA_ENTRIES = {
   route: 'handlers/http/route.ts',
   deliver: 'handlers/webhooks/deliver.ts',
   onBuildEvent: 'handlers/build/onBuildEvent.ts',
   sweep: 'handlers/sweeper/sweep.ts',
+  onTaskStopped: 'handlers/compute/onTaskStopped.ts',
 } as const;
 
 export type LambdaEntry = keyof typeof LAMBDA_ENTRIES;

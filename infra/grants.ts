@@ -64,6 +64,11 @@ export function permissionStatements(scope: IConstruct, names: SluiceNames, perm
     const tasks = Stack.of(scope).formatArn({ service: 'ecs', resource: 'task', resourceName: `${names.cluster}/*` });
     allow(['ecs:UpdateTaskProtection', 'ecs:GetTaskProtection'], [tasks]);
   }
+  if (permissions.ecs?.includes('stop')) {
+    allow(['ecs:UpdateService'], [services], { ArnEquals: { 'ecs:cluster': arns.cluster(scope, names.cluster) } });
+    // Application Auto Scaling cannot scope a scalable target by resource in IAM.
+    allow(['application-autoscaling:RegisterScalableTarget'], ['*']);
+  }
   if (permissions.ecs?.includes('deploy')) {
     if (!deployRoles) throw new Error('ECS deploy permissions need the worker task roles to pass');
     const clusterCondition = { ArnEquals: { 'ecs:cluster': arns.cluster(scope, names.cluster) } };

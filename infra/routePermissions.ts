@@ -32,9 +32,10 @@ export interface Permissions {
    * ECS: `describe` the versions' services (worker counts in views); `deploy` a version
    * (register its task definition, create or update its service, pass the task roles, register
    * its Application Auto Scaling target and policy); `protect` its own task from scale-in
-   * while it runs jobs (a worker, through the ECS agent's endpoint).
+   * while it runs jobs (a worker, through the ECS agent's endpoint); `stop` a version whose
+   * tasks cannot start (its service and scalable target set to zero).
    */
-  ecs?: ('describe' | 'deploy' | 'protect')[];
+  ecs?: ('describe' | 'deploy' | 'protect' | 'stop')[];
   /**
    * spill/ access follows table access (bucketAccess); true narrows it to reading, for a role
    * that updates those tables without ever writing a large value.
@@ -109,11 +110,20 @@ export const ROLE_PERMISSIONS = {
    * version: its queue, task definition, ECS service and Application Auto Scaling.
    */
   buildEvents: {
-    tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite' },
+    tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite', logs: 'readWrite' },
     queues: ['create', 'send'],
     startDeliveries: true,
     readBuildLogs: true,
     ecs: ['describe', 'deploy'],
+  },
+  /**
+   * The task-event Lambda: counts a ready version's failed tasks in its log and record; after
+   * several in a row, ends it in error, stops its tasks and ends its queued jobs (with their webhooks).
+   */
+  taskEvents: {
+    tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite', logs: 'readWrite' },
+    startDeliveries: true,
+    ecs: ['stop'],
   },
   /**
    * The sweeper, every minute: starts again the builds of versions stuck in queued (moving
@@ -139,7 +149,8 @@ export const ROLE_PERMISSIONS = {
       deliveries: 'readWrite',
       usageJobs: 'readWrite',
       usageHours: 'readWrite',
-      versions: 'read',
+      // Read, and a started worker clears its version's count of failed tasks.
+      versions: 'readWrite',
       functions: 'read',
       organizations: 'read',
     },

@@ -20,7 +20,7 @@ import { workerSettings } from './workerSettings.js';
 const config = loadConfig();
 const logger = createLogger(config);
 const settings = workerSettings();
-const { services, store, queue, artifacts, clock } = composeAwsApp(config, loadAwsConfig(), logger);
+const { services, store, queue, artifacts, clock, deploymentHealth } = composeAwsApp(config, loadAwsConfig(), logger);
 const version = await store.versions.get(settings.versionId);
 if (!version) throw new Error(`Version ${settings.versionId} does not exist`);
 // Every task of the version runs some of its minimum replicas: their idle time is billed once.
@@ -71,6 +71,8 @@ process.once('SIGTERM', () => {
 });
 
 logger.info({ versionId: version.id, replicas: version.split }, 'worker started');
+// This task got as far as running its worker: the version's image is not what fails.
+await deploymentHealth.workerStarted(version);
 while (!stopping) {
   // SQS has no push: the pool is woken to long-poll the queue whenever its replicas are free.
   agent.wake(version.id);

@@ -16,6 +16,7 @@ import type { SluiceNames } from '../names.js';
 import { ROLE_PERMISSIONS } from '../routePermissions.js';
 import type { ComputeStack } from './computeStack.js';
 import { SweeperSchedule } from './sweeperSchedule.js';
+import { TaskEvents } from './taskEvents.js';
 
 export interface BuildStackProps extends StackProps {
   names: SluiceNames;
@@ -49,6 +50,7 @@ export class BuildStack extends Stack {
   readonly buildEventFunction: LambdaFunction;
   readonly buildEventRule: Rule;
   readonly sweeper: SweeperSchedule;
+  readonly taskEvents: TaskEvents;
 
   constructor(scope: Construct, id: string, props: BuildStackProps) {
     super(scope, id, props);
@@ -134,5 +136,6 @@ export class BuildStack extends Stack {
     });
 
     this.sweeper = new SweeperSchedule(this, 'Sweeper', { names, codeFolder: props.codeFolder });
+    this.taskEvents = new TaskEvents(this, 'TaskEvents', { names, codeFolder: props.codeFolder });
   }
 }

@@ -21,6 +21,7 @@ import type { Artifacts } from '../ports/artifacts.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { Store } from '../ports/store.js';
+import { DeploymentHealth } from '../services/deploymentHealth.js';
 import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { AwsConfig } from './awsConfig.js';
@@ -32,6 +33,8 @@ const DEFAULT_PYTHON_VERSION = '3.11';
 export interface AwsApp {
   services: Services;
   compute: ReturnType<typeof createEcsCompute>;
+  /** Whether ready versions' tasks can start (ECS task events, workers starting). */
+  deploymentHealth: DeploymentHealth;
   /** For the worker agent, which drives jobs through these directly. */
   store: Store;
   queue: JobQueue;
@@ -104,5 +107,6 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     pricing: config.pricing,
     onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
   });
-  return { services, compute, store, queue, artifacts, clock };
+  const deploymentHealth = new DeploymentHealth(store, clock, { stopTasks: (versionId) => compute.stopVersion(versionId), onFailed: (version) => services.jobs.releaseWaitingJobs(version) });
+  return { services, compute, deploymentHealth, store, queue, artifacts, clock };
 }

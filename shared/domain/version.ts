@@ -37,6 +37,8 @@ export interface VersionRecord {
   streamOutput: boolean;
   restartOnError: boolean;
   entrypoint: Entrypoint;
+  /** AWS: worker tasks that stopped in a row without their worker starting (absent: none). */
+  taskFailures?: number;
 }
 
-export type VersionPatch = Partial<Pick<VersionRecord, 'buildStatus' | 'builtAt' | 'readyAt' | 'buildError'>>;
+export type VersionPatch = Partial<Pick<VersionRecord, 'buildStatus' | 'builtAt' | 'readyAt' | 'buildError' | 'taskFailures'>>;

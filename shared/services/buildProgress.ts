@@ -3,8 +3,7 @@ import { BUILD_STATUSES } from '../domain/buildStatus.js';
 import type { VersionPatch, VersionRecord } from '../domain/version.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
-import { versionLogStream } from '../domain/log.js';
-import { LogWriter } from './logWriter.js';
+import { appendVersionLog } from './versionLog.js';
 
 /**
  * Moves a version's build forward as a remote builder reports it (on AWS: CodeBuild's events,
@@ -37,9 +36,6 @@ export class BuildProgress {
 
   private async log(versionId: string, lines: string[]): Promise<void> {
     const version = await this.store.versions.get(versionId);
-    if (!version) return;
-    const log = new LogWriter(this.store.logs, this.clock, { stream: versionLogStream(versionId), organizationId: version.organizationId, functionId: version.functionId, jobId: '', runId: versionId, stage: 'build' });
-    for (const line of lines) log.write(line);
-    await log.flush();
+    if (version) await appendVersionLog(this.store, this.clock, version, 'build', lines);
   }
 }

@@ -83,6 +83,7 @@ export class DeployService {
       streamOutput: metadata.entrypoint.generator,
       restartOnError: metadata.restart_on_error,
       entrypoint: metadata.entrypoint,
+      taskFailures: 0,
     };
     // The bundle first: a version never exists without its code.
     if ('uploadId' in source) await this.artifacts.putBundleFromUpload(version.id, principal.organizationId, source.uploadId);

@@ -108,11 +108,15 @@ export class JobService {
     return { jobId: job.id, outputs: outputs.map((output) => output.data) };
   }
 
-  /** When a build ends: its waiting jobs run, or end in error with the build's reason. */
+  /**
+   * When a build ends: its waiting jobs run, or end in error with the build's reason. Also when
+   * a ready version ends in error (its tasks cannot start): its queued jobs end in error.
+   */
   async releaseWaitingJobs(version: VersionRecord): Promise<void> {
+    const failure = version.readyAt === null ? 'build failed' : 'tasks cannot run';
     for (const job of await this.deps.store.jobs.listQueuedByVersion(version.id)) {
       if (version.buildStatus === 'ready') await this.deps.queue.enqueue(version.id, job.id);
-      else await this.deps.lifecycle.failQueued(job.id, `The version's build failed: ${version.buildError ?? 'unknown reason'}`);
+      else await this.deps.lifecycle.failQueued(job.id, `The version's ${failure}: ${version.buildError ?? 'unknown reason'}`);
     }
   }
 

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAwsLocal } from '../../emulator/awsLocal.js';
+import type { EcsEmulator } from '../../emulator/ecs.js';
 import { startTestService } from '../e2e/support/testService.js';
 
 /** A running Sluice, as a client sees it: where to send requests, and the key of organization `local`. */
@@ -23,8 +24,11 @@ export async function startLocalTarget(): Promise<Target> {
   return { name: 'local', url: service.url, awaitBase: `${service.url}/`, key: service.key, close: () => service.close() };
 }
 
+/** `npm run aws:local`'s deployment, with what the AWS-only specs look into: the emulated ECS and the data folder. */
+export type AwsTarget = Target & { ecs: EcsEmulator; dataDir: string };
+
 /** `npm run aws:local`'s deployment: the AWS composition on moto and dynalite, on a free port. */
-export async function startAwsTarget(): Promise<Target> {
+export async function startAwsTarget(): Promise<AwsTarget> {
   const dataDir = await mkdtemp(join(tmpdir(), 'sluice-aws-'));
   const emulation = await startAwsLocal({
     port: 0,
@@ -45,6 +49,8 @@ export async function startAwsTarget(): Promise<Target> {
     url: emulation.url,
     awaitBase: emulation.awaitUrl,
     key: emulation.bootstrapKey.key,
+    ecs: emulation.ecs,
+    dataDir,
     async close() {
       await emulation.close();
       await rm(dataDir, { recursive: true, force: true });

@@ -112,6 +112,13 @@ export function describeVersionContract(store: CurrentStore): void {
       expect(await store().versions.get(version.id)).toEqual(version);
     });
 
+    it('transition counts failed worker tasks of a ready version, and keeps the count', async () => {
+      const version = aVersion({ buildStatus: 'ready' });
+      await store().versions.create(version);
+      expect(await store().versions.transition(version.id, ['ready'], { taskFailures: 2 })).toEqual({ ...version, taskFailures: 2 });
+      expect((await store().versions.get(version.id))?.taskFailures).toBe(2);
+    });
+
     it('transition returns null for an unknown id and creates nothing', async () => {
       expect(await store().versions.transition('no-such-id', ['queued'], { buildStatus: 'building' })).toBeNull();
       expect(await store().versions.get('no-such-id')).toBeNull();

@@ -118,7 +118,7 @@ describe('BuildStack', () => {
       expect(fn.Properties.Environment.Variables.SLUICE_PUBLIC_URL).toBe(PUBLIC_URL);
     });
 
-    it('lets the build-event Lambda deploy versions: queue, task definition, service in the cluster, scaling', () => {
+    it('lets the build-event Lambda deploy versions (queue, task definition, service in the cluster, scaling) and write their build logs', () => {
       const [id] = onlyFunctionWithHandler(template, 'onBuildEvent.handler');
       const statements = functionStatements(template, id);
       expect(JSON.stringify(statementWith(statements, 'sqs:CreateQueue')?.Resource)).toContain(`:${PREFIX}v-*`);
@@ -126,7 +126,7 @@ describe('BuildStack', () => {
       expect(actionsOf([service as Statement])).toEqual(expect.arrayContaining(['ecs:CreateService', 'ecs:UpdateService', 'ecs:DescribeServices']));
       expect(JSON.stringify(service?.Resource)).toContain(`:service/${PREFIX}cluster/v-*`);
       expect(actionsOf(statements)).toEqual(expect.arrayContaining(['ecs:RegisterTaskDefinition', 'application-autoscaling:RegisterScalableTarget', 'application-autoscaling:PutScalingPolicy', 'states:StartExecution']));
-      expect(tablesNamed(statements, 'dynamodb:PutItem')).toEqual(new Set(['versions', 'jobs', 'webhook_deliveries']));
+      expect(tablesNamed(statements, 'dynamodb:PutItem')).toEqual(new Set(['versions', 'jobs', 'webhook_deliveries', 'logs']));
     });
 
     it('lets the build-event Lambda pass the two worker task roles to ECS tasks, and no other role', () => {
@@ -139,6 +139,26 @@ describe('BuildStack', () => {
       expect(resources).toContain('TaskExecutionRole');
       expect((pass[0]?.Resource as unknown[]).length).toBe(2);
     });
+  });
+});
+
+describe('the task events', () => {
+  it('sends the versions’ stopped tasks of the cluster to the task-event Lambda', () => {
+    const rule = logicalResource(build.taskEvents.rule).Properties;
+    expect(rule.EventPattern).toMatchObject({ source: ['aws.ecs'], 'detail-type': ['ECS Task State Change'], detail: { lastStatus: ['STOPPED'], group: [{ prefix: 'service:v-' }] } });
+    expect(JSON.stringify(rule.EventPattern.detail.clusterArn)).toContain(`:cluster/${PREFIX}cluster`);
+    const [id] = onlyFunctionWithHandler(template, 'onTaskStopped.handler');
+    expect(rule.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [id, 'Arn'] } })]);
+  });
+
+  it('lets the task-event Lambda end a version and its queued jobs, and set its service and scaling to zero, nothing more in ECS', () => {
+    const [id] = onlyFunctionWithHandler(template, 'onTaskStopped.handler');
+    const statements = functionStatements(template, id);
+    expect(tablesNamed(statements, 'dynamodb:UpdateItem')).toEqual(new Set(['versions', 'jobs', 'webhook_deliveries', 'logs']));
+    const service = statementWith(statements, 'ecs:UpdateService');
+    expect(actionsOf([service as Statement])).toEqual(['ecs:UpdateService']);
+    expect(JSON.stringify(service?.Resource)).toContain(`:service/${PREFIX}cluster/v-*`);
+    expect(actionsOf(statements).filter((action) => /^(ecs|application-autoscaling|iam):/.test(action)).sort()).toEqual(['application-autoscaling:RegisterScalableTarget', 'ecs:UpdateService']);
   });
 });
 

@@ -80,9 +80,9 @@ describe('ComputeStack', () => {
     expect(MACHINE_CAPACITY['a100-20gb'].instanceType).toBe(MACHINE_CAPACITY.a100.instanceType);
   });
 
-  it('lets worker tasks use the jobs, outputs, logs, usage and deliveries tables and consume and send on the versions’ queues', () => {
+  it('lets worker tasks use the jobs, outputs, logs, usage and deliveries tables (and clear their version’s failed-task count) and consume and send on the versions’ queues', () => {
     const statements = roleStatements(template, logicalIdOf(compute.taskRole));
-    expect(tablesNamed(statements, 'dynamodb:PutItem')).toEqual(new Set(['jobs', 'job_outputs', 'logs', 'usage_jobs', 'usage_hours', 'webhook_deliveries']));
+    expect(tablesNamed(statements, 'dynamodb:PutItem')).toEqual(new Set(['jobs', 'job_outputs', 'logs', 'usage_jobs', 'usage_hours', 'webhook_deliveries', 'versions']));
     expect(tablesNamed(statements)).toEqual(new Set(['jobs', 'job_outputs', 'logs', 'usage_jobs', 'usage_hours', 'webhook_deliveries', 'versions', 'functions', 'organizations']));
     const queue = statements.find((statement) => actionsOf([statement]).includes('sqs:ReceiveMessage'));
     expect(JSON.stringify(queue?.Resource)).toContain(`:${PREFIX}v-*`);

@@ -96,6 +96,7 @@ export function aVersion(overrides: Partial<VersionRecord> = {}): VersionRecord 
     streamOutput: true,
     restartOnError: true,
     entrypoint: { file: 'main.py', symbol: 'Resize', kind: 'class', generator: true },
+    taskFailures: 0,
     ...overrides,
   };
 }

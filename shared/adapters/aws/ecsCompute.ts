@@ -1,6 +1,6 @@
 import type { ApplicationAutoScalingClient } from '@aws-sdk/client-application-auto-scaling';
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { putQueueScaling, taskBounds } from './queueScaling.js';
+import { putQueueScaling, stopQueueScaling, taskBounds } from './queueScaling.js';
 import { CreateServiceCommand, DescribeServicesCommand, RegisterTaskDefinitionCommand, UpdateServiceCommand, type ECSClient } from '@aws-sdk/client-ecs';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { isGpuMachine, type MachineType } from '../../domain/machineTypes.js';
@@ -9,6 +9,7 @@ import { NO_WORKERS } from '../../domain/wire/common.js';
 import type { Compute } from '../../ports/compute.js';
 import { createServiceDescriber } from './serviceDescriber.js';
 import { queueNameOf } from './sqsJobQueue.js';
+import { serviceNameOf } from './taskStateChange.js';
 import { workerContainerLimits } from './workerContainerLimits.js';
 
 export interface EcsComputeOptions {
@@ -39,6 +40,8 @@ export interface EcsComputeOptions {
 export interface EcsCompute extends Compute {
   /** Creates (or updates) the version's queue, task definition, service and scaling. */
   deployVersion(version: VersionRecord, imageUri: string): Promise<void>;
+  /** Runs no more tasks of the version (its tasks cannot start): scaling held at zero, the service at zero. */
+  stopVersion(versionId: string): Promise<void>;
 }
 
 /** Kept in step with the SQS queue adapter's default lease, which its heartbeat extends. */
@@ -47,8 +50,6 @@ const VISIBILITY_TIMEOUT_SECONDS = '60';
 const MAX_RECEIVE_COUNT = 5;
 /** SQS's longest retention, as the DLQ's: a job waiting for a task never loses its message before the store gives up on it. */
 const MESSAGE_RETENTION_SECONDS = '1209600';
-
-const serviceNameOf = (versionId: string) => `v-${versionId}`;
 
 /**
  * Each version is an ECS service on its machine type's capacity provider, fed by its own SQS
@@ -119,6 +120,12 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
       }
 
       await putQueueScaling({ autoScaling, cloudWatch: options.cloudWatch, cluster }, version, serviceName, queueName);
+    },
+
+    async stopVersion(versionId) {
+      const serviceName = serviceNameOf(versionId);
+      await stopQueueScaling({ autoScaling, cloudWatch: options.cloudWatch, cluster }, serviceName);
+      await ecs.send(new UpdateServiceCommand({ cluster, service: serviceName, desiredCount: 0 }));
     },
 
     async currentWorkers(versionId) {

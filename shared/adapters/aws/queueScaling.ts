@@ -43,6 +43,13 @@ function backlogMetric(queueName: string): MetricDataQuery[] {
   return [metric('waiting', 'ApproximateNumberOfMessagesVisible'), metric('running', 'ApproximateNumberOfMessagesNotVisible'), { Id: 'backlog', Expression: 'waiting + running', Label: 'jobs waiting or running', ReturnData: true }];
 }
 
+const scalableTarget = (cluster: string, serviceName: string) => ({ ServiceNamespace: 'ecs', ResourceId: `service/${cluster}/${serviceName}`, ScalableDimension: 'ecs:service:DesiredCount' }) as const;
+
+/** Holds a service at zero tasks: its policies stay, but may set no more than zero. A redeploy registers the bounds again. */
+export async function stopQueueScaling(options: QueueScalingOptions, serviceName: string): Promise<void> {
+  await options.autoScaling.send(new RegisterScalableTargetCommand({ ...scalableTarget(options.cluster, serviceName), MinCapacity: 0, MaxCapacity: 0 }));
+}
+
 /**
  * Scales a version's ECS service on its queue, from zero too: a backlog alarm (one minute with
  * a job waiting or running) runs a step policy that sets ceil(backlog / split) tasks, so the
@@ -51,9 +58,9 @@ function backlogMetric(queueName: string): MetricDataQuery[] {
  * shrinks below what is running; busy tasks also protect themselves from scale-in.
  */
 export async function putQueueScaling(options: QueueScalingOptions, version: VersionRecord, serviceName: string, queueName: string): Promise<void> {
-  const { autoScaling, cloudWatch, cluster } = options;
+  const { autoScaling, cloudWatch } = options;
   const { min, max } = taskBounds(version);
-  const target = { ServiceNamespace: 'ecs', ResourceId: `service/${cluster}/${serviceName}`, ScalableDimension: 'ecs:service:DesiredCount' } as const;
+  const target = scalableTarget(options.cluster, serviceName);
   await autoScaling.send(new RegisterScalableTargetCommand({ ...target, MinCapacity: min, MaxCapacity: max }));
   const policy = async (name: string, steps: StepAdjustment[]) => {
     const { PolicyARN } = await autoScaling.send(

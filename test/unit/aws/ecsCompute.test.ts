@@ -245,3 +245,14 @@ describe('createEcsCompute: workers', () => {
     expect([...ecs.calls(), ...autoScaling.calls(), ...sqs.calls()]).toHaveLength(0);
   });
 });
+
+describe('createEcsCompute: stopVersion', () => {
+  it('holds the version’s scaling at zero and sets its service to zero tasks, deleting nothing a redeploy needs', async () => {
+    await compute.stopVersion('v1');
+    expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand))).toEqual([
+      { ServiceNamespace: 'ecs', ResourceId: 'service/sluice/v-v1', ScalableDimension: 'ecs:service:DesiredCount', MinCapacity: 0, MaxCapacity: 0 },
+    ]);
+    expect(input(ecs.commandCalls(UpdateServiceCommand))).toEqual([{ cluster: 'sluice', service: 'v-v1', desiredCount: 0 }]);
+    expect(ecs.calls()).toHaveLength(1);
+  });
+});

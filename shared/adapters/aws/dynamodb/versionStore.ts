@@ -20,13 +20,14 @@ const PATCHABLE: Record<keyof VersionPatch, string> = {
   builtAt: 'built_at',
   readyAt: 'ready_at',
   buildError: 'build_error',
+  taskFailures: 'task_failures',
 };
 const PATCHABLE_FIELDS = Object.keys(PATCHABLE) as (keyof VersionPatch)[];
 
 type FixedFields = Omit<VersionRecord, keyof VersionPatch>;
 
 function toItem(version: VersionRecord): Item {
-  const { buildStatus, builtAt, readyAt, buildError, ...fixed } = version;
+  const { buildStatus, builtAt, readyAt, buildError, taskFailures, ...fixed } = version;
   const attributes = {
     id: version.id,
     function_id: version.functionId,
@@ -35,6 +36,7 @@ function toItem(version: VersionRecord): Item {
     built_at: builtAt,
     ready_at: readyAt,
     build_error: buildError,
+    task_failures: taskFailures ?? 0,
   };
   return withData(attributes, fixed);
 }
@@ -45,6 +47,8 @@ const toVersion = (item: Item): VersionRecord => ({
   builtAt: item.built_at as number | null,
   readyAt: item.ready_at as number | null,
   buildError: item.build_error as string | null,
+  // Absent on versions stored before the count existed.
+  taskFailures: (item.task_failures as number | undefined) ?? 0,
 });
 
 function transitionUpdate(from: readonly BuildStatus[], patch: VersionPatch) {

@@ -1,0 +1,14 @@
+import { taskFailure, versionOfTask, type TaskStateChange } from '../../shared/adapters/aws/taskStateChange.js';
+import { awsApp } from '../lambdaApp.js';
+
+/**
+ * ECS's "ECS Task State Change" events for stopped tasks: a version's task that failed (it
+ * could not start, or its worker exited with an error) counts against the version, which ends
+ * in error after several in a row (shared/services/deploymentHealth.ts).
+ */
+export async function handler(event: { detail: TaskStateChange }): Promise<void> {
+  const versionId = versionOfTask(event.detail);
+  const reason = taskFailure(event.detail);
+  if (!versionId || !reason) return;
+  await awsApp().deploymentHealth.taskFailed(versionId, reason);
+}
