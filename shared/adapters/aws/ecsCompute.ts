@@ -69,7 +69,8 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
     const environment = { ...options.environment, SLUICE_MODE: 'aws', SLUICE_VERSION_ID: version.id };
     const { taskDefinition } = await ecs.send(
       new RegisterTaskDefinitionCommand({
-        family: `sluice-${version.id}`,
+        // Under the deployment's prefix, like its queues: two deployments in one account keep apart.
+        family: `${queuePrefix}${version.id}`,
         requiresCompatibilities: ['EC2'],
         networkMode: options.subnets ? 'awsvpc' : 'bridge',
         executionRoleArn: options.executionRoleArn,
