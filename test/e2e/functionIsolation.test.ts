@@ -101,15 +101,39 @@ def linger(tag: str, seconds: float = 0) -> str:
     return tag
 `;
 
-/** Processes on this machine whose command line holds the token. */
-async function processesWith(token: string): Promise<number> {
-  let count = 0;
+const tokens: string[] = [];
+
+/** A mark for the processes of one spec: a test looks them up by it, and ends them if the service did not. */
+function newToken(): string {
+  const token = `token-${randomUUID()}`;
+  tokens.push(token);
+  return token;
+}
+
+/** The processes on this machine whose command line holds the token. */
+async function pidsWith(token: string): Promise<number[]> {
+  const pids: number[] = [];
   for (const pid of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
     const cmdline = await readFile(join('/proc', pid, 'cmdline'), 'utf8').catch(() => '');
-    if (cmdline.includes(token)) count += 1;
+    if (cmdline.includes(token)) pids.push(Number(pid));
   }
-  return count;
+  return pids;
 }
+
+const processesWith = async (token: string) => (await pidsWith(token)).length;
+
+afterAll(async () => {
+  // A regression must not leave sleepers on the machine.
+  for (const token of tokens) {
+    for (const pid of await pidsWith(token)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+});
 
 async function deploy(service: TestService, source: string, key = service.key, owner = 'local') {
   const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }), key, owner);
@@ -159,7 +183,7 @@ describe('function code in the local mode', () => {
   });
 
   it('ends every process a job started, a daemon in its own session included, when the job is cancelled', async () => {
-    const token = `token-${randomUUID()}`;
+    const token = newToken();
     const { body: pushed } = await call('POST', '/v2/push', { function: 'local/spawner', inputs: { token } });
     await until(async () => (await processesWith(token)) === 2, 10_000);
     expect((await call('DELETE', `/v2/jobs/${pushed.id}`)).status).toBe(200);
@@ -167,10 +191,10 @@ describe('function code in the local mode', () => {
   });
 
   it('ends a process that outlived its job when the replica stops', async () => {
-    const token = `token-${randomUUID()}`;
+    const token = newToken();
     const job = await run('spawner', { token, stay: false });
     expect(job.status).toBe('finished');
-    expect(await processesWith(token)).toBe(2);
+    await until(async () => (await processesWith(token)) === 2, 5_000);
     // The replica stops after its idle window (1 s here), and everything the job left with it.
     await until(async () => (await processesWith(token)) === 0, 10_000);
   });
@@ -194,7 +218,7 @@ describe('function code in the local mode', () => {
 describe('stopping the service', () => {
   it('ends every process its running jobs started', async () => {
     const service = await startTestService({ SLUICE_SANDBOX: 'bwrap' });
-    const token = `token-${randomUUID()}`;
+    const token = newToken();
     try {
       await deploy(service, SPAWNER);
       await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/spawner', inputs: { token } });
@@ -209,7 +233,7 @@ describe('stopping the service', () => {
 describe('without a sandbox (SLUICE_SANDBOX=off)', () => {
   it('still ends the processes a cancelled job started, through its process group', async () => {
     const service = await startTestService({ SLUICE_SANDBOX: 'off' });
-    const token = `token-${randomUUID()}`;
+    const token = newToken();
     try {
       await deploy(service, SPAWNER);
       const { body: pushed } = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/spawner', inputs: { token, daemon: false } });
