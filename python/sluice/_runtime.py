@@ -285,6 +285,9 @@ class Attribution:
         job = _JOB.get()
         return job if job is not None else getattr(threading.current_thread(), _THREAD_JOB, None)
 
+    def reset_lock(self) -> None:
+        self.lock = threading.RLock()
+
     def allows(self) -> bool:
         owner = self.owner()
         return owner is None or owner == self.running
@@ -292,6 +295,8 @@ class Attribution:
     def install(self) -> None:
         """Attribute sys.stdout, sys.stderr and every thread started from now on."""
         self.streams = [sys.stdout, sys.stderr]
+        # A child forked while another thread writes must not inherit the lock held.
+        os.register_at_fork(after_in_child=self.reset_lock)
         sys.stdout = AttributedStream(sys.stdout, self)  # type: ignore[assignment]
         sys.stderr = AttributedStream(sys.stderr, self)  # type: ignore[assignment]
         start = threading.Thread.start

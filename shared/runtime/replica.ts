@@ -20,7 +20,7 @@ export interface RunHandlers {
   onCall(message: CallMessage): Promise<CallResult>;
 }
 
-/** How long a run that has reported back waits for the end of its output (a function may have closed stdout). */
+/** How long a run that has reported back waits for more of its output before its end marker (a function may have closed stdout). */
 const OUTPUT_DRAIN_MS = 2_000;
 
 type Stream = 'stdout' | 'stderr';
@@ -76,7 +76,11 @@ export class Replica {
     for (const stream of ['stdout', 'stderr'] as const) {
       this.child[stream]?.on('error', () => undefined); // a killed process can reset its pipes; exit reports it
       const reader = createInterface({ input: this.child[stream] as NodeJS.ReadableStream, crlfDelay: Infinity });
-      reader.on('line', (line) => (line === this.endMarker && this.undrained.has(stream) ? this.drained(stream) : spec.onLine(line, stream)));
+      reader.on('line', (line) => {
+        if (line === this.endMarker && this.undrained.has(stream)) return this.drained(stream);
+        this.run?.drainTimer?.refresh(); // output still flowing (a log writer catching up): keep waiting for the marker
+        spec.onLine(line, stream);
+      });
       reader.on('close', () => this.drained(stream));
       this.readers.push(reader);
     }
