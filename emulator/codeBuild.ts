@@ -7,6 +7,7 @@ import { checkSystemPackages } from '../shared/adapters/local/build/systemPackag
 import { findPythonInterpreter } from '../shared/adapters/local/build/pythonInterpreters.js';
 import { PythonEnvironments } from '../shared/adapters/local/build/pythonEnvironments.js';
 import { runCommand } from '../shared/adapters/local/process/runCommand.js';
+import { NO_SANDBOX } from '../shared/adapters/local/sandbox/sandbox.js';
 import type { AwsClients } from './awsClients.js';
 import type { CloudAssembly } from './cloudAssembly.js';
 import type { EventBridge } from './eventBridge.js';
@@ -51,7 +52,8 @@ export class CodeBuildEmulator {
       onEvent: (message: string) => void;
     },
   ) {
-    this.environments = new PythonEnvironments(join(deps.workDir, 'envs'), deps.pipArgs);
+    // CodeBuild runs each build in its own container: nothing to confine it further here.
+    this.environments = new PythonEnvironments({ folder: join(deps.workDir, 'envs'), scratchFolder: join(deps.workDir, 'build-scratch'), pipArgs: deps.pipArgs, sandbox: NO_SANDBOX });
   }
 
   start(build: StartedBuild): void {

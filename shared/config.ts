@@ -17,6 +17,7 @@ const configSchema = z.object({
   SLUICE_BOOTSTRAP_ORG: z.string().default('local'),
   SLUICE_PYTHON: z.string().default('python3'),
   SLUICE_PIP_ARGS: z.string().default(''),
+  SLUICE_SANDBOX: z.enum(['auto', 'bwrap', 'off']).default('auto'),
   SLUICE_MAX_BODY_MB: z.coerce.number().positive().default(64),
   SLUICE_MAX_UPLOAD_MB: z.coerce.number().positive().default(512),
   SLUICE_TABLE_PREFIX: z.string().default('sluice-'),
@@ -49,6 +50,11 @@ export interface Config {
   python: string;
   /** Extra arguments for `pip install` (an index URL, say). */
   pipArgs: string[];
+  /**
+   * How function code (replicas and builds) is confined locally: `bwrap` requires bubblewrap,
+   * `auto` uses it where it works and warns where it does not, `off` runs it unconfined.
+   */
+  sandbox: 'auto' | 'bwrap' | 'off';
   maxBodyBytes: number;
   /** The largest code bundle a deploy takes through an upload (POST /v2/uploads). */
   maxUploadBytes: number;
@@ -88,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapOrganization: values.SLUICE_BOOTSTRAP_ORG,
     python: values.SLUICE_PYTHON,
     pipArgs: values.SLUICE_PIP_ARGS.split(/\s+/).filter(Boolean),
+    sandbox: values.SLUICE_SANDBOX,
     maxBodyBytes: Math.floor(values.SLUICE_MAX_BODY_MB * 1024 * 1024),
     maxUploadBytes: Math.floor(values.SLUICE_MAX_UPLOAD_MB * 1024 * 1024),
     tablePrefix: values.SLUICE_TABLE_PREFIX,

@@ -16,6 +16,7 @@ export async function startCommand(config: Config, logger: Logger, withExamples:
   const service = await startLocalService(config, logger);
   const { key } = service.bootstrapKey;
   keyLines(service.url, config.dataDir, service.bootstrapKey).forEach((line) => print(line));
+  if (service.app.sandbox.warning) print(`WARNING: ${service.app.sandbox.warning}`);
   if (withExamples) {
     const principal = await service.app.services.auth.authenticate(key);
     const deployed = await deployExamples(service.app.services, principal, EXAMPLES_DIR, config.python);

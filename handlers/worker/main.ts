@@ -6,6 +6,8 @@ import { createLogger } from '../../shared/app/logger.js';
 import { loadConfig } from '../../shared/config.js';
 import { newShortId } from '../../shared/domain/ids.js';
 import { GpuInventory } from '../../shared/runtime/gpuInventory.js';
+import { inheritedEnvironment } from '../../shared/runtime/inheritedEnvironment.js';
+import { runtimeCommand } from '../../shared/runtime/runtimeCommand.js';
 import { WorkerAgent } from '../../shared/runtime/workerAgent.js';
 import { createTaskProtection } from '../../shared/adapters/aws/taskProtection.js';
 import { agentCallbacks } from '../../shared/app/agentCallbacks.js';
@@ -40,18 +42,10 @@ const agent = new WorkerAgent({
   defaultMaxReplicas: version.split,
   fixedReplicas: version.split,
   newReplicaId: () => newShortId(),
-  replicaProcess: () => ({
-    python: settings.python,
-    codeDir: settings.codeDir,
-    env: {
-      ...process.env,
-      PYTHONPATH: [settings.sdkDir, settings.codeDir].join(':'),
-      PYTHONUNBUFFERED: '1',
-      SLUICE_ENTRY_FILE: version.entrypoint.file,
-      SLUICE_ENTRY_SYMBOL: version.entrypoint.symbol,
-      SLUICE_ENTRY_KIND: version.entrypoint.kind,
-    },
-  }),
+  // The task is the function's container: no bubblewrap inside it (ECS isolates tasks), but the
+  // replica gets only the machine's setup of the worker's variables, never its settings or credentials.
+  replicaProcess: () =>
+    runtimeCommand({ python: settings.python, sdkDir: settings.sdkDir, codeDir: settings.codeDir, version, env: { ...inheritedEnvironment(process.env), HOME: process.env.HOME ?? '/tmp' } }),
   ...agentCallbacks(services, artifacts, () => settings.publicUrl),
   recordIdle: (idle, seconds) => idleUsage.record(idle, seconds),
   onError: (error, context) => logger.error({ err: error }, context),

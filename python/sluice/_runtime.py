@@ -5,6 +5,11 @@ SLUICE_ENTRY_FILE (a relative .py path), SLUICE_ENTRY_SYMBOL and SLUICE_ENTRY_KI
 ('function' or 'class'). File descriptor 3 is the protocol socket (see sluice._protocol);
 stdout and stderr are the function's logs.
 
+Logs: a job's output ends with the end marker the agent sent with it, on stdout and on stderr,
+so the agent knows where the job's lines stop. Writes through sys.stdout and sys.stderr are
+attributed: a thread started during a job (or an asyncio task made in one) belongs to that job,
+and what it writes once the job is over is dropped, never shown in another job's logs.
+
 Threads: the main thread imports the code, runs ``__setup__`` and every job (user code may
 install signal handlers, which Python allows only there); a daemon thread reads the socket
 and dispatches: jobs go to a queue, call results wake the caller waiting for them, shutdown
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import contextvars
 import inspect
 import json
 import os
@@ -255,6 +261,75 @@ def _has_scheme(value: str) -> bool:
     return len(urllib.parse.urlparse(value).scheme) > 1  # "C:\..." is a path, not a URL
 
 
+# --- whose output ----------------------------------------------------------------------------
+
+
+_JOB: "contextvars.ContextVar[Optional[str]]" = contextvars.ContextVar("sluice_job", default=None)
+_THREAD_JOB = "_sluice_job"  # set on each thread started during a job
+
+
+class Attribution:
+    """Which job the code writing now works for, and whether its writes may reach the logs.
+
+    Code belongs to a job when it runs in the job's context (the main thread during the job, an
+    asyncio task made in it) or in a thread started from such code. Code started outside any
+    job (__setup__'s threads) belongs to none and writes to whichever job runs.
+    """
+
+    def __init__(self) -> None:
+        self.running: Optional[str] = None
+        self.lock = threading.RLock()
+        self.streams: List[Any] = []  # the process's own stdout and stderr, once installed
+
+    def owner(self) -> Optional[str]:
+        job = _JOB.get()
+        return job if job is not None else getattr(threading.current_thread(), _THREAD_JOB, None)
+
+    def reset_lock(self) -> None:
+        self.lock = threading.RLock()
+
+    def allows(self) -> bool:
+        owner = self.owner()
+        return owner is None or owner == self.running
+
+    def install(self) -> None:
+        """Attribute sys.stdout, sys.stderr and every thread started from now on."""
+        self.streams = [sys.stdout, sys.stderr]
+        # A child forked while another thread writes must not inherit the lock held.
+        os.register_at_fork(after_in_child=self.reset_lock)
+        sys.stdout = AttributedStream(sys.stdout, self)  # type: ignore[assignment]
+        sys.stderr = AttributedStream(sys.stderr, self)  # type: ignore[assignment]
+        start = threading.Thread.start
+        attribution = self
+
+        def start_owned(thread: threading.Thread) -> None:
+            setattr(thread, _THREAD_JOB, attribution.owner())
+            start(thread)
+
+        threading.Thread.start = start_owned  # type: ignore[method-assign]
+
+
+class AttributedStream:
+    """A log stream that drops writes of code whose job is over; everything else is the stream's own."""
+
+    def __init__(self, stream: Any, attribution: Attribution) -> None:
+        self._stream = stream
+        self._attribution = attribution
+
+    def write(self, text: str) -> int:
+        with self._attribution.lock:
+            if self._attribution.allows():
+                return self._stream.write(text)
+        return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 # --- the runtime -----------------------------------------------------------------------------
 
 
@@ -265,8 +340,9 @@ class _PendingCall:
 
 
 class Runtime:
-    def __init__(self, channel: Channel) -> None:
+    def __init__(self, channel: Channel, attribution: Optional[Attribution] = None) -> None:
         self.channel = channel
+        self.attribution = attribution or Attribution()
         self.jobs: "queue.Queue[Optional[Message]]" = queue.Queue()
         self.calls: Dict[str, _PendingCall] = {}
         self.calls_lock = threading.Lock()
@@ -417,6 +493,9 @@ class Runtime:
         saved: Dict[str, Optional[str]] = {}
         self.busy = True
         failure: Optional[BaseException] = None
+        with self.attribution.lock:
+            self.attribution.running = str(job_id)
+        owner = _JOB.set(str(job_id))
         try:
             env = message.get("env") or {}
             updates = {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {}
@@ -433,11 +512,13 @@ class Runtime:
         except (Exception, SystemExit) as error:
             failure = error
         finally:
+            _JOB.reset(owner)
             for name, previous in saved.items():
                 if previous is None:
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = previous
+        self.end_output(message.get("end_marker"))
         if failure is None:
             self.send({"type": "done", "job_id": job_id})
         else:
@@ -450,6 +531,19 @@ class Runtime:
         if isinstance(failure, SystemExit):  # the function asked the process to end
             code = failure.code
             exit_now(code if isinstance(code, int) else (0 if code is None else 1))
+
+    def end_output(self, marker: Any) -> None:
+        """The job's output ends here: later writes of its code are dropped, and the marker tells the agent."""
+        with self.attribution.lock:
+            self.attribution.running = None
+            if not isinstance(marker, str) or not marker or "\n" in marker:
+                return
+            for stream in self.attribution.streams or [sys.stdout, sys.stderr]:
+                try:
+                    stream.write(marker + "\n")
+                    stream.flush()
+                except (AttributeError, OSError, ValueError):  # a log stream the function closed
+                    pass
 
     def input_value(self, entry: Entry, name: str, value: Any, scratch: Scratch) -> Any:
         if value is None or not entry.is_file(name):
@@ -558,7 +652,9 @@ def main() -> int:
         sys.stderr.write(f"sluice runtime: file descriptor 3 must be the agent's protocol socket ({error}); "
                          "this module is started by the Sluice agent\n")
         return 2
-    return Runtime(channel).serve()
+    attribution = Attribution()
+    attribution.install()
+    return Runtime(channel, attribution).serve()
 
 
 if __name__ == "__main__":

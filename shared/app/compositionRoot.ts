@@ -1,9 +1,12 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalBuilder } from '../adapters/local/build/localBuilder.js';
 import { PythonEnvironments } from '../adapters/local/build/pythonEnvironments.js';
 import { probe } from '../adapters/local/build/pythonInterpreters.js';
 import { createFileArtifacts } from '../adapters/local/fileArtifacts.js';
 import { LocalUploads } from '../adapters/local/localUploads.js';
+import type { SandboxChoice } from '../adapters/local/sandbox/chooseSandbox.js';
+import { chooseSandbox } from '../adapters/local/sandbox/chooseSandbox.js';
 import { createSystemClock } from '../adapters/systemClock.js';
 import type { Config } from '../config.js';
 import { createMemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
@@ -24,6 +27,8 @@ export interface LocalApp {
   /** The upload URLs' receiver, which the gateway serves beside the route table. */
   uploads: LocalUploads;
   agent: WorkerAgent;
+  /** How function code is confined; its warning, when it is not, is for the start banner too. */
+  sandbox: SandboxChoice;
   /** Resumes what a stopped service left: unfinished builds, queued and interrupted jobs. */
   recover(): Promise<void>;
   close(): Promise<void>;
@@ -40,6 +45,12 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   if (config.mode !== 'local') {
     throw new Error('This command runs the local mode. The AWS mode is deployed with `cdk deploy` (see docs/deploying-to-aws.md).');
   }
+  const sandbox = await chooseSandbox(config.sandbox);
+  if (sandbox.warning) logger.warn({ sandbox: config.sandbox }, sandbox.warning);
+  else logger.info('function code runs in a bubblewrap sandbox');
+  // Scratch folders of replicas and builds of an earlier run are left over only after a crash.
+  const scratchFolder = join(config.dataDir, 'scratch');
+  await rm(scratchFolder, { recursive: true, force: true });
   const store = openStore(config);
   const clock = createSystemClock();
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();
@@ -49,7 +60,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     store,
     artifacts,
     clock,
-    environments: new PythonEnvironments(join(config.dataDir, 'envs'), config.pipArgs),
+    environments: new PythonEnvironments({ folder: join(config.dataDir, 'envs'), scratchFolder: join(scratchFolder, 'builds'), pipArgs: config.pipArgs, sandbox: sandbox.sandbox }),
     versionsFolder: join(config.dataDir, 'versions'),
     defaultPython: config.python,
     onError: (error, versionId) => logger.error({ err: error, versionId }, 'build failed unexpectedly'),
@@ -79,7 +90,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
   });
   deliveryScheduler.useDeliverer(services.webhookDeliverer);
-  const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, publicUrl: servicePublicUrl });
+  const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, sandbox: sandbox.sandbox, publicUrl: servicePublicUrl });
   agentRef.current = localAgent;
   queue.onEnqueue((versionId) => localAgent.wake(versionId));
   builder.onBuildFinished(async (version) => {
@@ -91,6 +102,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     builder,
     uploads,
     agent: localAgent,
+    sandbox,
     async recover() {
       await builder.resumeUnfinished();
       await deliveryScheduler.resume();

@@ -1,4 +1,10 @@
+import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pythonInstallation } from '../adapters/local/build/pythonInterpreters.js';
+import { openConfinedFile } from '../adapters/local/sandbox/confinedFile.js';
+import { gpuDevices } from '../adapters/local/sandbox/gpuDevices.js';
+import type { Sandbox, SandboxSpec } from '../adapters/local/sandbox/sandbox.js';
 import type { Config } from '../config.js';
 import { newShortId } from '../domain/ids.js';
 import type { VersionRecord } from '../domain/version.js';
@@ -9,13 +15,15 @@ import type { Store } from '../ports/store.js';
 import { PYTHON_SDK_DIR } from '../packaging/inspectFunctions.js';
 import { detectGpus } from '../runtime/gpuDetection.js';
 import { GpuInventory } from '../runtime/gpuInventory.js';
+import { inheritedEnvironment } from '../runtime/inheritedEnvironment.js';
+import type { ReplicaProcess } from '../runtime/replicaPool.js';
+import { runtimeCommand } from '../runtime/runtimeCommand.js';
 import { WorkerAgent } from '../runtime/workerAgent.js';
 import type { Services } from '../services/services.js';
 import { agentCallbacks } from './agentCallbacks.js';
 import type { Logger } from './logger.js';
 
-/** Variables of the service's own that a function's process must not see. */
-const PRIVATE_VARIABLES = /^(SLUICE_|AWS_SECRET|AWS_SESSION)/;
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 export interface LocalComputeOptions {
   config: Config;
@@ -25,17 +33,21 @@ export interface LocalComputeOptions {
   clock: Clock;
   services: Services;
   logger: Logger;
+  /** Confines each replica to its code, its environment and its scratch folder. */
+  sandbox: Sandbox;
   /** The service's base URL, known once it listens. */
   publicUrl: () => string;
 }
 
-/** The worker agent of the local mode: replicas as child processes of this one. */
+/** The worker agent of the local mode: replicas as child processes of this one, each in its sandbox. */
 export async function createLocalCompute(options: LocalComputeOptions): Promise<WorkerAgent> {
-  const { config, store, services, logger } = options;
+  const { config, store, services, logger, sandbox } = options;
   const gpus = (await detectGpus()).map((gpu) => ({ ...gpu, machineType: config.gpuMachineType ?? gpu.machineType }));
   const emulate = config.emulateGpus === 'true' || (config.emulateGpus === 'auto' && gpus.length === 0);
   logger.info({ gpus, emulate }, emulate ? 'GPU machine types are emulated (no GPU needed)' : 'GPUs found');
   const versionsDir = join(config.dataDir, 'versions');
+  const scratchDir = join(config.dataDir, 'scratch', 'replicas');
+  await mkdir(scratchDir, { recursive: true });
   return new WorkerAgent({
     store,
     lifecycle: services.lifecycle,
@@ -46,23 +58,38 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
     idleTimeoutMs: config.idleTimeoutMs,
     defaultMaxReplicas: config.defaultMaxReplicas,
     newReplicaId: () => newShortId(),
-    replicaProcess: (version: VersionRecord, gpuIndex: number | null) => {
+    replicaProcess: (version: VersionRecord, gpuIndex: number | null, replicaId: string): ReplicaProcess => {
       const codeDir = join(versionsDir, version.id, 'code');
-      const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !PRIVATE_VARIABLES.test(name)));
+      const environment = realpathSync(join(versionsDir, version.id, 'venv'));
+      const python = join(environment, 'bin', 'python');
+      const scratch = join(scratchDir, replicaId);
+      mkdirSync(scratch, { mode: 0o700 });
+      const spec: SandboxSpec = {
+        readOnly: [codeDir, environment, PYTHON_SDK_DIR, ...[pythonInstallation(python)].filter((path) => path !== null)],
+        writable: [],
+        scratch,
+        devices: gpuIndex === null ? [] : gpuDevices(),
+        cwd: codeDir,
+      };
+      const runtime = runtimeCommand({ python, sdkDir: PYTHON_SDK_DIR, codeDir, version, env: {} });
+      const confined = sandbox.wrap(runtime.command, runtime.args, spec);
+      const inherited = inheritedEnvironment(process.env);
       return {
-        python: join(versionsDir, version.id, 'venv', 'bin', 'python'),
-        codeDir,
+        command: confined.command,
+        args: confined.args,
+        cwd: confined.cwd,
         env: {
-          ...env,
-          PYTHONPATH: [PYTHON_SDK_DIR, codeDir].join(':'),
-          PYTHONUNBUFFERED: '1',
-          PYTHONDONTWRITEBYTECODE: '1',
-          SLUICE_ENTRY_FILE: version.entrypoint.file,
-          SLUICE_ENTRY_SYMBOL: version.entrypoint.symbol,
-          SLUICE_ENTRY_KIND: version.entrypoint.kind,
+          ...inherited,
+          ...runtime.env,
+          PATH: `${join(environment, 'bin')}:${inherited.PATH ?? DEFAULT_PATH}`,
+          HOME: confined.scratch,
+          TMPDIR: confined.scratch,
           // A CPU function sees no GPU; a GPU one sees only the GPU it was placed on.
           CUDA_VISIBLE_DEVICES: gpuIndex === null ? '' : String(gpuIndex),
         },
+        // Unconfined, a replica reads what the service reads: there is nothing to hold back.
+        openOutput: sandbox.kind === 'none' ? undefined : (path) => openConfinedFile(sandbox.hostPath(path, spec), [scratch, codeDir]),
+        dispose: () => rm(scratch, { recursive: true, force: true }),
       };
     },
     ...agentCallbacks(services, options.artifacts, options.publicUrl),

@@ -1,8 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Interface } from 'node:readline';
 import { createInterface } from 'node:readline';
+import { killProcessGroup } from './processGroup.js';
 import type { AgentMessage, CallMessage, CallResult, OutputMessage, ReplicaMessage } from './protocol.js';
 
 export type ReplicaState = 'starting' | 'setup' | 'idle' | 'active' | 'stopped';
@@ -18,13 +20,23 @@ export interface RunHandlers {
   onCall(message: CallMessage): Promise<CallResult>;
 }
 
-export interface ReplicaSpawn {
-  id: string;
-  python: string;
-  codeDir: string;
+/** How long a run that has reported back waits for more of its output before its end marker (a function may have closed stdout). */
+const OUTPUT_DRAIN_MS = 2_000;
+
+type Stream = 'stdout' | 'stderr';
+
+/** The command that starts `python -m sluice._runtime` in a version's code, possibly through a sandbox. */
+export interface ReplicaCommand {
+  command: string;
+  args: string[];
+  cwd: string;
   env: NodeJS.ProcessEnv;
-  /** Each line the process prints, on stdout or stderr. */
-  onLine(line: string, stream: 'stdout' | 'stderr'): void;
+}
+
+export interface ReplicaSpawn extends ReplicaCommand {
+  id: string;
+  /** Each line the process prints, on stdout or stderr (end-of-job markers left out). */
+  onLine(line: string, stream: Stream): void;
   /** Called once, when the process has exited. */
   onExit(replica: Replica): void;
 }
@@ -32,6 +44,10 @@ export interface ReplicaSpawn {
 /**
  * One long-lived process of a function version. It runs setup once, then jobs one at a time.
  * `ready` resolves when setup succeeded (or rejects with the setup error).
+ *
+ * A run ends when the replica has reported back and its output up to the job's end marker has
+ * been read, so every line the job printed is passed on before the next job starts. The process
+ * leads its own process group: killing it kills everything it started.
  */
 export class Replica {
   state: ReplicaState = 'starting';
@@ -42,7 +58,10 @@ export class Replica {
   private readonly readers: Interface[] = [];
   private killedByAgent = false;
   private exited = false;
-  private run: { resolve: (outcome: RunOutcome) => void; handlers: RunHandlers } | null = null;
+  private run: { resolve: (outcome: RunOutcome) => void; handlers: RunHandlers; verdict?: RunOutcome; drainTimer?: NodeJS.Timeout } | null = null;
+  /** The last run's end marker, and the streams on which it has not been read yet. */
+  private endMarker = '';
+  private readonly undrained = new Set<Stream>();
   private readonly readyWaiter: { resolve: () => void; reject: (error: Error) => void };
 
   constructor(private readonly spec: ReplicaSpawn) {
@@ -52,12 +71,17 @@ export class Replica {
     });
     this.ready.catch(() => undefined);
     this.readyWaiter = waiter;
-    this.child = spawn(spec.python, ['-m', 'sluice._runtime'], { cwd: spec.codeDir, env: spec.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
     this.channel = this.child.stdio[3] as Socket;
     for (const stream of ['stdout', 'stderr'] as const) {
       this.child[stream]?.on('error', () => undefined); // a killed process can reset its pipes; exit reports it
       const reader = createInterface({ input: this.child[stream] as NodeJS.ReadableStream, crlfDelay: Infinity });
-      reader.on('line', (line) => spec.onLine(line, stream));
+      reader.on('line', (line) => {
+        if (line === this.endMarker && this.undrained.has(stream)) return this.drained(stream);
+        this.run?.drainTimer?.refresh(); // output still flowing (a log writer catching up): keep waiting for the marker
+        spec.onLine(line, stream);
+      });
+      reader.on('close', () => this.drained(stream));
       this.readers.push(reader);
     }
     createInterface({ input: this.channel, crlfDelay: Infinity }).on('line', (line) => this.receive(line));
@@ -86,9 +110,11 @@ export class Replica {
     if (this.state !== 'idle') throw new Error(`replica ${this.id} is ${this.state}, not idle`);
     this.state = 'active';
     this.currentJobId = job.jobId;
+    this.endMarker = `sluice-end-of-job ${randomUUID()}`;
+    for (const stream of ['stdout', 'stderr'] as const) if (this.child[stream]?.readable) this.undrained.add(stream);
     return new Promise((resolve) => {
       this.run = { resolve, handlers };
-      this.send({ type: 'run', job_id: job.jobId, run_id: job.runId, inputs: job.inputs, env: job.env });
+      this.send({ type: 'run', job_id: job.jobId, run_id: job.runId, inputs: job.inputs, env: job.env, end_marker: this.endMarker });
     });
   }
 
@@ -98,7 +124,7 @@ export class Replica {
     this.killedByAgent = true;
     // Stopped from now on, not at the exit event: no job may be handed to a dying process.
     this.state = 'stopped';
-    this.child.kill('SIGKILL');
+    killProcessGroup(this.child);
   }
 
   private send(message: AgentMessage): void {
@@ -136,12 +162,29 @@ export class Replica {
     }
   }
 
+  /** The replica reported back: the run ends once its output is read up to the end marker. */
   private finishRun(outcome: RunOutcome): void {
     const run = this.run;
+    if (!run || run.verdict) return;
+    run.verdict = outcome;
+    if (this.undrained.size === 0) return this.endRun();
+    run.drainTimer = setTimeout(() => this.endRun(), OUTPUT_DRAIN_MS);
+  }
+
+  private drained(stream: Stream): void {
+    this.undrained.delete(stream);
+    if (this.undrained.size === 0 && this.run?.verdict) this.endRun();
+  }
+
+  private endRun(): void {
+    const run = this.run;
+    if (!run?.verdict) return;
+    clearTimeout(run.drainTimer);
+    this.undrained.clear();
     this.run = null;
     this.currentJobId = null;
     if (this.state === 'active') this.state = 'idle';
-    run?.resolve(outcome);
+    run.resolve(run.verdict);
   }
 
   private handleExit(exitCode: number | null, signal: NodeJS.Signals | null, spawnError?: string): void {
@@ -149,11 +192,14 @@ export class Replica {
     this.exited = true;
     this.state = 'stopped';
     this.readyWaiter.reject(new Error(spawnError ?? `the replica exited during setup (${signal ?? `exit status ${exitCode}`})`));
+    // What the function started dies with it.
+    killProcessGroup(this.child);
     if (this.run) {
       const run = this.run;
+      clearTimeout(run.drainTimer);
       this.run = null;
       this.currentJobId = null;
-      run.resolve({ kind: 'crashed', exitCode, signal, killedByAgent: this.killedByAgent });
+      run.resolve(run.verdict ?? { kind: 'crashed', exitCode, signal, killedByAgent: this.killedByAgent });
     }
     this.channel.destroy();
     this.spec.onExit(this);

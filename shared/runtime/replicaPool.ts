@@ -9,7 +9,7 @@ import type { JobLifecycle } from '../services/jobLifecycle.js';
 import { LogWriter } from '../services/logWriter.js';
 import type { GpuInventory } from './gpuInventory.js';
 import type { CallMessage, CallResult, OutputMessage } from './protocol.js';
-import type { RunOutcome } from './replica.js';
+import type { ReplicaCommand, RunOutcome } from './replica.js';
 import { Replica } from './replica.js';
 import { outputFromMessage } from './outputs.js';
 
@@ -31,8 +31,8 @@ export interface PoolContext {
    */
   fixedReplicas?: number;
   newReplicaId(): string;
-  /** The interpreter, code folder and environment a replica of this version starts with. */
-  replicaProcess(version: VersionRecord, gpuIndex: number | null): { python: string; codeDir: string; env: NodeJS.ProcessEnv };
+  /** How a replica of this version starts (the local mode confines it in a sandbox). */
+  replicaProcess(version: VersionRecord, gpuIndex: number | null, replicaId: string): ReplicaProcess;
   storeFile(job: JobRecord, index: number, path: string, name: string): Promise<unknown>;
   handleCall(job: JobRecord, call: CallMessage): Promise<CallResult>;
   /** Adds idle time of minimum replicas to the owner's usage. */
@@ -41,12 +41,26 @@ export interface PoolContext {
   onError(error: unknown, context: string): void;
 }
 
+/** A replica's command, and what its host does with the files it names and once it exits. */
+export interface ReplicaProcess extends ReplicaCommand {
+  /**
+   * A file the replica hands out as an output, opened for reading: `path` reads it; null when
+   * the replica may not hand it out (outside what it may see). Absent: the path is read as named.
+   */
+  openOutput?(path: string): Promise<{ path: string; close(): Promise<void> } | null>;
+  /** Called once the process has exited (its scratch space goes). */
+  dispose?(): Promise<void>;
+}
+
 interface Member {
   replica: Replica;
+  process: ReplicaProcess;
   release: () => void;
   idleTimer?: NodeJS.Timeout;
-  /** Where the replica's output goes: the current (or last) job's log, or the version's setup log. */
+  /** Where the replica's output goes: the running job's log, else the version's log. */
   log: LogWriter;
+  /** The version's log, for output outside any job (setup, and between jobs). */
+  versionLog: LogWriter;
 }
 
 /**
@@ -185,14 +199,17 @@ export class ReplicaPool {
       runId: id,
       stage: 'setup',
     });
-    const process = context.replicaProcess(version, gpuIndex);
+    const process = context.replicaProcess(version, gpuIndex, id);
     const replica = new Replica({
       id,
-      ...process,
+      command: process.command,
+      args: process.args,
+      cwd: process.cwd,
+      env: process.env,
       onLine: (line) => this.logLine(replica, line),
       onExit: () => this.removeReplica(replica),
     });
-    this.members.set(replica, { replica, release, log: setupLog });
+    this.members.set(replica, { replica, process, release, log: setupLog, versionLog: setupLog });
     replica.ready.then(
       () => {
         this.setupFailures = 0;
@@ -241,6 +258,7 @@ export class ReplicaPool {
     clearTimeout(member.idleTimer);
     member.release();
     this.members.delete(replica);
+    void member.process.dispose?.().catch((error: unknown) => this.context.onError(error, `cleaning up after replica ${replica.id}`));
     if (!this.context.isStopping()) {
       // Keep minimum_replicas warm, and replace a replica that died with work waiting. A
       // replica that failed setup comes back after a pause that grows with each failure.
@@ -280,7 +298,7 @@ export class ReplicaPool {
       {
         onOutput: (message: OutputMessage) => {
           outputs = outputs.then(async () => {
-            const output = await outputFromMessage(this.version, job, message, this.context.storeFile);
+            const output = await outputFromMessage(this.version, job, message, (...file) => this.storeFile(member.process, ...file));
             await this.context.lifecycle.recordOutput(job, output);
           }).catch((error: unknown) => {
             outputError ??= `An output could not be stored: ${(error as Error).message}`;
@@ -289,10 +307,10 @@ export class ReplicaPool {
         onCall: (call) => this.context.handleCall(job, call),
       },
     );
+    // The run's output is read to its end marker: what the replica prints from now on is not
+    // this job's (a thread it left behind, say), and never the next job's.
+    member.log = member.versionLog;
     await outputs;
-    // Let output the process printed just before it reported back reach this job's log
-    // before the replica takes the next job.
-    await new Promise((resolve) => setImmediate(resolve));
     const result: RunOutcome = outputError && outcome.kind === 'done' ? { kind: 'error', error: outputError } : outcome;
     // A fresh process for the next job after a failure, so state it left behind does not leak.
     if (result.kind === 'error' && this.version.restartOnError) replica.kill();
@@ -301,6 +319,18 @@ export class ReplicaPool {
     await log.flush();
     await this.settle(job, result);
     await this.context.queue.ack(this.version.id, job.id);
+  }
+
+  /** Stores a file output, read through the replica's process where it confines what may be handed out. */
+  private async storeFile(process: ReplicaProcess, job: JobRecord, index: number, path: string, name: string): Promise<unknown> {
+    if (!process.openOutput) return this.context.storeFile(job, index, path, name);
+    const opened = await process.openOutput(path);
+    if (!opened) throw new Error(`output ${index} names ${path}, which is not a file the function may hand out (write outputs under its scratch folder, /tmp or $HOME)`);
+    try {
+      return await this.context.storeFile(job, index, opened.path, name);
+    } finally {
+      await opened.close();
+    }
   }
 
   private async settle(job: JobRecord, outcome: RunOutcome): Promise<void> {

@@ -40,13 +40,13 @@ def chatty(lines: int) -> int:
     return lines
 
 @sluice.function(name="dies-once")
-def dies_once(token: str) -> str:
+def dies_once(token: str, mode: str) -> str:
     marker = f"/tmp/sluice-dies-once-{token}"
     if not os.path.exists(marker):
         open(marker, "w").close()
         sys.stdout.flush()
         # On AWS the whole worker task dies (as an instance lost); locally, the replica.
-        os.kill(os.getppid() if os.environ.get("SLUICE_MODE") == "aws" else os.getpid(), signal.SIGKILL)
+        os.kill(os.getppid() if mode == "aws" else os.getpid(), signal.SIGKILL)
         os._exit(1)
     return "survived"
 `,
@@ -129,7 +129,7 @@ describe.each(targets)('the same behaviour in the %s mode', (mode) => {
   }, 90_000);
 
   it('runs a job again, with a restart entry, when what ran it was killed mid-job', async () => {
-    const job = await awaitJob(await push('dies-once', { token: `${mode}-${Date.now()}` }));
+    const job = await awaitJob(await push('dies-once', { token: `${mode}-${Date.now()}`, mode }));
     expect(job.status).toBe('finished');
     expect(job.outputs.map((output: any) => output.data)).toEqual(['survived']);
     expect(job.restarts).toHaveLength(1);

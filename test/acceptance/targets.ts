@@ -20,7 +20,9 @@ const WEBHOOK_SETTINGS = { SLUICE_WEBHOOK_RETRY_BASE_MS: '200', SLUICE_WEBHOOK_T
 
 /** `npm start`'s service, in this process, on a free port. */
 export async function startLocalTarget(): Promise<Target> {
-  const service = await startTestService(WEBHOOK_SETTINGS);
+  // Unconfined: dies-once keeps its marker in /tmp across replicas, which a sandboxed replica's
+  // private /tmp does not outlive (test/e2e/functionIsolation.test.ts attacks the sandbox).
+  const service = await startTestService({ ...WEBHOOK_SETTINGS, SLUICE_SANDBOX: 'off' });
   return { name: 'local', url: service.url, awaitBase: `${service.url}/`, key: service.key, close: () => service.close() };
 }
 

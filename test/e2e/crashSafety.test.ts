@@ -43,7 +43,9 @@ describe('crash safety', () => {
   };
 
   beforeAll(async () => {
-    service = await startTestService();
+    // The dying function counts its attempts in a file that outlives each replica: only an
+    // unconfined function can keep one (a sandboxed replica's files go with it).
+    service = await startTestService({ SLUICE_SANDBOX: 'off' });
     scratch = await mkdtemp(join(tmpdir(), 'sluice-crash-'));
     for (const source of [DYING, STATEFUL('keeps-state', false), STATEFUL('fresh-state', true)]) {
       const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));

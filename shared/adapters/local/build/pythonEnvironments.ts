@@ -1,31 +1,47 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { inheritedEnvironment } from '../../../runtime/inheritedEnvironment.js';
 import { runCommand } from '../process/runCommand.js';
+import type { Sandbox, SandboxSpec } from '../sandbox/sandbox.js';
 import { BuildFailure } from './buildFailure.js';
+import { pipConfiguration } from './pipConfiguration.js';
 import type { PythonInterpreter } from './pythonInterpreters.js';
+import { pythonInstallation } from './pythonInterpreters.js';
 
 export type OutputLine = (line: string) => void;
+
+export interface PythonEnvironmentsOptions {
+  /** Where environments go: <folder>/<key>. */
+  folder: string;
+  /** Where each build's private scratch folder (its /tmp and home) goes. */
+  scratchFolder: string;
+  /** Extra arguments for `pip install` (SLUICE_PIP_ARGS). */
+  pipArgs: string[];
+  /** Confines venv and pip, and the packages' build code they run. */
+  sandbox: Sandbox;
+}
 
 /**
  * Virtual environments, one per (interpreter, package list), under <data dir>/envs.
  * Versions that declare the same Python and packages share one, so a redeploy of the same
  * dependencies builds in an instant. An environment is made in a scratch folder and renamed
  * into place when complete, so a crash never leaves a half-made one that looks ready.
+ *
+ * venv and pip run in the sandbox (a package's build runs its author's code): they see the
+ * interpreter, pip's configuration and the environment being made, with the network for pip's
+ * index, and the machine's setup of the service's variables plus PIP_*, nothing else of it.
  */
 export class PythonEnvironments {
   private readonly inProgress = new Map<string, Promise<string>>();
 
-  constructor(
-    private readonly folder: string,
-    private readonly pipArgs: string[],
-  ) {}
+  constructor(private readonly options: PythonEnvironmentsOptions) {}
 
   /** The environment's folder, made if needed. */
   ensure(interpreter: PythonInterpreter, packages: string[], output: OutputLine): Promise<string> {
     const key = environmentKey(interpreter, packages);
-    const path = join(this.folder, key);
+    const path = join(this.options.folder, key);
     if (existsSync(join(path, '.ready'))) {
       output(`Reusing the environment ${key} (Python ${interpreter.version}${packages.length ? `, ${packages.join(' ')}` : ''}).`);
       return Promise.resolve(path);
@@ -40,14 +56,23 @@ export class PythonEnvironments {
   private async make(interpreter: PythonInterpreter, packages: string[], path: string, output: OutputLine): Promise<string> {
     const scratch = `${path}.partial-${process.pid}`;
     await rm(scratch, { recursive: true, force: true });
-    await mkdir(this.folder, { recursive: true });
-    output(`Creating a Python ${interpreter.version} environment.`);
-    const venvArgs = ['-m', 'venv', ...(packages.length === 0 ? ['--without-pip'] : []), scratch];
-    await this.step(interpreter.executable, venvArgs, output, 'Creating the virtual environment failed');
-    if (packages.length > 0) {
-      output(`Installing ${packages.join(' ')}`);
-      const pip = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...this.pipArgs, ...packages];
-      await this.step(join(scratch, 'bin', 'python'), pip, output, 'pip install failed');
+    await mkdir(scratch, { recursive: true });
+    await mkdir(this.options.scratchFolder, { recursive: true });
+    const work = await mkdtemp(join(this.options.scratchFolder, 'build-'));
+    const pipConfig = pipConfiguration(process.env);
+    const installation = pythonInstallation(interpreter.executable);
+    const spec: SandboxSpec = { readOnly: [...(installation === null ? [] : [installation]), ...pipConfig.files], writable: [scratch], scratch: work, devices: [] };
+    try {
+      output(`Creating a Python ${interpreter.version} environment.`);
+      const venvArgs = ['-m', 'venv', ...(packages.length === 0 ? ['--without-pip'] : []), scratch];
+      await this.step(interpreter.executable, venvArgs, spec, pipConfig.env, output, 'Creating the virtual environment failed');
+      if (packages.length > 0) {
+        output(`Installing ${packages.join(' ')}`);
+        const pip = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...this.options.pipArgs, ...packages];
+        await this.step(join(scratch, 'bin', 'python'), pip, spec, pipConfig.env, output, 'pip install failed');
+      }
+    } finally {
+      await rm(work, { recursive: true, force: true });
     }
     await writeFile(join(scratch, '.ready'), `${interpreter.executable}\n${packages.join('\n')}\n`);
     await rm(path, { recursive: true, force: true });
@@ -55,8 +80,11 @@ export class PythonEnvironments {
     return path;
   }
 
-  private async step(command: string, args: string[], output: OutputLine, failure: string): Promise<void> {
-    const result = await runCommand(command, args, { onLine: output, timeoutMs: 30 * 60_000 });
+  private async step(command: string, args: string[], spec: SandboxSpec, pipEnv: Record<string, string>, output: OutputLine, failure: string): Promise<void> {
+    const confined = this.options.sandbox.wrap(command, args, spec);
+    const inherited = inheritedEnvironment(process.env, /^PIP_/);
+    const env = { ...inherited, ...pipEnv, PATH: inherited.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: confined.scratch, TMPDIR: confined.scratch };
+    const result = await runCommand(confined.command, confined.args, { cwd: confined.cwd, env, onLine: output, timeoutMs: 30 * 60_000 });
     if (result.exitCode === 0) return;
     const why = result.spawnError ?? (result.timedOut ? 'timed out' : `exit status ${result.exitCode ?? result.signal}`);
     throw new BuildFailure(`${failure} (${why}); see the build logs.`);

@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { runCommand } from '../process/runCommand.js';
 import { BuildFailure } from './buildFailure.js';
 
@@ -27,4 +29,13 @@ export async function probe(command: string): Promise<PythonInterpreter | null> 
   const result = await runCommand(command, ['-c', PROBE], { timeoutMs: 15_000, onLine: (line, stream) => stream === 'stdout' && lines.push(line) });
   if (result.exitCode !== 0 || lines.length < 2) return null;
   return { executable: lines[0] as string, version: lines[1] as string };
+}
+
+/**
+ * The installation an interpreter (or a venv's python, a link to one) runs from, e.g.
+ * /usr or ~/.pyenv/versions/3.11.7, which a sandbox shows read-only; null for one at the root.
+ */
+export function pythonInstallation(executable: string): string | null {
+  const installation = dirname(dirname(realpathSync(executable)));
+  return installation === '/' ? null : installation;
 }

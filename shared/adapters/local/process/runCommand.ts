@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { killProcessGroup } from '../../../runtime/processGroup.js';
 import { createInterface } from 'node:readline';
 
 export interface CommandResult {
@@ -17,17 +18,21 @@ export interface RunCommandOptions {
   onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
 }
 
-/** Runs a command to completion, streaming its output line by line. Never rejects. */
+/**
+ * Runs a command to completion, streaming its output line by line. Never rejects. The command
+ * leads its own process group, and the whole group is killed when it ends or times out, so
+ * nothing it started (a build backend left running, say) outlives it.
+ */
 export function runCommand(command: string, args: string[], options: RunCommandOptions = {}): Promise<CommandResult> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let timedOut = false;
     const timer =
       options.timeoutMs === undefined
         ? undefined
         : setTimeout(() => {
             timedOut = true;
-            child.kill('SIGKILL');
+            killProcessGroup(child);
           }, options.timeoutMs);
     for (const stream of ['stdout', 'stderr'] as const) {
       createInterface({ input: child[stream], crlfDelay: Infinity }).on('line', (line) => options.onLine?.(line, stream));
@@ -38,6 +43,7 @@ export function runCommand(command: string, args: string[], options: RunCommandO
     });
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer);
+      killProcessGroup(child);
       resolve({ exitCode, signal, spawnError: null, timedOut });
     });
   });

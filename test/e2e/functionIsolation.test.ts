@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestService } from './support/testService.js';
+import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
+
+// These specs attack the real service with hostile functions. They need bubblewrap
+// (apt-get install bubblewrap), as a production service does: SLUICE_SANDBOX=bwrap refuses
+// to start without it, so a machine lacking it fails here rather than passing unconfined.
+
+/** Tries to read what a function must never see, and names what it could read. */
+const SNOOP = `import glob, os
+import sluice
+
+@sluice.function(name="snoop")
+def snoop(data_dir: str, other_code: str, canary: str) -> dict:
+    tried, found = [], []
+    def attempt(what, read):
+        tried.append(what)
+        try:
+            if read():
+                found.append(what)
+        except Exception:
+            pass
+    def environments():
+        for path in glob.glob("/proc/*/environ"):
+            try:
+                if canary.encode() in open(path, "rb").read():
+                    return True
+            except OSError:
+                pass
+        return False
+    # Its own code and environment are mounted under the data directory's path: nothing else of it shows.
+    attempt("the data directory", lambda: set(os.listdir(data_dir)) - {"versions", "envs"})
+    attempt("another version", lambda: [v for v in os.listdir(os.path.join(data_dir, "versions")) if v not in os.getcwd()])
+    attempt("the SQLite store", lambda: open(os.path.join(data_dir, "sluice.db"), "rb").read(16))
+    attempt("the bootstrap key", lambda: open(os.path.join(data_dir, "api-key")).read())
+    attempt("another organization's code", lambda: open(other_code).read())
+    attempt("the service's environment", lambda: canary in str(os.environ))
+    attempt("another process's environment", environments)
+    attempt("the service's checkout", lambda: os.listdir(os.path.join(os.path.dirname(sluice.__file__), "..", "..", "shared")))
+    # What a function may do: write its scratch space, read its own code.
+    with open("/tmp/scratch.txt", "w") as out:
+        out.write("mine")
+    with open(os.path.join(os.environ["HOME"], "home.txt"), "w") as out:
+        out.write("mine")
+    return {"tried": tried, "found": found, "own_code": os.path.exists("main.py")}
+`;
+
+/** Hands out a file of the service's by talking the replica protocol itself. */
+const SMUGGLE = `import json, os, socket, time
+import sluice
+
+@sluice.function(name="smuggle")
+def smuggle(path: str) -> None:
+    channel = socket.socket(fileno=os.dup(3))
+    message = {"type": "output", "job_id": os.environ["SLUICE_JOB_ID"], "index": 0, "file": path, "name": "loot"}
+    channel.sendall((json.dumps(message) + "\\n").encode())
+    time.sleep(0.5)
+`;
+
+const SECRET_CODE = `import sluice
+
+SECRET = "the other organization's secret"
+
+@sluice.function(name="private")
+def private() -> str:
+    return SECRET
+`;
+
+/** Starts a child and a double-forked daemon (a session of its own), both carrying the token in their command line. */
+const SPAWNER = `import subprocess, sys, time
+import sluice
+
+DAEMON = "import os, sys, time\\nif os.fork(): sys.exit(0)\\nos.setsid()\\nif os.fork(): sys.exit(0)\\ntime.sleep(1000)"
+
+@sluice.function(name="spawner")
+def spawner(token: str, daemon: bool = True, stay: bool = True):
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1000)", token])
+    if daemon:
+        subprocess.Popen([sys.executable, "-c", DAEMON, token]).wait()
+    yield "started"
+    while stay:
+        time.sleep(1)
+`;
+
+/** Leaves a thread printing after it returns. */
+const LINGER = `import threading, time
+import sluice
+
+@sluice.function(name="linger")
+def linger(tag: str, seconds: float = 0) -> str:
+    def later():
+        for i in range(30):
+            print(f"late line of {tag} {i}", flush=True)
+            time.sleep(0.05)
+    threading.Thread(target=later, daemon=True).start()
+    print(f"{tag} returns", flush=True)
+    time.sleep(seconds)
+    return tag
+`;
+
+const tokens: string[] = [];
+
+/** A mark for the processes of one spec: a test looks them up by it, and ends them if the service did not. */
+function newToken(): string {
+  const token = `token-${randomUUID()}`;
+  tokens.push(token);
+  return token;
+}
+
+/** The processes on this machine whose command line holds the token. */
+async function pidsWith(token: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const pid of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
+    const cmdline = await readFile(join('/proc', pid, 'cmdline'), 'utf8').catch(() => '');
+    if (cmdline.includes(token)) pids.push(Number(pid));
+  }
+  return pids;
+}
+
+const processesWith = async (token: string) => (await pidsWith(token)).length;
+
+afterAll(async () => {
+  // A regression must not leave sleepers on the machine.
+  for (const token of tokens) {
+    for (const pid of await pidsWith(token)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+});
+
+async function deploy(service: TestService, source: string, key = service.key, owner = 'local') {
+  const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }), key, owner);
+  const version = await waitForBuild(service, `${owner}/${deployed.body.function.name}`, deployed.body.version.id, key);
+  expect(version.build_status).toBe('ready');
+  return deployed.body.version.id as string;
+}
+
+describe('function code in the local mode', () => {
+  const canary = `canary-${randomUUID()}`;
+  let service: TestService;
+  let otherCode: string;
+  const call = (method: string, path: string, body?: unknown) => api(service.url, service.key, method, path, body);
+  const run = async (fn: string, inputs: Record<string, unknown>) => {
+    const { body } = await call('POST', '/v2/push', { function: `local/${fn}`, inputs });
+    return (await call('GET', `/v2/jobs/${body.id}/await`)).body;
+  };
+
+  beforeAll(async () => {
+    // A secret in the service's own environment, as a database password or a cloud key would be.
+    process.env.SERVICE_DATABASE_PASSWORD = canary;
+    service = await startTestService({ SLUICE_SANDBOX: 'bwrap', SLUICE_IDLE_TIMEOUT_S: '1' });
+    const otherKey = await service.createOrganization('other');
+    const otherVersion = await deploy(service, SECRET_CODE, otherKey, 'other');
+    otherCode = join(service.dataDir, 'versions', otherVersion, 'code', 'main.py');
+    for (const source of [SNOOP, SMUGGLE, SPAWNER, LINGER]) await deploy(service, source);
+  }, 60_000);
+  afterAll(async () => {
+    delete process.env.SERVICE_DATABASE_PASSWORD;
+    await service.close();
+  });
+
+  it('cannot read the data directory, another organization’s code, or the service’s environment', async () => {
+    const job = await run('snoop', { data_dir: service.dataDir, other_code: otherCode, canary });
+    expect(job.status).toBe('finished');
+    const { tried, found, own_code } = job.outputs[0].data;
+    expect(tried).toHaveLength(8);
+    expect(found).toEqual([]);
+    expect(own_code).toBe(true);
+  });
+
+  it('cannot hand out a file of the service’s as an output', async () => {
+    const job = await run('smuggle', { path: join(service.dataDir, 'sluice.db') });
+    expect(job.status).toBe('error');
+    expect(job.error).toMatch(/not a file the function may hand out/);
+    expect((await call('GET', `/v2/jobs/${job.id}/files/0`)).status).toBe(404);
+  });
+
+  it('ends every process a job started, a daemon in its own session included, when the job is cancelled', async () => {
+    const token = newToken();
+    const { body: pushed } = await call('POST', '/v2/push', { function: 'local/spawner', inputs: { token } });
+    await until(async () => (await processesWith(token)) === 2, 10_000);
+    expect((await call('DELETE', `/v2/jobs/${pushed.id}`)).status).toBe(200);
+    await until(async () => (await processesWith(token)) === 0, 5_000);
+  });
+
+  it('ends a process that outlived its job when the replica stops', async () => {
+    const token = newToken();
+    const job = await run('spawner', { token, stay: false });
+    expect(job.status).toBe('finished');
+    await until(async () => (await processesWith(token)) === 2, 5_000);
+    // The replica stops after its idle window (1 s here), and everything the job left with it.
+    await until(async () => (await processesWith(token)) === 0, 10_000);
+  });
+
+  it('keeps what a job prints after it returned out of the next job’s logs', async () => {
+    const first = await run('linger', { tag: 'first' });
+    const second = await run('linger', { tag: 'second', seconds: 1 });
+    expect(second.status).toBe('finished');
+    const logs = async (jobId: string) => {
+      const { body } = await call('GET', `/v2/logs?job_id=${jobId}`);
+      return body.data.flatMap((group: any) => group.logs.map((entry: any) => entry.message as string));
+    };
+    const secondLogs = await logs(second.id);
+    expect(secondLogs.some((line: string) => line.includes('second returns'))).toBe(true);
+    expect(secondLogs.filter((line: string) => line.includes('late line of second')).length).toBeGreaterThan(0);
+    expect(secondLogs.filter((line: string) => line.includes('first'))).toEqual([]);
+    expect((await logs(first.id)).some((line: string) => line.includes('first returns'))).toBe(true);
+  });
+});
+
+describe('stopping the service', () => {
+  it('ends every process its running jobs started', async () => {
+    const service = await startTestService({ SLUICE_SANDBOX: 'bwrap' });
+    const token = newToken();
+    try {
+      await deploy(service, SPAWNER);
+      await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/spawner', inputs: { token } });
+      await until(async () => (await processesWith(token)) === 2, 10_000);
+    } finally {
+      await service.close();
+    }
+    await until(async () => (await processesWith(token)) === 0, 5_000);
+  }, 30_000);
+});
+
+describe('without a sandbox (SLUICE_SANDBOX=off)', () => {
+  it('still ends the processes a cancelled job started, through its process group', async () => {
+    const service = await startTestService({ SLUICE_SANDBOX: 'off' });
+    const token = newToken();
+    try {
+      await deploy(service, SPAWNER);
+      const { body: pushed } = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/spawner', inputs: { token, daemon: false } });
+      await until(async () => (await processesWith(token)) === 1, 10_000);
+      await api(service.url, service.key, 'DELETE', `/v2/jobs/${pushed.id}`);
+      await until(async () => (await processesWith(token)) === 0, 5_000);
+    } finally {
+      await service.close();
+    }
+  }, 30_000);
+});
