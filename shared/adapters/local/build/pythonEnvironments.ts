@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inheritedEnvironment } from '../../../runtime/inheritedEnvironment.js';
 import { runCommand } from '../process/runCommand.js';
@@ -74,6 +74,7 @@ export class PythonEnvironments {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
+    await relocateScripts(scratch, path);
     await writeFile(join(scratch, '.ready'), `${interpreter.executable}\n${packages.join('\n')}\n`);
     await rm(path, { recursive: true, force: true });
     await rename(scratch, path);
@@ -88,6 +89,20 @@ export class PythonEnvironments {
     if (result.exitCode === 0) return;
     const why = result.spawnError ?? (result.timedOut ? 'timed out' : `exit status ${result.exitCode ?? result.signal}`);
     throw new BuildFailure(`${failure} (${why}); see the build logs.`);
+  }
+}
+
+/**
+ * venv and pip write the environment's path into its scripts (console scripts' `#!` lines,
+ * `activate`): made in the scratch folder, they must name the folder it is renamed to.
+ */
+async function relocateScripts(scratch: string, path: string): Promise<void> {
+  const bin = join(scratch, 'bin');
+  for (const name of await readdir(bin)) {
+    const file = join(bin, name);
+    if (!(await lstat(file)).isFile()) continue;
+    const text = await readFile(file, 'latin1');
+    if (text.includes(scratch)) await writeFile(file, text.replaceAll(scratch, path), 'latin1');
   }
 }
 
