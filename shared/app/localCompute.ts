@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pythonInstallation } from '../adapters/local/build/pythonInterpreters.js';
@@ -64,12 +64,17 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
       const python = join(environment, 'bin', 'python');
       const scratch = join(scratchDir, replicaId);
       mkdirSync(scratch, { mode: 0o700 });
+      // Functions write their results next to their code (`cv2.imwrite("out.jpg")`, as Sieve's
+      // examples do): they start in a folder of their own, the code's files linked in read-only.
+      const work = join(scratch, 'work');
+      mkdirSync(work);
+      for (const entry of readdirSync(codeDir)) symlinkSync(join(codeDir, entry), join(work, entry));
       const spec: SandboxSpec = {
         readOnly: [codeDir, environment, PYTHON_SDK_DIR, ...[pythonInstallation(python)].filter((path) => path !== null)],
-        writable: [],
+        writable: [work],
         scratch,
         devices: gpuIndex === null ? [] : gpuDevices(),
-        cwd: codeDir,
+        cwd: work,
       };
       const runtime = runtimeCommand({ python, sdkDir: PYTHON_SDK_DIR, codeDir, version, env: {} });
       const confined = sandbox.wrap(runtime.command, runtime.args, spec);

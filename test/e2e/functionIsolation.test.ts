@@ -32,8 +32,10 @@ def snoop(data_dir: str, other_code: str, canary: str) -> dict:
                 pass
         return False
     # Its own code and environment are mounted under the data directory's path: nothing else of it shows.
-    attempt("the data directory", lambda: set(os.listdir(data_dir)) - {"versions", "envs"})
-    attempt("another version", lambda: [v for v in os.listdir(os.path.join(data_dir, "versions")) if v not in os.getcwd()])
+    own_code = os.path.realpath("main.py")
+    attempt("the data directory", lambda: set(os.listdir(data_dir)) - {"versions", "envs", "scratch"})
+    attempt("another version", lambda: [v for v in os.listdir(os.path.join(data_dir, "versions")) if v not in own_code])
+    attempt("another replica's folders", lambda: [r for r in os.listdir(os.path.join(data_dir, "scratch", "replicas")) if r not in os.getcwd()])
     attempt("the SQLite store", lambda: open(os.path.join(data_dir, "sluice.db"), "rb").read(16))
     attempt("the bootstrap key", lambda: open(os.path.join(data_dir, "api-key")).read())
     attempt("another organization's code", lambda: open(other_code).read())
@@ -45,7 +47,9 @@ def snoop(data_dir: str, other_code: str, canary: str) -> dict:
         out.write("mine")
     with open(os.path.join(os.environ["HOME"], "home.txt"), "w") as out:
         out.write("mine")
-    return {"tried": tried, "found": found, "own_code": os.path.exists("main.py")}
+    with open("result.txt", "w") as out:
+        out.write("next to the code, as Sieve's functions write")
+    return {"tried": tried, "found": found, "own_code": os.path.exists("main.py") and os.path.exists("result.txt")}
 `;
 
 /** Hands out a file of the service's by talking the replica protocol itself. */
@@ -170,7 +174,7 @@ describe('function code in the local mode', () => {
     const job = await run('snoop', { data_dir: service.dataDir, other_code: otherCode, canary });
     expect(job.status).toBe('finished');
     const { tried, found, own_code } = job.outputs[0].data;
-    expect(tried).toHaveLength(8);
+    expect(tried).toHaveLength(9);
     expect(found).toEqual([]);
     expect(own_code).toBe(true);
   });
