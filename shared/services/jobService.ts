@@ -77,7 +77,8 @@ export class JobService {
       runId: newShortId(),
       inputs: body.inputs,
       env: mergeEnvironment(version, body.env ?? {}),
-      webhooks: body.webhooks ?? fn.webhooks,
+      // The function's own webhooks are its owner's: they never see another organization's jobs.
+      webhooks: body.webhooks ?? (fn.organizationId === principal.organizationId ? fn.webhooks : []),
       source,
       parentJobId,
       restarts: [],
