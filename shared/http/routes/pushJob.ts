@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { timeoutSchema } from '../../domain/functionMetadata.js';
 import { PUSH_SOURCES } from '../../domain/job.js';
 import { webhookListSchema } from '../../domain/webhook.js';
 import { serializePushResult } from '../../domain/wire/job.js';
@@ -14,6 +15,8 @@ export const pushJob = defineRoute({
     function: z.string().nullable().optional(),
     id: z.string().nullable().optional(),
     webhooks: webhookListSchema.nullable().optional(),
+    /** Sluice extension: seconds the job may run (the function's own `timeout` still applies). */
+    timeout: timeoutSchema.optional(),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a valid environment variable name'), z.string()).optional(),
   }),
   handle: async ({ query, body, principal, services }) => {
