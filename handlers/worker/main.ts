@@ -9,6 +9,8 @@ import { GpuInventory } from '../../shared/runtime/gpuInventory.js';
 import { WorkerAgent } from '../../shared/runtime/workerAgent.js';
 import { createTaskProtection } from '../../shared/adapters/aws/taskProtection.js';
 import { agentCallbacks } from '../../shared/app/agentCallbacks.js';
+import { workerReplicaProcess } from './replicaProcess.js';
+import { storeReplicaOwnedFiles } from './replicaOwnedFiles.js';
 import { workerSettings } from './workerSettings.js';
 
 /**
@@ -23,6 +25,7 @@ const { services, store, queue, artifacts, clock } = composeAwsApp(config, loadA
 const version = await store.versions.get(settings.versionId);
 if (!version) throw new Error(`Version ${settings.versionId} does not exist`);
 
+const callbacks = agentCallbacks(services, artifacts, () => settings.publicUrl);
 const agent = new WorkerAgent({
   store,
   lifecycle: services.lifecycle,
@@ -37,19 +40,9 @@ const agent = new WorkerAgent({
   defaultMaxReplicas: version.split,
   fixedReplicas: version.split,
   newReplicaId: () => newShortId(),
-  replicaProcess: () => ({
-    python: settings.python,
-    codeDir: settings.codeDir,
-    env: {
-      ...process.env,
-      PYTHONPATH: [settings.sdkDir, settings.codeDir].join(':'),
-      PYTHONUNBUFFERED: '1',
-      SLUICE_ENTRY_FILE: version.entrypoint.file,
-      SLUICE_ENTRY_SYMBOL: version.entrypoint.symbol,
-      SLUICE_ENTRY_KIND: version.entrypoint.kind,
-    },
-  }),
-  ...agentCallbacks(services, artifacts, () => settings.publicUrl),
+  replicaProcess: () => workerReplicaProcess(settings, version),
+  ...callbacks,
+  storeFile: storeReplicaOwnedFiles(callbacks.storeFile, settings.replicaUid),
   onError: (error, context) => logger.error({ err: error }, context),
 });
 
@@ -62,6 +55,7 @@ process.once('SIGTERM', () => {
   void agent.shutdown().then(() => process.exit(0));
 });
 
+if (settings.replicaUid === undefined) logger.warn('SLUICE_REPLICA_UID is not set: replicas run as the agent’s user and can read its environment, credentials included');
 logger.info({ versionId: version.id, replicas: version.split }, 'worker started');
 while (!stopping) {
   // SQS has no push: the pool is woken to long-poll the queue whenever its replicas are free.

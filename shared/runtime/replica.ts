@@ -23,6 +23,9 @@ export interface ReplicaSpawn {
   python: string;
   codeDir: string;
   env: NodeJS.ProcessEnv;
+  /** Another user to run as (the AWS worker's unprivileged one); absent: the agent's own. */
+  uid?: number;
+  gid?: number;
   /** Each line the process prints, on stdout or stderr. */
   onLine(line: string, stream: 'stdout' | 'stderr'): void;
   /** Called once, when the process has exited. */
@@ -52,7 +55,7 @@ export class Replica {
     });
     this.ready.catch(() => undefined);
     this.readyWaiter = waiter;
-    this.child = spawn(spec.python, ['-m', 'sluice._runtime'], { cwd: spec.codeDir, env: spec.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    this.child = spawn(spec.python, ['-m', 'sluice._runtime'], { cwd: spec.codeDir, env: spec.env, uid: spec.uid, gid: spec.gid, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
     this.channel = this.child.stdio[3] as Socket;
     for (const stream of ['stdout', 'stderr'] as const) {
       this.child[stream]?.on('error', () => undefined); // a killed process can reset its pipes; exit reports it

@@ -32,7 +32,7 @@ export interface PoolContext {
   fixedReplicas?: number;
   newReplicaId(): string;
   /** The interpreter, code folder and environment a replica of this version starts with. */
-  replicaProcess(version: VersionRecord, gpuIndex: number | null): { python: string; codeDir: string; env: NodeJS.ProcessEnv };
+  replicaProcess(version: VersionRecord, gpuIndex: number | null): { python: string; codeDir: string; env: NodeJS.ProcessEnv; uid?: number; gid?: number };
   storeFile(job: JobRecord, index: number, path: string, name: string): Promise<unknown>;
   handleCall(job: JobRecord, call: CallMessage): Promise<CallResult>;
   /** Adds idle time of minimum replicas to the owner's usage. */
