@@ -69,6 +69,10 @@ line 'RUN if [ -s /tmp/requirements.txt ]; then pip install -r /tmp/requirements
 line 'COPY --from=node /usr/local/bin/node /usr/local/bin/node'
 line 'COPY worker/ /app/'
 line 'COPY code/ /app/code/'
+# Replicas run as this user, not as the agent (root): they cannot read the agent's environment,
+# where the task's AWS credentials are (handlers/worker/replicaProcess.ts).
+line 'RUN groupadd --system --gid 10001 sluice-fn && useradd --system --uid 10001 --gid 10001 --create-home --home-dir /home/sluice-fn --shell /usr/sbin/nologin sluice-fn'
+line 'ENV SLUICE_REPLICA_UID=10001 SLUICE_REPLICA_GID=10001 SLUICE_REPLICA_HOME=/home/sluice-fn'
 line 'WORKDIR /app/code'
 line 'CMD ["node", "/app/worker.mjs"]'
 `;

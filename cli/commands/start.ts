@@ -14,11 +14,13 @@ const EXAMPLES_DIR = fileURLToPath(new URL('../../examples', import.meta.url));
  */
 export async function startCommand(config: Config, logger: Logger, withExamples: boolean, print: (line: string) => void): Promise<RunningService> {
   const service = await startLocalService(config, logger);
-  const { key } = service.bootstrapKey;
+  const { key, revoked, organization } = service.bootstrapKey;
   keyLines(service.url, config.dataDir, service.bootstrapKey).forEach((line) => print(line));
   if (service.app.sandbox.warning) print(`WARNING: ${service.app.sandbox.warning}`);
+  if (revoked) logger.warn({ organization }, 'the bootstrap API key is revoked');
   if (withExamples) {
-    const principal = await service.app.services.auth.authenticate(key);
+    // The examples belong to the bootstrap organization, whether or not its key still works.
+    const principal = revoked ? await organizationPrincipal(service, organization) : await service.app.services.auth.authenticate(key);
     const deployed = await deployExamples(service.app.services, principal, EXAMPLES_DIR, config.python);
     if (deployed.length > 0) {
       print(`Building the example functions: ${deployed.join(', ')}`);
@@ -28,6 +30,11 @@ export async function startCommand(config: Config, logger: Logger, withExamples:
   tryItLines(service.url, service.bootstrapKey).forEach((line) => print(line));
   stopOnSignals(service, logger, print);
   return service;
+}
+
+async function organizationPrincipal(service: RunningService, name: string) {
+  const organization = await service.app.services.keys.ensureOrganization(name);
+  return { organizationId: organization.id, organizationName: organization.name };
 }
 
 function stopOnSignals(service: RunningService, logger: Logger, print: (line: string) => void): void {

@@ -12,6 +12,8 @@ import { WorkerAgent } from '../../shared/runtime/workerAgent.js';
 import { createTaskProtection } from '../../shared/adapters/aws/taskProtection.js';
 import { agentCallbacks } from '../../shared/app/agentCallbacks.js';
 import { SharedIdleUsage } from '../../shared/services/sharedIdleUsage.js';
+import { workerReplicaProcess } from './replicaProcess.js';
+import { storeReplicaOwnedFiles } from './replicaOwnedFiles.js';
 import { workerSettings } from './workerSettings.js';
 
 /**
@@ -28,6 +30,7 @@ if (!version) throw new Error(`Version ${settings.versionId} does not exist`);
 // Every task of the version runs some of its minimum replicas: their idle time is billed once.
 const idleUsage = new SharedIdleUsage(services.usage, clock);
 
+const callbacks = agentCallbacks(services, artifacts, () => settings.publicUrl);
 const agent = new WorkerAgent({
   store,
   lifecycle: services.lifecycle,
@@ -42,11 +45,9 @@ const agent = new WorkerAgent({
   defaultMaxReplicas: version.split,
   fixedReplicas: version.split,
   newReplicaId: () => newShortId(),
-  // The task is the function's container: no bubblewrap inside it (ECS isolates tasks), but the
-  // replica gets only the machine's setup of the worker's variables, never its settings or credentials.
-  replicaProcess: () =>
-    runtimeCommand({ python: settings.python, sdkDir: settings.sdkDir, codeDir: settings.codeDir, version, env: { ...inheritedEnvironment(process.env), HOME: process.env.HOME ?? '/tmp' } }),
-  ...agentCallbacks(services, artifacts, () => settings.publicUrl),
+  replicaProcess: () => workerReplicaProcess(settings, version),
+  ...callbacks,
+  storeFile: storeReplicaOwnedFiles(callbacks.storeFile, settings.replicaUid),
   recordIdle: (idle, seconds) => idleUsage.record(idle, seconds),
   onError: (error, context) => logger.error({ err: error }, context),
 });
@@ -64,6 +65,7 @@ process.once('SIGTERM', () => {
     .finally(() => process.exit(0));
 });
 
+if (settings.replicaUid === undefined) logger.warn('SLUICE_REPLICA_UID is not set: replicas run as the agent’s user and can read its environment, credentials included');
 logger.info({ versionId: version.id, replicas: version.split }, 'worker started');
 // This task got as far as running its worker: the version's image is not what fails.
 await deploymentHealth.workerStarted(version);

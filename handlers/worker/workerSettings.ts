@@ -9,6 +9,10 @@ const schema = z.object({
   SLUICE_WORKER_SDK_DIR: z.string().default('/app/sdk'),
   SLUICE_PUBLIC_URL: z.string().default(''),
   SLUICE_WORKER_POLL_MS: z.coerce.number().int().positive().default(1000),
+  // The image's unprivileged user for replicas (infra/buildspec.ts creates it); unset: the agent's own.
+  SLUICE_REPLICA_UID: z.coerce.number().int().min(1).optional(),
+  SLUICE_REPLICA_GID: z.coerce.number().int().min(1).optional(),
+  SLUICE_REPLICA_HOME: z.string().default('/tmp'),
 });
 
 export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
@@ -22,5 +26,8 @@ export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
     sdkDir: values.SLUICE_WORKER_SDK_DIR,
     publicUrl: values.SLUICE_PUBLIC_URL.replace(/\/+$/, ''),
     pollMs: values.SLUICE_WORKER_POLL_MS,
+    replicaUid: values.SLUICE_REPLICA_UID,
+    replicaGid: values.SLUICE_REPLICA_GID,
+    replicaHome: values.SLUICE_REPLICA_HOME,
   };
 }

@@ -96,7 +96,8 @@ export class BuildStack extends Stack {
       buildSpec: BuildSpec.fromObject(imageBuildSpec()),
       timeout: Duration.minutes(60),
     });
-    worker.grantRead(this.project);
+    // The worker's one object (Asset.grantRead would allow s3:GetObject*, s3:List* and s3:GetBucket*).
+    this.project.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [worker.bucket.arnForObjects(worker.s3ObjectKey)] }));
     for (const statement of permissionStatements(this, names, { bucket: { read: ['bundles/'] } })) this.project.addToRolePolicy(statement);
     this.project.addToRolePolicy(new PolicyStatement({ actions: ['ecr:GetAuthorizationToken'], resources: ['*'] }));
     this.project.addToRolePolicy(

@@ -2,7 +2,7 @@ import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib/core';
 import { AutoScalingGroup } from 'aws-cdk-lib/aws-autoscaling';
 import { BlockDeviceVolume, EbsDeviceVolumeType, GatewayVpcEndpointAwsService, InstanceType, LaunchTemplate, SecurityGroup, SubnetType, UserData, Vpc, type ISubnet } from 'aws-cdk-lib/aws-ec2';
 import { AmiHardwareType, AsgCapacityProvider, Cluster, EcsOptimizedImage, MachineImageType } from 'aws-cdk-lib/aws-ecs';
-import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { grantPermissions } from '../grants.js';
@@ -79,8 +79,11 @@ export class ComputeStack extends Stack {
       assumedBy: new ServicePrincipal('ec2.amazonaws.com'),
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
     });
+    this.grantContainerInstance(instanceRole);
     this.capacityProviders = Object.fromEntries(
-      MACHINE_TYPES.map((machineType) => [machineType, this.capacityProvider(machineType, names, instanceRole, instanceSecurityGroup, natGateways === 0)]),
+      // The groups get the role without its policy updates: CDK's own grant to container instances
+      // has a wildcard action (ecs:Submit*); grantContainerInstance writes the list out instead.
+      MACHINE_TYPES.map((machineType) => [machineType, this.capacityProvider(machineType, names, instanceRole.withoutPolicyUpdates(), instanceSecurityGroup, natGateways === 0)]),
     ) as Record<MachineType, AsgCapacityProvider>;
 
     this.logGroup = new LogGroup(this, 'WorkerLogs', { logGroupName: names.workerLogGroup, retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
@@ -96,13 +99,28 @@ export class ComputeStack extends Stack {
     grantPermissions(this.taskRole, names, ROLE_PERMISSIONS.worker);
   }
 
-  private capacityProvider(machineType: MachineType, names: SluiceNames, role: Role, securityGroup: SecurityGroup, publicInstances: boolean): AsgCapacityProvider {
+  /** What the ECS agent on a container instance does: join the cluster, report task and container states, ship its own logs. */
+  private grantContainerInstance(role: Role): void {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ecs:DeregisterContainerInstance', 'ecs:RegisterContainerInstance', 'ecs:SubmitAttachmentStateChanges', 'ecs:SubmitContainerStateChange', 'ecs:SubmitTaskStateChange'],
+        resources: [this.cluster.clusterArn],
+      }),
+    );
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: ['ecs:Poll', 'ecs:StartTelemetrySession'], resources: ['*'], conditions: { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } } }));
+    // Not scoped by resource in IAM.
+    role.addToPrincipalPolicy(new PolicyStatement({ actions: ['ecs:DiscoverPollEndpoint', 'ecr:GetAuthorizationToken', 'logs:CreateLogStream', 'logs:PutLogEvents'], resources: ['*'] }));
+  }
+
+  private capacityProvider(machineType: MachineType, names: SluiceNames, role: IRole, securityGroup: SecurityGroup, publicInstances: boolean): AsgCapacityProvider {
     const capacity = MACHINE_CAPACITY[machineType];
     const gpu = isGpuCapacity(machineType);
     const id = machineType.replace(/[^A-Za-z0-9]/g, '');
     const userData = UserData.forLinux();
-    // Bridge-mode tasks get their task role from the ECS agent only when asked for; one
-    // metadata hop keeps their containers from the instance's own role.
+    // Tasks never reach the instance metadata service (and the instance's role): awsvpc tasks
+    // are cut off by the ECS agent, bridge-mode ones by the hop limit of 1 below (IMDSv2 only).
+    userData.addCommands('echo ECS_AWSVPC_BLOCK_IMDS=true >> /etc/ecs/ecs.config');
+    // Bridge-mode tasks get their task role from the ECS agent only when asked for.
     if (publicInstances) userData.addCommands('echo ECS_ENABLE_TASK_IAM_ROLE=true >> /etc/ecs/ecs.config');
     const launchTemplate = new LaunchTemplate(this, `${id}LaunchTemplate`, {
       instanceType: new InstanceType(capacity.instanceType),
@@ -112,7 +130,7 @@ export class ComputeStack extends Stack {
       role,
       securityGroup,
       requireImdsv2: true,
-      httpPutResponseHopLimit: publicInstances ? 1 : undefined,
+      httpPutResponseHopLimit: 1,
       blockDevices: [{ deviceName: '/dev/xvda', volume: BlockDeviceVolume.ebs(capacity.rootVolumeGiB, { volumeType: EbsDeviceVolumeType.GP3, encrypted: true }) }],
     });
     const group = new AutoScalingGroup(this, `${id}Instances`, {

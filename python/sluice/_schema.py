@@ -21,6 +21,7 @@ PYTHON_VERSION_PATTERN = re.compile(r"^3\.\d{1,2}$")
 SYSTEM_PACKAGE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9+.-]*$")
 MAX_SPLIT = 8
 MAX_REPLICAS = 64
+MAX_TIMEOUT_S = 86_400  # a day
 
 # Every option, in the order the metadata document lists them, with its default.
 DEFAULTS: dict[str, object] = {
@@ -34,6 +35,7 @@ DEFAULTS: dict[str, object] = {
     "minimum_replicas": 0,
     "maximum_replicas": None,
     "restart_on_error": True,
+    "timeout": None,
     "title": None,
     "description": None,
     "tags": None,
@@ -120,6 +122,10 @@ def normalize(options: Mapping[str, object]) -> tuple[dict[str, object], list[Fi
 
     if not isinstance(out["restart_on_error"], bool):
         fail("restart_on_error", f"restart_on_error must be True or False (got {out['restart_on_error']!r})")
+
+    timeout = out["timeout"]
+    if timeout is not None and not (_is_int(timeout) and 1 <= timeout <= MAX_TIMEOUT_S):
+        fail("timeout", f"timeout must be None or whole seconds between 1 and {MAX_TIMEOUT_S} (got {timeout!r})")
 
     if out["tags"] is not None:
         out["tags"] = _strings(out["tags"], "tags", fail, " or None")

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { lockDataDirectory } from '../adapters/local/dataDirectoryLock.js';
 import { ROUTES } from '../http/routeTable.js';
 import { createNodeGateway } from '../http/nodeGateway.js';
 import type { Config } from '../config.js';
@@ -19,8 +20,22 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-/** The embedded service: the HTTP API and the builder, over one SQLite data directory. */
+/**
+ * The embedded service: the HTTP API and the builder, over one SQLite data directory, which it
+ * holds alone: a second service on the same directory refuses to start (it would take the first
+ * one's running jobs for abandoned ones and run them again).
+ */
 export async function startLocalService(config: Config, logger: Logger): Promise<RunningService> {
+  const lock = lockDataDirectory(config.dataDir);
+  try {
+    return await startHoldingLock(config, logger, lock.release);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+async function startHoldingLock(config: Config, logger: Logger, releaseLock: () => void): Promise<RunningService> {
   let url = '';
   const app = await composeLocalApp(config, logger, () => url);
   const bootstrapKey = await ensureBootstrapKey(app.services.keys, config.dataDir, config.bootstrapOrganization, config.bootstrapApiKey);
@@ -44,6 +59,7 @@ export async function startLocalService(config: Config, logger: Logger): Promise
       // Replicas stop first: their running jobs go back to the queue, durably, for the next start.
       await app.close();
       await closed;
+      releaseLock();
     },
   };
 }

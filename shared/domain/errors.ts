@@ -2,7 +2,7 @@
  * Errors the services raise. The HTTP layer maps each kind to its status code;
  * the message becomes the response's `detail`.
  */
-export type ErrorKind = 'bad_request' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'timeout' | 'too_large';
+export type ErrorKind = 'bad_request' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'timeout' | 'too_large' | 'too_many_requests';
 
 export class ServiceError extends Error {
   constructor(
@@ -11,6 +11,17 @@ export class ServiceError extends Error {
   ) {
     super(message);
     this.name = 'ServiceError';
+  }
+}
+
+/** Too many requests of one kind: the caller may try again after `retryAfterSeconds` (the Retry-After header). */
+export class RateLimitedError extends ServiceError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('too_many_requests', message);
+    this.name = 'RateLimitedError';
   }
 }
 

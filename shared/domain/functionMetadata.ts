@@ -10,6 +10,10 @@ export const FUNCTION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PYTHON_VERSION_PATTERN = /^3\.\d{1,2}$/;
 
+/** The longest time limit a function or a push may set, in seconds (a day). */
+export const MAX_TIMEOUT_S = 86_400;
+export const timeoutSchema = z.int().min(1).max(MAX_TIMEOUT_S);
+
 export const IO_TYPES = ['str', 'int', 'float', 'bool', 'dict', 'list', 'sluice.File', 'any'] as const;
 export type IoType = (typeof IO_TYPES)[number];
 
@@ -63,6 +67,7 @@ export const functionMetadataSchema = z
     minimum_replicas: z.int().min(0).max(64).default(0),
     maximum_replicas: z.int().min(0).max(64).nullable().default(null),
     restart_on_error: z.boolean().default(true),
+    timeout: timeoutSchema.nullable().default(null),
     title: nullableText,
     description: nullableText,
     tags: z.array(z.string()).nullable().default(null),

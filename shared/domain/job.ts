@@ -55,6 +55,11 @@ export interface JobRecord {
   restarts: RestartEntry[];
   /** How many times it has been started. */
   attempts: number;
+  /**
+   * Seconds each run may take before the job ends in error: the shorter of the function's
+   * `timeout` and the push's. Null (or absent, on older jobs) for no limit.
+   */
+  timeLimitSeconds?: number | null;
 }
 
 export type JobPatch = Partial<Pick<JobRecord, 'status' | 'startedAt' | 'completedAt' | 'error' | 'runId' | 'restarts' | 'attempts'>>;

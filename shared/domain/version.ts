@@ -36,6 +36,8 @@ export interface VersionRecord {
   maximumReplicas: number | null;
   streamOutput: boolean;
   restartOnError: boolean;
+  /** The decorator's `timeout`: seconds a run may take; null (or absent, on older versions) for none. */
+  timeoutSeconds?: number | null;
   entrypoint: Entrypoint;
   /** AWS: worker tasks that stopped in a row without their worker starting (absent: none). */
   taskFailures?: number;

@@ -8,3 +8,8 @@ export const webhookSchema = z.object({
   url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
 });
 export type Webhook = z.infer<typeof webhookSchema>;
+
+/** Webhooks one job (or one function) may have: each event of a job is sent to every one of them. */
+export const MAX_WEBHOOKS_PER_JOB = 20;
+
+export const webhookListSchema = z.array(webhookSchema).max(MAX_WEBHOOKS_PER_JOB, `at most ${MAX_WEBHOOKS_PER_JOB} webhooks`);

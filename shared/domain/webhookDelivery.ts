@@ -32,6 +32,8 @@ export interface WebhookDelivery {
   /** When the next attempt is due (pending only). */
   nextAttemptAt: Micros;
   createdAt: Micros;
+  /** When a resend made it (every delivery of one resend has the same); absent for a job's own events. */
+  resentAt?: Micros;
 }
 
 /** Ten attempts in all: the first, then nine retries with exponential backoff. */

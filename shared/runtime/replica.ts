@@ -31,6 +31,9 @@ export interface ReplicaCommand {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Another user to run as (the AWS worker's unprivileged one); absent: the agent's own. */
+  uid?: number;
+  gid?: number;
 }
 
 export interface ReplicaSpawn extends ReplicaCommand {
@@ -71,7 +74,7 @@ export class Replica {
     });
     this.ready.catch(() => undefined);
     this.readyWaiter = waiter;
-    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, uid: spec.uid, gid: spec.gid, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
     this.channel = this.child.stdio[3] as Socket;
     for (const stream of ['stdout', 'stderr'] as const) {
       this.child[stream]?.on('error', () => undefined); // a killed process can reset its pipes; exit reports it

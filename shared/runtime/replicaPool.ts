@@ -293,6 +293,14 @@ export class ReplicaPool {
     member.log = log;
     let outputs: Promise<void> = Promise.resolve();
     let outputError: string | null = null;
+    const limit = job.timeLimitSeconds ?? null;
+    let timedOut = false;
+    // Past its time limit the run is stopped by ending its replica (the pool starts another).
+    const deadline = limit === null ? undefined : setTimeout(() => {
+      if (replica.currentJobId !== job.id) return; // it ended just now
+      timedOut = true;
+      replica.kill();
+    }, limit * 1000);
     const outcome = await replica.runJob(
       { jobId: job.id, runId: job.runId ?? '', inputs: job.inputs, env: job.env },
       {
@@ -307,11 +315,16 @@ export class ReplicaPool {
         onCall: (call) => this.context.handleCall(job, call),
       },
     );
+    clearTimeout(deadline);
     // The run's output is read to its end marker: what the replica prints from now on is not
     // this job's (a thread it left behind, say), and never the next job's.
     member.log = member.versionLog;
     await outputs;
-    const result: RunOutcome = outputError && outcome.kind === 'done' ? { kind: 'error', error: outputError } : outcome;
+    const result: RunOutcome = timedOut
+      ? { kind: 'error', error: `The job exceeded its time limit of ${limit} s.` }
+      : outputError && outcome.kind === 'done'
+        ? { kind: 'error', error: outputError }
+        : outcome;
     // A fresh process for the next job after a failure, so state it left behind does not leak.
     if (result.kind === 'error' && this.version.restartOnError) replica.kill();
     // The replica is free: it takes its next job while this one's end is recorded.

@@ -82,6 +82,7 @@ export class DeployService {
       maximumReplicas: metadata.maximum_replicas,
       streamOutput: metadata.entrypoint.generator,
       restartOnError: metadata.restart_on_error,
+      timeoutSeconds: metadata.timeout,
       entrypoint: metadata.entrypoint,
       taskFailures: 0,
     };

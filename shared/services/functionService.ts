@@ -36,8 +36,10 @@ export class FunctionService {
     private readonly webhookPolicy: WebhookUrlPolicy,
   ) {}
 
+  /** A public function as another organization sees it: without its owner's webhooks. */
   async get(principal: Principal, ownerName: string, name: string): Promise<FunctionView> {
-    return this.requireView(await this.access.readable(principal, ownerName, name));
+    const fn = await this.access.readable(principal, ownerName, name);
+    return this.requireView(fn.organizationId === principal.organizationId ? fn : { ...fn, webhooks: [] });
   }
 
 

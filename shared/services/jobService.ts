@@ -20,6 +20,9 @@ import type { Principal } from './principal.js';
 import { checkInputs, mergeEnvironment, parseFunctionReference } from './pushRequest.js';
 import type { VersionService } from './versionService.js';
 
+/** The stricter of two time limits, null meaning none. */
+const shorterLimit = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.min(a, b));
+
 /** How long a parent job waits for a child it runs. */
 const CHILD_WAIT_MS = 24 * 60 * 60 * 1000;
 
@@ -29,6 +32,8 @@ export interface PushBody {
   id?: string | null;
   webhooks?: Webhook[] | null;
   env?: Record<string, string>;
+  /** Seconds the job may run; it cannot extend the function's own `timeout`. */
+  timeout?: number;
 }
 
 export interface JobView {
@@ -77,11 +82,13 @@ export class JobService {
       runId: newShortId(),
       inputs: body.inputs,
       env: mergeEnvironment(version, body.env ?? {}),
-      webhooks: body.webhooks ?? fn.webhooks,
+      // The function's own webhooks are its owner's: they never see another organization's jobs.
+      webhooks: body.webhooks ?? (fn.organizationId === principal.organizationId ? fn.webhooks : []),
       source,
       parentJobId,
       restarts: [],
       attempts: 0,
+      timeLimitSeconds: shorterLimit(version.timeoutSeconds ?? null, body.timeout ?? null),
     };
     await store.jobs.create(job);
     // A job for a version still building waits for it; releaseWaitingJobs enqueues it when the

@@ -74,10 +74,11 @@ export class KeyService {
     return { ...key, revokedAt: at };
   }
 
-  /** Whether a key with this secret exists and is active (used to honour SLUICE_API_KEY). */
-  async isActive(secret: string): Promise<boolean> {
+  /** Whether a key with this secret exists, and whether it was revoked (the bootstrap key's check). */
+  async keyState(secret: string): Promise<'active' | 'revoked' | 'unknown'> {
     const key = await this.store.apiKeys.getByHash(hashApiKey(secret));
-    return key !== null && key.revokedAt === null;
+    if (key === null) return 'unknown';
+    return key.revokedAt === null ? 'active' : 'revoked';
   }
 
   private async requireOrganization(name: string): Promise<Organization> {

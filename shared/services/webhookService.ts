@@ -1,9 +1,11 @@
+import { RateLimitedError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { JobOutput, JobRecord } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
 import type { WebhookEventType } from '../domain/webhook.js';
 import type { WebhookDelivery } from '../domain/webhookDelivery.js';
 import { webhookPayload } from '../domain/webhookPayload.js';
+import { MAX_RESENDS_PER_WINDOW, RESEND_WINDOW_MICROS, resendWaitSeconds } from '../domain/resendLimit.js';
 import type { Clock } from '../ports/clock.js';
 import type { DeliveryScheduler } from '../ports/deliveryScheduler.js';
 import type { JobEvent } from '../ports/jobEvents.js';
@@ -37,15 +39,23 @@ export class WebhookService {
     for (const type of EVENTS_OF[event.type]) await this.deliver(event.job, type, outputs);
   }
 
-  /** Sends a job's events again, as they stand now: start, each output, completion. */
+  /**
+   * Sends a job's events again, as they stand now: start, each output, completion. Limited to
+   * MAX_RESENDS_PER_WINDOW a window per job, so a resend cannot be turned into a flood.
+   */
   async resend(principal: Principal, jobId: string): Promise<WebhookDelivery[]> {
     const job = await this.ownJob(principal, jobId);
+    const resentAt = this.clock.now();
+    const wait = resendWaitSeconds(await this.store.deliveries.listByJob(job.id), resentAt);
+    if (wait > 0) {
+      throw new RateLimitedError(`A job's webhooks can be resent ${MAX_RESENDS_PER_WINDOW} times in ${RESEND_WINDOW_MICROS / 1_000_000} s; try again in ${wait} s.`, wait);
+    }
     const outputs = await this.store.jobs.listOutputs(job.id, 0);
     const created: WebhookDelivery[] = [];
-    if (job.startedAt !== null || isFinalJobStatus(job.status)) created.push(...(await this.deliver(job, 'job.start', [])));
-    for (const output of outputs) created.push(...(await this.deliver(job, 'job.new_output', [output])));
+    if (job.startedAt !== null || isFinalJobStatus(job.status)) created.push(...(await this.deliver(job, 'job.start', [], resentAt)));
+    for (const output of outputs) created.push(...(await this.deliver(job, 'job.new_output', [output], resentAt)));
     if (isFinalJobStatus(job.status)) {
-      for (const type of EVENTS_OF.completed) created.push(...(await this.deliver(job, type, outputs)));
+      for (const type of EVENTS_OF.completed) created.push(...(await this.deliver(job, type, outputs, resentAt)));
     }
     return created;
   }
@@ -54,7 +64,7 @@ export class WebhookService {
     return this.store.deliveries.listByJob((await this.ownJob(principal, jobId)).id);
   }
 
-  private async deliver(job: JobRecord, type: WebhookEventType, outputs: JobOutput[]): Promise<WebhookDelivery[]> {
+  private async deliver(job: JobRecord, type: WebhookEventType, outputs: JobOutput[], resentAt?: number): Promise<WebhookDelivery[]> {
     const hooks = job.webhooks.filter((hook) => hook.type === type);
     const created: WebhookDelivery[] = [];
     for (const hook of hooks) {
@@ -71,6 +81,7 @@ export class WebhookService {
         attempts: [],
         nextAttemptAt: now,
         createdAt: now,
+        ...(resentAt === undefined ? {} : { resentAt }),
       };
       await this.store.deliveries.create(delivery);
       // Awaited (a Lambda freezes once it answers); a run that cannot start leaves the stored

@@ -47,6 +47,15 @@ export function describeDeliveryContract(store: CurrentStore): void {
       expect((await store().deliveries.recordAttempt(delivery.id, deliveredAttempt(T + 1), 'delivered', T + 1))?.payload).toBe(delivery.payload);
     });
 
+    it('keeps the time of the resend that made a delivery, in gets, job lists and attempts (the resend limit counts them)', async () => {
+      const resent = aDelivery({ jobId: 'job-resent', sequence: T + 1, resentAt: T + 7 });
+      const own = aDelivery({ jobId: 'job-resent', sequence: T + 2 });
+      await createAll(resent, own);
+      expect(await store().deliveries.get(resent.id)).toEqual(resent);
+      expect((await store().deliveries.listByJob('job-resent')).map((delivery) => delivery.resentAt)).toEqual([T + 7, undefined]);
+      expect((await store().deliveries.recordAttempt(resent.id, deliveredAttempt(T + 8), 'delivered', T + 8))?.resentAt).toBe(T + 7);
+    });
+
     it('get returns null for an unknown id', async () => {
       expect(await store().deliveries.get('no-such-id')).toBeNull();
     });

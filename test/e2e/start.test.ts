@@ -3,6 +3,7 @@ import { mkdtemp, rm, stat, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from './support/cli.js';
 import { startServiceProcess as startService, stopServiceProcess as stop } from './support/serviceProcess.js';
 import { api } from './support/testService.js';
 
@@ -49,6 +50,46 @@ describe('sluice start', () => {
     expect(hello.body.description).toBe('kept');
     // Present already: not deployed again.
     expect(hello.body.latest_version.id).toBe(versionId);
+    expect(await stop(second.child, 'SIGTERM')).toBe(0);
+  });
+
+  it('refuses to start a second service on the same data directory, saying why, while the first goes on', async () => {
+    const dataDir = await newDataDir();
+    const first = await startService(dataDir, {}, []);
+    const second = await runCli(['start'], { PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn' }, 30_000);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`Another Sluice service is already running on the data directory ${dataDir}`);
+    expect(second.stdout).not.toContain('running at');
+    expect((await api(first.url, first.key, 'GET', '/v2/organization')).status).toBe(200);
+    expect(await stop(first.child, 'SIGTERM')).toBe(0);
+  });
+
+  it('starts at once on the data directory of a service that was killed (kill -9)', async () => {
+    const dataDir = await newDataDir();
+    const killed = await startService(dataDir, {}, []);
+    expect(await stop(killed.child, 'SIGKILL')).toBeNull();
+    const next = await startService(dataDir, {}, []);
+    expect(next.key).toBe(killed.key);
+    expect((await api(next.url, next.key, 'GET', '/v2/organization')).status).toBe(200);
+    expect(await stop(next.child, 'SIGTERM')).toBe(0);
+  });
+
+  it('starts with its bootstrap key revoked, says so and how to make a new one, and does not bring the key back', async () => {
+    const dataDir = await newDataDir();
+    const first = await startService(dataDir, {}, []);
+    const env = { SLUICE_DATA_DIR: dataDir };
+    const id = /^(\S+)\s+local\s/m.exec((await runCli(['keys', 'list'], env)).stdout)?.[1] as string;
+    expect((await runCli(['keys', 'revoke', id], env)).code).toBe(0);
+    expect(await stop(first.child, 'SIGTERM')).toBe(0);
+
+    const second = await startService(dataDir, {}, ['--examples']);
+    expect(second.output()).toContain(`The API key in ${join(dataDir, 'api-key')} has been revoked`);
+    expect(second.output()).toContain('npx sluice keys create --org local');
+    expect(second.output()).not.toContain(first.key);
+    expect((await api(second.url, first.key, 'GET', '/v2/organization')).status).toBe(401);
+    const created = await runCli(['keys', 'create', '--org', 'local'], env);
+    const fresh = created.stdout.trim().split('\n').at(-1) as string;
+    expect((await api(second.url, fresh, 'GET', '/v2/functions/local/hello')).body.latest_version.build_status).toBe('ready');
     expect(await stop(second.child, 'SIGTERM')).toBe(0);
   });
 

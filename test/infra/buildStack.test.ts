@@ -89,9 +89,11 @@ describe('BuildStack', () => {
     it('may read bundles/ of the bucket and push to its own repository only', () => {
       const project = only('AWS::CodeBuild::Project');
       const statements = roleStatements(template, (project.Properties.ServiceRole as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]);
-      const bundles = statementWith(statements, 's3:GetObject');
-      expect(JSON.stringify(bundles?.Resource)).toContain('/bundles/*');
+      const reads = statements.filter((statement) => actionsOf([statement]).includes('s3:GetObject')).map((statement) => JSON.stringify(statement.Resource));
+      expect(reads).toEqual([expect.stringContaining('cdk-hnb659fds-assets'), expect.stringContaining('/bundles/*')]);
       expect(actionsOf(statements)).not.toContain('s3:PutObject');
+      const worker = statements.filter((statement) => JSON.stringify(statement.Resource).includes('cdk-hnb659fds-assets'));
+      expect(worker.map((statement) => statement.Action)).toEqual(['s3:GetObject']);
       const push = statementWith(statements, 'ecr:PutImage');
       expect(push?.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(build.repository), 'Arn'] });
     });
@@ -212,6 +214,10 @@ describe('the Dockerfile the build writes', () => {
     expect(dockerfile).toContain('ENV VIRTUAL_ENV=/opt/venv PATH=/opt/venv/bin:$PATH');
     expect(dockerfile.trim().split('\n').at(-1)).toBe('CMD ["node", "/app/worker.mjs"]');
     expect(requirements).toBe('numpy==2.1\nrequests\n');
+    // The agent runs as root; its replicas as an unprivileged user that cannot read its environment.
+    expect(dockerfile).toContain('useradd --system --uid 10001 --gid 10001');
+    expect(dockerfile).toContain('ENV SLUICE_REPLICA_UID=10001 SLUICE_REPLICA_GID=10001 SLUICE_REPLICA_HOME=/home/sluice-fn');
+    expect(dockerfile).not.toMatch(/^USER /m);
   });
 
   it('starts from the NVIDIA CUDA runtime when a CUDA version is set, installing the Python version with uv', () => {

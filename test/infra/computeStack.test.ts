@@ -74,6 +74,12 @@ describe('ComputeStack', () => {
       expect(data.MetadataOptions.HttpTokens).toBe('required');
       expect(data.BlockDeviceMappings[0].Ebs).toMatchObject({ Encrypted: true, VolumeSize: capacity.rootVolumeGiB });
     });
+
+    it('keeps tasks from the instance metadata service: one hop (IMDSv2 only), and the ECS agent blocks it for awsvpc tasks', () => {
+      const data = capacityOf(machineType).launchTemplate.Properties.LaunchTemplateData;
+      expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', HttpPutResponseHopLimit: 1 });
+      expect(JSON.stringify(data.UserData)).toContain('echo ECS_AWSVPC_BLOCK_IMDS=true >> /etc/ecs/ecs.config');
+    });
   });
 
   it('maps a100-20gb to whole A100s (p4d.24xlarge, like a100)', () => {
@@ -105,6 +111,26 @@ describe('ComputeStack', () => {
     expect(JSON.stringify(put?.Resource)).not.toContain('bundles/');
     const remove = statements.filter((statement) => actionsOf([statement]).includes('s3:DeleteObject'));
     expect(remove.map((statement) => JSON.stringify(statement.Resource))).toEqual([expect.stringMatching(/\/spill\/\*"\]\]\}$/)]);
+  });
+
+  it('lets container instances join the cluster and report their tasks’ states, with every action named', () => {
+    const instanceRole = Object.keys(resourcesOf(template, 'AWS::IAM::Role')).find((id) => id.startsWith('InstanceRole')) as string;
+    const statements = roleStatements(template, instanceRole);
+    expect(actionsOf(statements).sort()).toEqual([
+      'ecr:GetAuthorizationToken',
+      'ecs:DeregisterContainerInstance',
+      'ecs:DiscoverPollEndpoint',
+      'ecs:Poll',
+      'ecs:RegisterContainerInstance',
+      'ecs:StartTelemetrySession',
+      'ecs:SubmitAttachmentStateChanges',
+      'ecs:SubmitContainerStateChange',
+      'ecs:SubmitTaskStateChange',
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+    ]);
+    const cluster = statements.find((statement) => actionsOf([statement]).includes('ecs:RegisterContainerInstance'));
+    expect(cluster?.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(compute.cluster), 'Arn'] });
   });
 
   it('lets ECS pull images of the repository only and write the workers’ log group', () => {
@@ -152,6 +178,7 @@ describe('ComputeStack without a NAT gateway (sluice:natGateways=0)', () => {
       const data = launchTemplate.Properties.LaunchTemplateData;
       expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', HttpPutResponseHopLimit: 1 });
       expect(JSON.stringify(data.UserData)).toContain('ECS_ENABLE_TASK_IAM_ROLE=true');
+      expect(JSON.stringify(data.UserData)).toContain('ECS_AWSVPC_BLOCK_IMDS=true');
     }
   });
 

@@ -4,6 +4,7 @@ import { deliveryAhead, holdSeconds } from '../../shared/domain/deliveryOrder.js
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from '../../shared/domain/webhookDelivery.js';
 import { aDelivery } from '../support/fixtures.js';
 import { signWebhook } from '../../shared/domain/webhookSignature.js';
+import { resendWaitSeconds } from '../../shared/domain/resendLimit.js';
 
 describe('webhook signatures', () => {
   it('match the Standard Webhooks specification’s example', () => {
@@ -88,5 +89,19 @@ describe('webhook address policy', () => {
     expect(isAllowedAddress('127.0.0.1', ['loopback'])).toBe(true);
     expect(isAllowedAddress('169.254.169.254', ['loopback', 'private'])).toBe(false);
     expect(isAllowedAddress('0.0.0.0', ['loopback', 'private', 'link-local'])).toBe(false);
+  });
+});
+
+describe('webhook resend limit', () => {
+  const NOW = 1_732_000_100_000_000;
+  const resentAgo = (seconds: number) => [aDelivery({ resentAt: NOW - seconds * 1_000_000 }), aDelivery({ resentAt: NOW - seconds * 1_000_000 })];
+
+  it('allows 3 resends of a job within a minute; a job’s own events do not count', () => {
+    expect(resendWaitSeconds([aDelivery(), aDelivery(), aDelivery(), ...resentAgo(5), ...resentAgo(2)], NOW)).toBe(0);
+  });
+
+  it('then asks to wait until the oldest of the last 3 leaves the minute', () => {
+    expect(resendWaitSeconds([...resentAgo(90), ...resentAgo(45), ...resentAgo(10), ...resentAgo(1)], NOW)).toBe(15);
+    expect(resendWaitSeconds([...resentAgo(61), ...resentAgo(10), ...resentAgo(1)], NOW)).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ServiceError, ValidationError } from '../../domain/errors.js';
+import { RateLimitedError, ServiceError, ValidationError } from '../../domain/errors.js';
 import type { ErrorKind } from '../../domain/errors.js';
 import { jsonResponse } from '../response.js';
 
@@ -12,6 +12,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   timeout: 408,
   conflict: 409,
   too_large: 413,
+  too_many_requests: 429,
 };
 
 export interface ErrorLogger {
@@ -30,6 +31,7 @@ export function errorResponder(logger: ErrorLogger): middy.MiddlewareObj<APIGate
         request.response = jsonResponse(422, { detail: error.issues });
       } else if (error instanceof ServiceError) {
         request.response = jsonResponse(STATUS_BY_KIND[error.kind], { detail: error.message });
+        if (error instanceof RateLimitedError) request.response.headers = { ...request.response.headers, 'retry-after': String(error.retryAfterSeconds) };
       } else {
         logger.error({ err: error, path: request.event.rawPath }, 'request failed');
         request.response = jsonResponse(500, { detail: 'Internal server error.' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { webhookSchema } from '../../domain/webhook.js';
+import { webhookListSchema } from '../../domain/webhook.js';
 import { defineRoute } from '../route.js';
 import { functionPath, truncateQuery } from '../schemas.js';
 import { functionView } from '../views.js';
@@ -7,7 +7,7 @@ import { functionView } from '../views.js';
 const nullableText = z.string().nullable().optional();
 
 const editBody = z.strictObject({
-  webhooks: z.strictObject({ hooks: z.array(webhookSchema) }).optional(),
+  webhooks: z.strictObject({ hooks: webhookListSchema }).optional(),
   visibility: z.enum(['public', 'private']).nullable().optional(),
   title: nullableText,
   code_url: nullableText,

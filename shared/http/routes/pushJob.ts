@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { timeoutSchema } from '../../domain/functionMetadata.js';
 import { PUSH_SOURCES } from '../../domain/job.js';
-import { webhookSchema } from '../../domain/webhook.js';
+import { webhookListSchema } from '../../domain/webhook.js';
 import { serializePushResult } from '../../domain/wire/job.js';
 import { defineRoute } from '../route.js';
 
@@ -13,7 +14,9 @@ export const pushJob = defineRoute({
     inputs: z.record(z.string(), z.unknown()),
     function: z.string().nullable().optional(),
     id: z.string().nullable().optional(),
-    webhooks: z.array(webhookSchema).nullable().optional(),
+    webhooks: webhookListSchema.nullable().optional(),
+    /** Sluice extension: seconds the job may run (the function's own `timeout` still applies). */
+    timeout: timeoutSchema.optional(),
     env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a valid environment variable name'), z.string()).optional(),
   }),
   handle: async ({ query, body, principal, services }) => {

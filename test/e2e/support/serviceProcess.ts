@@ -5,6 +5,7 @@ import { SLUICE_BIN } from './cli.js';
 export interface ServiceProcess {
   child: ChildProcessWithoutNullStreams;
   url: string;
+  /** The bootstrap key the banner printed ("" when it printed none: a revoked key). */
   key: string;
   output: () => string;
 }
@@ -19,8 +20,8 @@ export function startServiceProcess(dataDir: string, env: Record<string, string>
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const url = /running at (http:\/\/\S+)/.exec(stdout)?.[1];
-      const key = /API key for organization "local"(?: \(new\))?: (\S+)/.exec(stdout)?.[1];
-      if (url && key && stdout.includes('Stop with Ctrl+C.')) resolve({ child, url, key, output: () => stdout });
+      const key = /API key for organization "local"(?: \(new\))?: (\S+)/.exec(stdout)?.[1] ?? '';
+      if (url && stdout.includes('Stop with Ctrl+C.')) resolve({ child, url, key, output: () => stdout });
     });
     child.on('exit', (code) => reject(new Error(`sluice start exited with ${code}: ${stdout}`)));
   });
