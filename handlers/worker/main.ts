@@ -6,8 +6,6 @@ import { createLogger } from '../../shared/app/logger.js';
 import { loadConfig } from '../../shared/config.js';
 import { newShortId } from '../../shared/domain/ids.js';
 import { GpuInventory } from '../../shared/runtime/gpuInventory.js';
-import { inheritedEnvironment } from '../../shared/runtime/inheritedEnvironment.js';
-import { runtimeCommand } from '../../shared/runtime/runtimeCommand.js';
 import { WorkerAgent } from '../../shared/runtime/workerAgent.js';
 import { createTaskProtection } from '../../shared/adapters/aws/taskProtection.js';
 import { agentCallbacks } from '../../shared/app/agentCallbacks.js';
