@@ -18,6 +18,7 @@ const configSchema = z.object({
   SLUICE_PYTHON: z.string().default('python3'),
   SLUICE_PIP_ARGS: z.string().default(''),
   SLUICE_MAX_BODY_MB: z.coerce.number().positive().default(64),
+  SLUICE_BODY_TIMEOUT_S: z.coerce.number().positive().default(30),
   SLUICE_MAX_UPLOAD_MB: z.coerce.number().positive().default(512),
   SLUICE_TABLE_PREFIX: z.string().default('sluice-'),
   SLUICE_AWAIT_TIMEOUT_S: z.coerce.number().positive().default(600),
@@ -50,6 +51,8 @@ export interface Config {
   /** Extra arguments for `pip install` (an index URL, say). */
   pipArgs: string[];
   maxBodyBytes: number;
+  /** A request's body must arrive within this, or it is answered 408. */
+  bodyTimeoutMs: number;
   /** The largest code bundle a deploy takes through an upload (POST /v2/uploads). */
   maxUploadBytes: number;
   tablePrefix: string;
@@ -89,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     python: values.SLUICE_PYTHON,
     pipArgs: values.SLUICE_PIP_ARGS.split(/\s+/).filter(Boolean),
     maxBodyBytes: Math.floor(values.SLUICE_MAX_BODY_MB * 1024 * 1024),
+    bodyTimeoutMs: values.SLUICE_BODY_TIMEOUT_S * 1000,
     maxUploadBytes: Math.floor(values.SLUICE_MAX_UPLOAD_MB * 1024 * 1024),
     tablePrefix: values.SLUICE_TABLE_PREFIX,
     logLevel: values.SLUICE_LOG_LEVEL,

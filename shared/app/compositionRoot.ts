@@ -4,6 +4,7 @@ import { PythonEnvironments } from '../adapters/local/build/pythonEnvironments.j
 import { probe } from '../adapters/local/build/pythonInterpreters.js';
 import { createFileArtifacts } from '../adapters/local/fileArtifacts.js';
 import { LocalUploads } from '../adapters/local/localUploads.js';
+import { LocalDownloads } from '../adapters/local/localDownloads.js';
 import { createSystemClock } from '../adapters/systemClock.js';
 import type { Config } from '../config.js';
 import { createMemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
@@ -23,11 +24,16 @@ export interface LocalApp {
   builder: LocalBuilder;
   /** The upload URLs' receiver, which the gateway serves beside the route table. */
   uploads: LocalUploads;
+  /** The output files' download URLs, served beside them. */
+  downloads: LocalDownloads;
   agent: WorkerAgent;
   /** Resumes what a stopped service left: unfinished builds, queued and interrupted jobs. */
   recover(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A download link is for starting a download now, not for passing around (as S3's on AWS). */
+const DOWNLOAD_URL_EXPIRES_S = 5 * 60;
 
 /** Used when the default interpreter cannot be asked its version. */
 const FALLBACK_PYTHON_VERSION = '3.11';
@@ -44,7 +50,8 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   const clock = createSystemClock();
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();
   const uploads = new LocalUploads({ folder: join(config.dataDir, 'uploads'), publicUrl: servicePublicUrl, clock });
-  const artifacts = createFileArtifacts(config.dataDir, uploads);
+  const downloads = new LocalDownloads({ publicUrl: servicePublicUrl, clock, expiresInS: DOWNLOAD_URL_EXPIRES_S, open: (jobId, index) => artifacts.openOutputFile(jobId, index) });
+  const artifacts = createFileArtifacts(config.dataDir, uploads, () => downloads);
   const builder = new LocalBuilder({
     store,
     artifacts,
@@ -90,6 +97,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     services,
     builder,
     uploads,
+    downloads,
     agent: localAgent,
     async recover() {
       await builder.resumeUnfinished();

@@ -180,17 +180,12 @@ export class JobService {
     return { done, cancel };
   }
 
-  /**
-   * A file the job produced, by output index: a short-lived URL to fetch it from where storage
-   * serves downloads itself (S3), else its bytes.
-   */
-  async outputFile(principal: Principal, jobId: string, index: number): Promise<{ url: string } | { name: string; data: Buffer }> {
+  /** A short-lived URL the job's `index`-th output file downloads from (presigned S3, or the local service's own signed URL). */
+  async outputFileUrl(principal: Principal, jobId: string, index: number): Promise<string> {
     await this.ownJob(principal, jobId);
     const url = await this.deps.artifacts.outputFileUrl(jobId, index);
-    if (url !== null) return { url };
-    const file = await this.deps.artifacts.getOutputFile(jobId, index);
-    if (!file) throw notFound('File not found.');
-    return file;
+    if (url === null) throw notFound('File not found.');
+    return url;
   }
 
   /** Cancels a queued job at once, or a processing one by stopping its run. */
