@@ -1,5 +1,8 @@
 // The worker agent of the AWS mode: the container command of every version's ECS tasks.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as wait } from 'node:timers/promises';
+import { createHttpFileFetcher, INPUT_IDLE_TIMEOUT_MS } from '../../shared/adapters/httpFileFetcher.js';
 import { composeAwsApp } from '../../shared/app/awsCompositionRoot.js';
 import { loadAwsConfig } from '../../shared/app/awsConfig.js';
 import { createLogger } from '../../shared/app/logger.js';
@@ -49,7 +52,8 @@ const agent = new WorkerAgent({
       SLUICE_ENTRY_KIND: version.entrypoint.kind,
     },
   }),
-  ...agentCallbacks(services, artifacts, () => settings.publicUrl),
+  inputsDir: join(tmpdir(), 'sluice-inputs'),
+  ...agentCallbacks(services, artifacts, () => settings.publicUrl, createHttpFileFetcher({ allowed: config.inputAllow, idleTimeoutMs: INPUT_IDLE_TIMEOUT_MS, maxBytes: config.maxInputBytes })),
   onError: (error, context) => logger.error({ err: error }, context),
 });
 

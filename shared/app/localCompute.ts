@@ -1,4 +1,6 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createHttpFileFetcher, INPUT_IDLE_TIMEOUT_MS } from '../adapters/httpFileFetcher.js';
 import type { Config } from '../config.js';
 import { newShortId } from '../domain/ids.js';
 import type { VersionRecord } from '../domain/version.js';
@@ -36,6 +38,9 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
   const emulate = config.emulateGpus === 'true' || (config.emulateGpus === 'auto' && gpus.length === 0);
   logger.info({ gpus, emulate }, emulate ? 'GPU machine types are emulated (no GPU needed)' : 'GPUs found');
   const versionsDir = join(config.dataDir, 'versions');
+  // Inputs a stopped service left behind belong to no running job.
+  const inputsDir = join(config.dataDir, 'inputs');
+  await rm(inputsDir, { recursive: true, force: true });
   return new WorkerAgent({
     store,
     lifecycle: services.lifecycle,
@@ -65,7 +70,8 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
         },
       };
     },
-    ...agentCallbacks(services, options.artifacts, options.publicUrl),
+    inputsDir,
+    ...agentCallbacks(services, options.artifacts, options.publicUrl, createHttpFileFetcher({ allowed: config.inputAllow, idleTimeoutMs: INPUT_IDLE_TIMEOUT_MS, maxBytes: config.maxInputBytes })),
     onError: (error, context) => logger.error({ err: error }, context),
   });
 }

@@ -5,7 +5,7 @@ import type { JobOutput, JobRecord, JobStatus, PushSource } from '../domain/job.
 import { isFinalJobStatus } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Webhook } from '../domain/webhook.js';
-import type { Artifacts } from '../ports/artifacts.js';
+import type { Artifacts, OutputFileContent } from '../ports/artifacts.js';
 import type { Clock } from '../ports/clock.js';
 import type { Compute } from '../ports/compute.js';
 import type { JobEvents } from '../ports/jobEvents.js';
@@ -186,6 +186,16 @@ export class JobService {
     const url = await this.deps.artifacts.outputFileUrl(jobId, index);
     if (url === null) throw notFound('File not found.');
     return url;
+  }
+
+  /**
+   * An output file of an earlier job, read for a job of the same organization that names it as
+   * an input (by its `data.url`); null when it is another organization's, or does not exist.
+   */
+  async outputFileForJob(reader: JobRecord, jobId: string, index: number): Promise<OutputFileContent | null> {
+    const owner = await this.deps.store.jobs.get(jobId);
+    if (!owner || owner.organizationId !== reader.organizationId) return null;
+    return this.deps.artifacts.openOutputFile(jobId, index);
   }
 
   /** Cancels a queued job at once, or a processing one by stopping its run. */
