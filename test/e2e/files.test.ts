@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './support/testService.js';
-import { api, deployDirectory, startTestService, waitForBuild, writeFunctionDir } from './support/testService.js';
+import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
 
 const READ = `import sluice
 
@@ -25,18 +25,20 @@ def write_file(name: str, text: str) -> sluice.File:
     return sluice.File(path)
 `;
 
-/** A file server on loopback: /doc.txt is served, /redirect?to=URL redirects, anything else is 404. */
-async function startFileServer(): Promise<{ server: Server; url: string; requests: string[] }> {
+/** A file server on loopback: /doc.txt is served, /redirect?to=URL redirects, /hang never answers, anything else is 404. */
+async function startFileServer(): Promise<{ server: Server; url: string; requests: string[]; hangsClosed: () => number }> {
   const requests: string[] = [];
+  let hangsClosed = 0;
   const server = createServer((request, response) => {
     requests.push(request.url ?? '');
     const url = new URL(request.url ?? '/', 'http://x');
+    if (url.pathname === '/hang') return void request.socket.on('close', () => (hangsClosed += 1));
     if (url.pathname === '/doc.txt') return response.end('words from the file server');
     if (url.pathname === '/redirect') return response.writeHead(302, { location: url.searchParams.get('to') ?? '/' }).end();
     response.writeHead(404).end('no such file');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, hangsClosed: () => hangsClosed };
 }
 
 async function deployBoth(service: TestService, key = service.key, owner = 'local'): Promise<void> {
@@ -86,6 +88,12 @@ describe('file inputs: a job cannot make the service read what it should not', (
     expect(files.requests).toEqual([]);
   });
 
+  it('decodes a data: URL input without any network', async () => {
+    const { body: job } = await run('local/read-file', { document: `data:text/plain;base64,${Buffer.from('inline ✓').toString('base64')}` });
+    expect(job.status).toBe('finished');
+    expect(job.outputs[0].data).toBe('inline ✓');
+  });
+
   it('serves an output file under its Unicode name (RFC 5987), streamed from a short-lived URL', async () => {
     const name = 'résumé ✓ 東京 "quoted".txt';
     const { body: job } = await run('local/write-file', { name, text: 'unicode ✓' });
@@ -128,6 +136,7 @@ describe('file inputs where the operator allows loopback (SLUICE_INPUT_ALLOW)', 
     await deployBoth(service);
   }, 60_000);
   afterAll(async () => {
+    files.server.closeAllConnections();
     files.server.close();
     await service.close();
   });
@@ -144,6 +153,17 @@ describe('file inputs where the operator allows loopback (SLUICE_INPUT_ALLOW)', 
       expect([target, job.status]).toEqual([target, 'error']);
       expect(job.error).toMatch(/^Input document could not be fetched: (its host is not a public address|only http and https URLs are fetched)\.$/);
     }
+  });
+
+  it('stops fetching an input when its job is cancelled, and the replica takes the next job', async () => {
+    const pushed = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/read-file', inputs: { document: `${files.url}/hang` } });
+    await until(async () => files.requests.includes('/hang'));
+    expect((await api(service.url, service.key, 'GET', `/v2/jobs/${pushed.body.id}`)).body.status).toBe('processing');
+    expect((await api(service.url, service.key, 'DELETE', `/v2/jobs/${pushed.body.id}`)).body.status).toBe('cancelled');
+    await until(async () => files.hangsClosed() === 1);
+    const { body: next } = await run('local/read-file', { document: `${files.url}/doc.txt` });
+    expect(next.status).toBe('finished');
+    expect((await api(service.url, service.key, 'GET', `/v2/jobs/${pushed.body.id}`)).body.status).toBe('cancelled');
   });
 
   it('says the same about a missing file and a closed port: no status, no port', async () => {
