@@ -345,10 +345,12 @@ export class ReplicaPool {
       this.becameIdle(replica);
       await member.log.flush();
       await this.context.lifecycle.fail(job, failure ?? 'An input could not be fetched.');
-    } else if (this.context.isStopping()) {
-      await this.context.lifecycle.interrupt(job, 'preemption', 'The service stopped while the job ran.');
+    } else {
+      // The replica stopped (a cancel, the service stopping, a crash): back to the queue, unless
+      // the job left `processing` already (cancelled), which the conditional move leaves alone.
+      const why = this.context.isStopping() ? 'The service stopped while the job ran.' : 'The replica stopped before the job could start.';
+      await this.context.lifecycle.interrupt(job, 'preemption', why);
     }
-    // Stopped otherwise: the job was cancelled, and its status says so already.
     await this.context.queue.ack(this.version.id, job.id);
     return null;
   }
