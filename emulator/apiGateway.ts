@@ -75,7 +75,7 @@ export function startHttpFront(
       params = match.params;
     }
     const body = await readBody(request, BODY_LIMIT_BYTES);
-    if (body === null) return send(response, 413, { message: 'Request Entity Too Large' });
+    if (!Buffer.isBuffer(body)) return send(response, 413, { message: 'Request Entity Too Large' });
     const text = TEXT_TYPES.test(request.headers['content-type'] ?? '');
     const event = toApiGatewayEvent(request, url, routeKey, params, text ? body.toString('utf8') : body.toString('base64'), !text);
     if (!matcher) delete (event as { pathParameters?: unknown }).pathParameters;

@@ -19,6 +19,7 @@ const configSchema = z.object({
   SLUICE_PIP_ARGS: z.string().default(''),
   SLUICE_SANDBOX: z.enum(['auto', 'bwrap', 'off']).default('auto'),
   SLUICE_MAX_BODY_MB: z.coerce.number().positive().default(64),
+  SLUICE_BODY_TIMEOUT_S: z.coerce.number().positive().default(30),
   SLUICE_MAX_UPLOAD_MB: z.coerce.number().positive().default(512),
   SLUICE_TABLE_PREFIX: z.string().default('sluice-'),
   SLUICE_AWAIT_TIMEOUT_S: z.coerce.number().positive().default(600),
@@ -28,6 +29,8 @@ const configSchema = z.object({
   SLUICE_GPU_MACHINE_TYPE: z.enum(['t4', 'l4', 'a100', 'a100-20gb', 'v100']).optional(),
   SLUICE_PUBLIC_URL: z.url().optional(),
   SLUICE_WEBHOOK_ALLOW: z.string().optional(),
+  SLUICE_INPUT_ALLOW: z.string().default(''),
+  SLUICE_MAX_INPUT_MB: z.coerce.number().positive().default(1024),
   SLUICE_WEBHOOK_RETRY_BASE_MS: z.coerce.number().positive().default(1000),
   SLUICE_WEBHOOK_TIMEOUT_S: z.coerce.number().positive().default(10),
   SLUICE_CUSTOM_PRICES: z.string().default(''),
@@ -56,6 +59,8 @@ export interface Config {
    */
   sandbox: 'auto' | 'bwrap' | 'off';
   maxBodyBytes: number;
+  /** A request's body must arrive within this, or it is answered 408. */
+  bodyTimeoutMs: number;
   /** The largest code bundle a deploy takes through an upload (POST /v2/uploads). */
   maxUploadBytes: number;
   tablePrefix: string;
@@ -72,6 +77,10 @@ export interface Config {
   publicUrl: string | undefined;
   /** Address kinds webhooks may go to besides public ones (the local mode: loopback). */
   webhookAllow: RestrictedKind[];
+  /** Address kinds File input URLs may be fetched from besides public ones: none by default, in both modes. */
+  inputAllow: RestrictedKind[];
+  /** The largest file a File input URL may hold. */
+  maxInputBytes: number;
   /** The wait before a delivery's first retry; each next one doubles it. */
   webhookRetryBaseMs: number;
   webhookTimeoutMs: number;
@@ -96,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pipArgs: values.SLUICE_PIP_ARGS.split(/\s+/).filter(Boolean),
     sandbox: values.SLUICE_SANDBOX,
     maxBodyBytes: Math.floor(values.SLUICE_MAX_BODY_MB * 1024 * 1024),
+    bodyTimeoutMs: values.SLUICE_BODY_TIMEOUT_S * 1000,
     maxUploadBytes: Math.floor(values.SLUICE_MAX_UPLOAD_MB * 1024 * 1024),
     tablePrefix: values.SLUICE_TABLE_PREFIX,
     logLevel: values.SLUICE_LOG_LEVEL,
@@ -107,6 +117,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: values.SLUICE_PUBLIC_URL?.replace(/\/+$/, ''),
     // Locally, receivers on the same machine are the common case; in AWS, loopback is the Lambda itself.
     webhookAllow: parseList(values.SLUICE_WEBHOOK_ALLOW ?? (values.SLUICE_MODE === 'local' ? 'loopback' : ''), RESTRICTED_KINDS, 'SLUICE_WEBHOOK_ALLOW'),
+    // Unlike a webhook, a fetched input's content comes back to the pusher: loopback is not allowed locally either.
+    inputAllow: parseList(values.SLUICE_INPUT_ALLOW, RESTRICTED_KINDS, 'SLUICE_INPUT_ALLOW'),
+    maxInputBytes: Math.floor(values.SLUICE_MAX_INPUT_MB * 1024 * 1024),
     webhookRetryBaseMs: values.SLUICE_WEBHOOK_RETRY_BASE_MS,
     webhookTimeoutMs: values.SLUICE_WEBHOOK_TIMEOUT_S * 1000,
     pricing: { prices: readPrices(env), customPrices: readCustomPrices(values.SLUICE_CUSTOM_PRICES) },

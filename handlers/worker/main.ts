@@ -1,5 +1,8 @@
 // The worker agent of the AWS mode: the container command of every version's ECS tasks.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as wait } from 'node:timers/promises';
+import { createHttpFileFetcher, INPUT_IDLE_TIMEOUT_MS } from '../../shared/adapters/httpFileFetcher.js';
 import { composeAwsApp } from '../../shared/app/awsCompositionRoot.js';
 import { loadAwsConfig } from '../../shared/app/awsConfig.js';
 import { createLogger } from '../../shared/app/logger.js';
@@ -28,7 +31,9 @@ if (!version) throw new Error(`Version ${settings.versionId} does not exist`);
 // Every task of the version runs some of its minimum replicas: their idle time is billed once.
 const idleUsage = new SharedIdleUsage(services.usage, clock);
 
-const callbacks = agentCallbacks(services, artifacts, () => settings.publicUrl);
+// File inputs are fetched by the agent, under the input address policy, for the replica to read.
+const fetchFiles = createHttpFileFetcher({ allowed: config.inputAllow, idleTimeoutMs: INPUT_IDLE_TIMEOUT_MS, maxBytes: config.maxInputBytes });
+const callbacks = agentCallbacks(services, artifacts, () => settings.publicUrl, fetchFiles);
 const agent = new WorkerAgent({
   store,
   lifecycle: services.lifecycle,
@@ -47,6 +52,7 @@ const agent = new WorkerAgent({
   ...callbacks,
   storeFile: storeReplicaOwnedFiles(callbacks.storeFile, settings.replicaUid),
   recordIdle: (idle, seconds) => idleUsage.record(idle, seconds),
+  inputsDir: join(tmpdir(), 'sluice-inputs'),
   onError: (error, context) => logger.error({ err: error }, context),
 });
 

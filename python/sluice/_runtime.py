@@ -29,14 +29,11 @@ import json
 import os
 import queue
 import re
-import shutil
 import sys
-import tempfile
 import threading
 import traceback
 import types
 import typing
-import urllib.parse
 import uuid
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
@@ -47,7 +44,6 @@ from sluice._types import File
 Message = Dict[str, Any]
 
 MAX_TRACEBACK_FRAMES = 10
-DOWNLOAD_TIMEOUT_S = 60.0
 SHUTDOWN_GRACE_S = 5.0  # an idle replica exits cleanly; this bounds it (user threads, atexit hooks)
 _RUNTIME_FILES = {os.path.normcase(os.path.abspath(__file__))}
 _MISSING = object()
@@ -198,69 +194,6 @@ def format_error(error: BaseException) -> str:
     return header + "\n" + "".join(lines)
 
 
-# --- job scratch space -----------------------------------------------------------------------
-
-
-class Scratch:
-    """A job's temp dir for downloaded inputs, removed after the job."""
-
-    def __init__(self) -> None:
-        self.path: Optional[str] = None
-        self.keep = False  # an output file lies inside: leave it until the next job, for the agent to store
-
-    def dir_for(self, input_name: str) -> str:
-        if self.path is None:
-            self.path = tempfile.mkdtemp(prefix="sluice-job-")
-        target = os.path.join(self.path, input_name)
-        os.makedirs(target, exist_ok=True)
-        return target
-
-    def holds(self, path: str) -> bool:
-        if self.path is None:
-            return False
-        root = os.path.realpath(self.path)
-        return os.path.realpath(path).startswith(root + os.sep)
-
-    def remove(self) -> None:
-        if self.path is not None:
-            shutil.rmtree(self.path, ignore_errors=True)
-            self.path = None
-
-
-def _download(name: str, url: str, directory: str) -> str:
-    # Imported here, as asyncio below: slow imports that most replicas never need.
-    import mimetypes
-    import urllib.error
-    import urllib.request
-
-    parsed = urllib.parse.urlparse(url)
-    if parsed.scheme == "data":
-        media_type = parsed.path.split(",", 1)[0].split(";", 1)[0]
-        filename = "input" + (mimetypes.guess_extension(media_type) or "")
-    else:
-        filename = os.path.basename(urllib.parse.unquote(parsed.path)) or "input"
-        if filename in (".", "..") or "\x00" in filename:
-            filename = "input"
-    target = os.path.join(directory, filename)
-    try:
-        request = urllib.request.Request(url, headers={"User-Agent": "sluice-runtime"})
-        with urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT_S) as response:  # noqa: S310
-            with open(target, "wb") as out:
-                shutil.copyfileobj(response, out, 1 << 20)
-    except urllib.error.HTTPError as error:
-        raise InputError(f"could not download input {name} from {url}: HTTP {error.code} {error.reason}") from None
-    except urllib.error.URLError as error:
-        raise InputError(f"could not download input {name} from {url}: {error.reason}") from None
-    except Exception as error:  # timeouts, resets, malformed URLs
-        reason = str(error) or type(error).__name__
-        raise InputError(f"could not download input {name} from {url}: {reason}") from None
-    return target
-
-
-def _has_scheme(value: str) -> bool:
-    return len(urllib.parse.urlparse(value).scheme) > 1  # "C:\..." is a path, not a URL
-
-
 # --- whose output ----------------------------------------------------------------------------
 
 
@@ -349,7 +282,6 @@ class Runtime:
         self.closed = False
         self.busy = False
         self.loop: Any = None  # an asyncio loop, made for the first async function
-        self.kept_scratch: Optional[Scratch] = None
 
     # Messages out. Logs are flushed first and outside the write lock.
 
@@ -486,10 +418,6 @@ class Runtime:
 
     def run_job(self, entry: Entry, message: Message) -> None:
         job_id = message.get("job_id")
-        if self.kept_scratch is not None:
-            self.kept_scratch.remove()
-            self.kept_scratch = None
-        scratch = Scratch()
         saved: Dict[str, Optional[str]] = {}
         self.busy = True
         failure: Optional[BaseException] = None
@@ -504,10 +432,10 @@ class Runtime:
                 saved.setdefault(name, os.environ.get(name))
                 os.environ[name] = value
             inputs = message.get("inputs") or {}
-            args, kwargs = entry.arguments(inputs, lambda name, value: self.input_value(entry, name, value, scratch))
+            args, kwargs = entry.arguments(inputs, lambda name, value: self.input_value(entry, name, value))
             index = 0
             for value in self.results(entry, args, kwargs):
-                self.send_output(job_id, index, value, scratch)
+                self.send_output(job_id, index, value)
                 index += 1
         except (Exception, SystemExit) as error:
             failure = error
@@ -523,10 +451,6 @@ class Runtime:
             self.send({"type": "done", "job_id": job_id})
         else:
             self.send({"type": "error", "job_id": job_id, "error": format_error(failure)})
-        if scratch.keep:
-            self.kept_scratch = scratch
-        else:
-            scratch.remove()
         self.busy = False
         if isinstance(failure, SystemExit):  # the function asked the process to end
             code = failure.code
@@ -545,24 +469,16 @@ class Runtime:
                 except (AttributeError, OSError, ValueError):  # a log stream the function closed
                     pass
 
-    def input_value(self, entry: Entry, name: str, value: Any, scratch: Scratch) -> Any:
+    def input_value(self, entry: Entry, name: str, value: Any) -> Any:
+        # The agent fetched every File input before the job came (under the service's address
+        # policy) and sends {"path", "url"}: the runtime itself never reaches a URL a pusher chose.
         if value is None or not entry.is_file(name):
             return value
-        url: Optional[str] = None
-        if isinstance(value, dict):
-            if isinstance(value.get("path"), str):
-                given_url = value.get("url")
-                return File(value["path"], url=given_url if isinstance(given_url, str) else None)
-            if isinstance(value.get("url"), str):
-                url = value["url"]
-        elif isinstance(value, str):
-            if not _has_scheme(value):
-                return File(value)
-            url = value
-        if url is None:
-            raise InputError(f'input {name} must be a file: {{"url": ...}}, {{"path": ...}} or a string '
-                             f"(got {json.dumps(value)[:200]})")
-        return File(_download(name, url, scratch.dir_for(name)), url=url)
+        if isinstance(value, dict) and isinstance(value.get("path"), str):
+            given_url = value.get("url")
+            return File(value["path"], url=given_url if isinstance(given_url, str) else None)
+        raise InputError(f"input {name} is a sluice.File the agent did not fetch (got {json.dumps(value)[:200]}); "
+                         "declare it as sluice.File in the function's signature")
 
     def results(self, entry: Entry, args: List[Any], kwargs: Dict[str, Any]) -> Iterator[Any]:
         """The job's outputs, as the function produces them."""
@@ -606,14 +522,12 @@ class Runtime:
             asyncio.set_event_loop(self.loop)
         return self.loop
 
-    def send_output(self, job_id: Any, index: int, value: Any, scratch: Scratch) -> None:
+    def send_output(self, job_id: Any, index: int, value: Any) -> None:
         head = {"type": "output", "job_id": job_id, "index": index}
         if isinstance(value, File):
             path = os.path.abspath(value.path)
             if not os.path.isfile(path):
                 raise OutputError(f"output {index} is a sluice.File but {path} is not a file")
-            if scratch.holds(path):
-                scratch.keep = True
             self.send({**head, "file": path, "name": os.path.basename(path)})
             return
         try:
@@ -628,9 +542,12 @@ class Runtime:
 
 
 def _call_input(value: Any) -> Any:
-    """JSON for a File passed to another function: its URL when it has one, else its local path."""
+    """JSON for a File passed to another function: its URL (a job takes no paths, which would name files here)."""
     if isinstance(value, File):
-        return {"url": value.url} if value.url else {"path": os.path.abspath(value.path)}
+        if value.url:
+            return {"url": value.url}
+        raise TypeError("a sluice.File passed to another function needs a URL (an input's, or an http(s) one); "
+                        "a local file cannot be passed: return it as an output and pass that output's URL")
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 

@@ -27,8 +27,8 @@ class Env:
 class File:
     """A file input or output.
 
-    Inputs arrive as local paths (the runtime downloads URLs before the job starts), so the
-    author only reads ``.path``. A ``File`` made from a URL alone downloads lazily on the first
+    Inputs arrive as local paths (the service's agent fetches their URLs before the job starts),
+    so the author only reads ``.path``. A ``File`` made from a URL alone downloads lazily on the first
     ``.path`` access, which keeps ``File(url=...)`` cheap for code that only passes it along.
     """
 
@@ -72,7 +72,10 @@ class File:
         import urllib.request
 
         assert self._url is not None
-        suffix = os.path.splitext(urllib.parse.urlparse(self._url).path)[1]
+        parsed = urllib.parse.urlparse(self._url)
+        if parsed.scheme not in ("http", "https"):  # never file:// or the like: a File's URL names a download
+            raise ValueError(f"a sluice.File URL must be http or https, not {parsed.scheme or 'a path'}: {self._url!r}")
+        suffix = os.path.splitext(parsed.path)[1]
         fd, target = tempfile.mkstemp(prefix="sluice-", suffix=suffix)
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(self._url) as response:  # noqa: S310
             shutil.copyfileobj(response, out)

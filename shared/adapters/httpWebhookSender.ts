@@ -1,12 +1,8 @@
-import type { LookupFunction } from 'node:net';
-import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { RestrictedKind } from '../domain/networkAddress.js';
-import { classifyAddress, isAllowedAddress } from '../domain/networkAddress.js';
+import { checkedLookup, literalAddressRefusal, RefusedAddress } from './checkedLookup.js';
 import type { SendResult, WebhookSender } from '../ports/webhookSender.js';
-
-class RefusedAddress extends Error {}
 
 /**
  * Sends with node's HTTP client, checking the address the connection actually uses: the
@@ -14,19 +10,12 @@ class RefusedAddress extends Error {}
  * was given cannot be re-pointed at an internal one later. Redirects are not followed.
  */
 export function createHttpWebhookSender(options: { allowed: readonly RestrictedKind[]; timeoutMs: number }): WebhookSender {
-  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
-      if (error) return callback(error, '', 0);
-      const refused = addresses.find((entry) => !isAllowedAddress(entry.address, options.allowed));
-      if (refused) return callback(new RefusedAddress(`${hostname} resolves to ${refused.address}, a ${classifyAddress(refused.address)} address`), '', 0);
-      if (lookupOptions.all) return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
-      const first = addresses[0] as { address: string; family: number };
-      callback(null, first.address, first.family);
-    });
-  };
+  const lookup = checkedLookup(options.allowed);
   return ({ url, body, headers }) =>
     new Promise<SendResult>((resolve) => {
       const target = new URL(url);
+      const literal = literalAddressRefusal(target, options.allowed);
+      if (literal) return resolve({ status: null, error: literal, permanent: true });
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
       const request = send(target, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, timeout: options.timeoutMs }, (response) => {
         response.resume(); // the answer's body is not read, only its status

@@ -1,16 +1,29 @@
 import { basename } from 'node:path';
 import type { JobRecord } from '../domain/job.js';
+import { FetchRefused, type FileFetcher } from '../adapters/httpFileFetcher.js';
 import type { Artifacts } from '../ports/artifacts.js';
+import { fetchFileInputs, InputFetchError } from '../runtime/jobInputs.js';
 import type { PoolContext } from '../runtime/replicaPool.js';
 import type { CallMessage, CallResult } from '../runtime/protocol.js';
 import type { Services } from '../services/services.js';
 
 /**
  * What a worker agent hands its replica pools to reach the services, the same in the local mode
- * and in an ECS task: calls from inside a job, file outputs, idle usage.
+ * and in an ECS task: calls from inside a job, file inputs and outputs, idle usage.
  */
-export function agentCallbacks(services: Services, artifacts: Artifacts, publicUrl: () => string): Pick<PoolContext, 'handleCall' | 'storeFile' | 'recordIdle'> {
+export function agentCallbacks(services: Services, artifacts: Artifacts, publicUrl: () => string, fetchFile: FileFetcher): Pick<PoolContext, 'handleCall' | 'storeFile' | 'recordIdle' | 'fetchInputs'> {
   return {
+    fetchInputs: (version, job, directory, signal) =>
+      fetchFileInputs(version, job, directory, {
+        ownFile: async (reader, url) => {
+          const own = ownFileOf(url, publicUrl());
+          return own ? services.jobs.outputFileForJob(reader, own.jobId, own.index) : 'not_own';
+        },
+        fetch: (url, target, fetchSignal) =>
+          fetchFile(url, target, fetchSignal).catch((error: unknown) => {
+            throw error instanceof FetchRefused ? new InputFetchError(error.message) : error;
+          }),
+      }, signal),
     handleCall: async (job: JobRecord, call: CallMessage): Promise<CallResult> => {
       try {
         const result = await services.jobs.pushFromJob(job, call.function, call.inputs, call.wait);
@@ -25,4 +38,12 @@ export function agentCallbacks(services: Services, artifacts: Artifacts, publicU
     },
     recordIdle: (version, seconds) => services.usage.recordIdle(version, seconds),
   };
+}
+
+/** The job and index an output file URL of this service names (`<public URL>/v2/jobs/{id}/files/{n}`), or null for any other URL. */
+function ownFileOf(url: URL, base: string): { jobId: string; index: number } | null {
+  const prefix = `${base}/v2/jobs/`;
+  if (url.search !== '' || !url.href.startsWith(prefix)) return null;
+  const match = /^([^/]+)\/files\/(\d+)$/.exec(url.href.slice(prefix.length));
+  return match ? { jobId: decodeURIComponent(match[1] as string), index: Number(match[2]) } : null;
 }

@@ -7,6 +7,7 @@ import { createFileArtifacts } from '../adapters/local/fileArtifacts.js';
 import { LocalUploads } from '../adapters/local/localUploads.js';
 import type { SandboxChoice } from '../adapters/local/sandbox/chooseSandbox.js';
 import { chooseSandbox } from '../adapters/local/sandbox/chooseSandbox.js';
+import { LocalDownloads } from '../adapters/local/localDownloads.js';
 import { createSystemClock } from '../adapters/systemClock.js';
 import type { Config } from '../config.js';
 import { createMemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
@@ -26,6 +27,8 @@ export interface LocalApp {
   builder: LocalBuilder;
   /** The upload URLs' receiver, which the gateway serves beside the route table. */
   uploads: LocalUploads;
+  /** The output files' download URLs, served beside them. */
+  downloads: LocalDownloads;
   agent: WorkerAgent;
   /** How function code is confined; its warning, when it is not, is for the start banner too. */
   sandbox: SandboxChoice;
@@ -33,6 +36,9 @@ export interface LocalApp {
   recover(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A download link is for starting a download now, not for passing around (as S3's on AWS). */
+const DOWNLOAD_URL_EXPIRES_S = 5 * 60;
 
 /** Used when the default interpreter cannot be asked its version. */
 const FALLBACK_PYTHON_VERSION = '3.11';
@@ -55,7 +61,8 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   const clock = createSystemClock();
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();
   const uploads = new LocalUploads({ folder: join(config.dataDir, 'uploads'), publicUrl: servicePublicUrl, clock });
-  const artifacts = createFileArtifacts(config.dataDir, uploads);
+  const downloads = new LocalDownloads({ publicUrl: servicePublicUrl, clock, expiresInS: DOWNLOAD_URL_EXPIRES_S, open: (jobId, index) => artifacts.openOutputFile(jobId, index) });
+  const artifacts = createFileArtifacts(config.dataDir, uploads, () => downloads);
   const builder = new LocalBuilder({
     store,
     artifacts,
@@ -101,6 +108,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     services,
     builder,
     uploads,
+    downloads,
     agent: localAgent,
     sandbox,
     async recover() {

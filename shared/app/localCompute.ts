@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createHttpFileFetcher, INPUT_IDLE_TIMEOUT_MS } from '../adapters/httpFileFetcher.js';
 import { pythonInstallation } from '../adapters/local/build/pythonInterpreters.js';
 import { openConfinedFile } from '../adapters/local/sandbox/confinedFile.js';
 import { gpuDevices } from '../adapters/local/sandbox/gpuDevices.js';
@@ -48,6 +49,9 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
   const versionsDir = join(config.dataDir, 'versions');
   const scratchDir = join(config.dataDir, 'scratch', 'replicas');
   await mkdir(scratchDir, { recursive: true });
+  // Inputs a stopped service left behind belong to no running job.
+  const inputsDir = join(config.dataDir, 'inputs');
+  await rm(inputsDir, { recursive: true, force: true });
   return new WorkerAgent({
     store,
     lifecycle: services.lifecycle,
@@ -69,8 +73,11 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
       const work = join(scratch, 'work');
       mkdirSync(work);
       for (const entry of readdirSync(codeDir)) symlinkSync(join(codeDir, entry), join(work, entry));
+      // The agent fetches each job's File inputs here; the replica reads them.
+      const inputs = join(inputsDir, replicaId);
+      mkdirSync(inputs, { recursive: true });
       const spec: SandboxSpec = {
-        readOnly: [codeDir, environment, PYTHON_SDK_DIR, ...[pythonInstallation(python)].filter((path) => path !== null)],
+        readOnly: [codeDir, environment, PYTHON_SDK_DIR, inputs, ...[pythonInstallation(python)].filter((path) => path !== null)],
         writable: [work],
         scratch,
         devices: gpuIndex === null ? [] : gpuDevices(),
@@ -93,11 +100,12 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
           CUDA_VISIBLE_DEVICES: gpuIndex === null ? '' : String(gpuIndex),
         },
         // Unconfined, a replica reads what the service reads: there is nothing to hold back.
-        openOutput: sandbox.kind === 'none' ? undefined : (path) => openConfinedFile(sandbox.hostPath(path, spec), [scratch, codeDir]),
+        openOutput: sandbox.kind === 'none' ? undefined : (path) => openConfinedFile(sandbox.hostPath(path, spec), [scratch, codeDir, inputs]),
         dispose: () => rm(scratch, { recursive: true, force: true }),
       };
     },
-    ...agentCallbacks(services, options.artifacts, options.publicUrl),
+    inputsDir,
+    ...agentCallbacks(services, options.artifacts, options.publicUrl, createHttpFileFetcher({ allowed: config.inputAllow, idleTimeoutMs: INPUT_IDLE_TIMEOUT_MS, maxBytes: config.maxInputBytes })),
     onError: (error, context) => logger.error({ err: error }, context),
   });
 }

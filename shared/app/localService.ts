@@ -39,7 +39,7 @@ async function startHoldingLock(config: Config, logger: Logger, releaseLock: () 
   let url = '';
   const app = await composeLocalApp(config, logger, () => url);
   const bootstrapKey = await ensureBootstrapKey(app.services.keys, config.dataDir, config.bootstrapOrganization, config.bootstrapApiKey);
-  const server = createNodeGateway({ routes: ROUTES, endpoints: [app.uploads], services: app.services, logger, maxBodyBytes: config.maxBodyBytes });
+  const server = createNodeGateway({ routes: ROUTES, endpoints: [app.uploads, app.downloads], services: app.services, logger, maxBodyBytes: config.maxBodyBytes, bodyTimeoutMs: config.bodyTimeoutMs });
   await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
   url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

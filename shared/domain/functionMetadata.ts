@@ -9,6 +9,16 @@ import { MACHINE_TYPES, MAX_SPLIT } from './machineTypes.js';
 export const FUNCTION_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PYTHON_VERSION_PATTERN = /^3\.\d{1,2}$/;
+/**
+ * A requirement by name: `numpy`, `torch==2.3.0`, `uvicorn[standard]>=0.30,<1`. Nothing pip
+ * would read as an option (`--index-url ...`), a URL (`git+https://...`, `name @ https://...`)
+ * or a path (`./x`, `/etc/passwd`, or a name pip takes for a local archive, `x.whl`): those
+ * would let a deploy choose where code is fetched from, or read the builder's files.
+ */
+const NAME = '[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?';
+const SPECIFIER = '(?:===|==|~=|!=|<=|>=|<|>)[A-Za-z0-9.*+!_-]+';
+const PYTHON_REQUIREMENT_PATTERN = new RegExp(`^(?!.*\\.(?:whl|zip|tar|tgz|gz|bz2|tbz|xz|txz|tlz|lz|lzma)$)${NAME}(?:\\[${NAME}(?:,${NAME})*\\])?(?:${SPECIFIER}(?:,${SPECIFIER})*)?$`);
+const SYSTEM_PACKAGE_PATTERN = /^[a-z0-9][a-z0-9+.-]*$/;
 
 /** The longest time limit a function or a push may set, in seconds (a day). */
 export const MAX_TIMEOUT_S = 86_400;
@@ -60,8 +70,10 @@ export const functionMetadataSchema = z
     entrypoint: entrypointSchema,
     gpu: gpuSchema.nullable().default(null),
     python_version: z.string().regex(PYTHON_VERSION_PATTERN, 'must look like "3.11"').nullable().default(null),
-    python_packages: z.array(z.string().min(1)).default([]),
-    system_packages: z.array(z.string().regex(/^[a-z0-9][a-z0-9+.-]*$/, 'must be a Debian package name')).default([]),
+    python_packages: z
+      .array(z.string().regex(PYTHON_REQUIREMENT_PATTERN, 'must be a package name with optional extras and version, such as "numpy" or "torch==2.3.0": no options, URLs or paths'))
+      .default([]),
+    system_packages: z.array(z.string().regex(SYSTEM_PACKAGE_PATTERN, 'must be a Debian package name: no options, URLs or paths')).default([]),
     cuda_version: nullableText,
     environment_variables: z.array(environmentVariableSchema).default([]),
     minimum_replicas: z.int().min(0).max(64).default(0),

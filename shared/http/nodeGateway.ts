@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import type { Context } from 'aws-lambda';
 import type { Services } from '../services/services.js';
 import type { ErrorLogger } from './middlewares/errorResponder.js';
@@ -10,14 +11,19 @@ import { RouteMatcher } from './routeMatcher.js';
 import { stringifyJson } from './json.js';
 import { nextRequestId, toApiGatewayEvent } from './apiGatewayEvent.js';
 import { readBody } from './readBody.js';
+import { hasMalformedPercentEncoding } from './percentEncoding.js';
+import { ServiceError, unauthorized } from '../domain/errors.js';
+import { attachmentDisposition } from '../domain/fileName.js';
+import type { OutputFileContent } from '../ports/artifacts.js';
 
 /**
  * Paths the route table does not hold, served by their own handler with the raw request: the
- * local mode's upload URLs (S3 serves them on AWS), whose bodies are streamed, not buffered.
+ * local mode's upload and download URLs (S3 serves them on AWS), whose bodies are streamed,
+ * not buffered. An answer is a status with an optional JSON body, or a file to stream.
  */
 export interface RawEndpoint {
   pathPrefix: string;
-  serve(request: IncomingMessage, url: URL): Promise<{ status: number; body?: unknown }>;
+  serve(request: IncomingMessage, url: URL): Promise<{ status: number; body?: unknown } | { status: 200; file: OutputFileContent }>;
 }
 
 export interface NodeGatewayOptions {
@@ -26,13 +32,19 @@ export interface NodeGatewayOptions {
   services: Services;
   logger: ErrorLogger;
   maxBodyBytes: number;
+  /** A route's body must have arrived within this (default 30 s), or the request is answered 408. */
+  bodyTimeoutMs?: number;
 }
+
+/** The backstop for any request, uploads included, to arrive whole (node answers 408 after it). */
+const REQUEST_TIMEOUT_MS = 15 * 60_000;
 
 /**
  * The local mode's API Gateway: a node HTTP server that turns each request into the same
  * API Gateway v2 event a Lambda receives and runs the same middy handler with it.
  */
 export function createNodeGateway(options: NodeGatewayOptions): Server {
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const matcher = new RouteMatcher(options.routes);
   const handlers = new Map<Route, HttpHandler>(
     options.routes.map((route) => [route, createRouteHandler(route, async () => options.services, options.logger)]),
@@ -43,36 +55,69 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
       if (!response.headersSent) send(response, 500, { detail: 'Internal server error.' });
     });
   });
-  // Await holds a request open for minutes; node's defaults would cut it.
-  server.requestTimeout = 0;
+  // Both bound how long the request takes to arrive, not the answer: await still holds one for minutes.
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
   return server;
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://local');
+    const url = parseTarget(request.url);
+    if (!url) return refuseUnread(response, 400, 'Malformed request target: check its percent-encoding.');
     const endpoint = options.endpoints?.find((candidate) => url.pathname.startsWith(candidate.pathPrefix));
     if (endpoint) return serveRaw(endpoint, request, url, response);
     const match = matcher.match(request.method ?? 'GET', url.pathname);
     if (match.kind === 'none') return send(response, 404, { detail: 'Not Found' });
     if (match.kind === 'wrong_method') return send(response, 405, { detail: 'Method Not Allowed' });
-    const body = (await readBody(request, options.maxBodyBytes))?.toString('utf8') ?? null;
-    if (body === null) {
-      response.setHeader('connection', 'close');
-      return send(response, 413, { detail: `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB.` });
-    }
+    // The key is checked before a byte of the body is read: without one, nobody can make the service take a body.
+    if (!(await isAuthenticated(request))) return refuseUnread(response, 401, unauthorized().message);
+    const body = await readBody(request, options.maxBodyBytes, bodyTimeoutMs);
+    if (body === 'too_large') return refuseUnread(response, 413, `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB.`);
+    if (body === 'too_slow') return refuseUnread(response, 408, `Request body not received within ${bodyTimeoutMs / 1000} s.`);
     const handler = handlers.get(match.route) as HttpHandler;
-    const result = await handler(toApiGatewayEvent(request, url, `${match.route.method} ${match.route.path}`, match.params, body), lambdaContext(match.route.name));
+    const result = await handler(toApiGatewayEvent(request, url, `${match.route.method} ${match.route.path}`, match.params, body.toString('utf8')), lambdaContext(match.route.name));
     response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
     response.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body);
   }
+
+  async function isAuthenticated(request: IncomingMessage): Promise<boolean> {
+    const key = request.headers['x-api-key'];
+    try {
+      await options.services.auth.authenticate(Array.isArray(key) ? key.join(',') : key);
+      return true;
+    } catch (error) {
+      if (error instanceof ServiceError && error.kind === 'unauthorized') return false;
+      throw error;
+    }
+  }
+}
+
+/** The request's URL, or null when it cannot be read or is not percent-encoded properly. */
+function parseTarget(target: string | undefined): URL | null {
+  let url: URL;
+  try {
+    url = new URL(target ?? '/', 'http://local');
+  } catch {
+    return null;
+  }
+  return hasMalformedPercentEncoding(url) ? null : url;
+}
+
+/** Answers before (or without) reading the body; the connection closes, since the unread rest would be taken for the next request. */
+function refuseUnread(response: ServerResponse, status: number, detail: string): void {
+  response.setHeader('connection', 'close');
+  send(response, status, { detail });
 }
 
 async function serveRaw(endpoint: RawEndpoint, request: IncomingMessage, url: URL, response: ServerResponse): Promise<void> {
   const result = await endpoint.serve(request, url);
   // A body refused unread would be taken for the next request on this connection.
   if (!request.complete) response.setHeader('connection', 'close');
-  if (result.body === undefined) {
+  if ('file' in result) {
+    const { name, size, stream } = result.file;
+    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': size, 'content-disposition': attachmentDisposition(name) });
+    await pipeline(stream, response).catch(() => response.destroy()); // a client that went away
+  } else if (result.body === undefined) {
     response.writeHead(result.status);
     response.end();
   } else {

@@ -18,7 +18,6 @@ export type RouteResult =
       /** Serialised as JSON, with bigint values printed as exact integers. */
       body: unknown;
     }
-  | { file: { name: string; data: Buffer } }
   /** Answered 307: the client fetches the bytes from there (a presigned S3 URL). */
   | { redirect: string };
 

@@ -5,7 +5,7 @@ import type { ErrorLogger } from './middlewares/errorResponder.js';
 import { errorResponder } from './middlewares/errorResponder.js';
 import { authenticate } from './middlewares/authenticate.js';
 import { validateRequest } from './middlewares/validateRequest.js';
-import { fileResponse, jsonResponse, redirectResponse } from './response.js';
+import { jsonResponse, redirectResponse } from './response.js';
 import type { Route } from './route.js';
 import type { RouteContext } from './routeContext.js';
 
@@ -30,7 +30,6 @@ export function createRouteHandler(route: Route, getServices: () => Promise<Serv
       const { input, principal, services } = context;
       if (!input || !principal) throw new Error('route ran before authentication and validation');
       const result = await route.handle({ ...input, principal, services });
-      if ('file' in result) return fileResponse(result.file.name, result.file.data);
       if ('redirect' in result) return redirectResponse(result.redirect);
       return jsonResponse(result.status ?? 200, result.body);
     });

@@ -31,9 +31,13 @@ export class RouteMatcher<R extends RouteKey = Route> {
         continue;
       }
       const params: Record<string, string> = {};
-      paramNames.forEach((name, index) => {
-        params[name] = decodeURIComponent(found[index + 1] as string);
-      });
+      try {
+        paramNames.forEach((name, index) => {
+          params[name] = decodeURIComponent(found[index + 1] as string);
+        });
+      } catch {
+        return { kind: 'none' }; // a malformed percent-encoding names no resource
+      }
       return { kind: 'found', route, params };
     }
     return pathMatched ? { kind: 'wrong_method' } : { kind: 'none' };

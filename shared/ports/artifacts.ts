@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+
 /** A bundle upload the client sends itself, kept under its organization's id: no other organization can deploy from it. */
 export interface UploadRequest {
   organizationId: string;
@@ -5,6 +7,13 @@ export interface UploadRequest {
   /** The exact number of bytes the URL takes. */
   size: number;
   expiresInS: number;
+}
+
+/** An output file's content, read as it is sent: never held in memory whole. */
+export interface OutputFileContent {
+  name: string;
+  size: number;
+  stream: Readable;
 }
 
 /** Where code bundles and output files live: a folder locally, S3 on AWS. */
@@ -26,10 +35,11 @@ export interface Artifacts {
   putBundleFromUpload(versionId: string, organizationId: string, uploadId: string): Promise<void>;
   /** Keeps a file a job produced as its `index`-th output (copied from a local path). */
   putOutputFile(jobId: string, index: number, name: string, sourcePath: string): Promise<void>;
-  getOutputFile(jobId: string, index: number): Promise<{ name: string; data: Buffer } | null>;
+  /** The output file's content as a stream, or null when the job has no such file. */
+  openOutputFile(jobId: string, index: number): Promise<OutputFileContent | null>;
   /**
-   * A short-lived URL the output file downloads from without an API key (a presigned S3 GET),
-   * or null where the adapter serves the bytes itself through getOutputFile, or has no such file.
+   * A short-lived URL the output file downloads from without an API key (a presigned S3 GET,
+   * locally a signed URL of the service itself), or null when the job has no such file.
    */
   outputFileUrl(jobId: string, index: number): Promise<string | null>;
 }

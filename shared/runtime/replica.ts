@@ -109,8 +109,25 @@ export class Replica {
     }
   }
 
-  runJob(job: { jobId: string; runId: string; inputs: Record<string, unknown>; env: Record<string, string> }, handlers: RunHandlers): Promise<RunOutcome> {
+  /** Holds an idle replica for a job whose inputs are still being fetched: no other job is handed to it, and cancelling the job stops it. */
+  reserve(jobId: string): void {
     if (this.state !== 'idle') throw new Error(`replica ${this.id} is ${this.state}, not idle`);
+    this.state = 'active';
+    this.currentJobId = jobId;
+  }
+
+  /** Gives back a replica reserved for a job that will not run on it after all. */
+  release(jobId: string): void {
+    if (this.state === 'active' && this.currentJobId === jobId && this.run === null) {
+      this.state = 'idle';
+      this.currentJobId = null;
+    }
+  }
+
+  /** Runs a job on an idle replica, or on one reserved for it. */
+  runJob(job: { jobId: string; runId: string; inputs: Record<string, unknown>; env: Record<string, string> }, handlers: RunHandlers): Promise<RunOutcome> {
+    const reserved = this.state === 'active' && this.currentJobId === job.jobId && this.run === null;
+    if (this.state !== 'idle' && !reserved) throw new Error(`replica ${this.id} is ${this.state}, not idle`);
     this.state = 'active';
     this.currentJobId = job.jobId;
     this.endMarker = `sluice-end-of-job ${randomUUID()}`;

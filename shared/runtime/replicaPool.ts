@@ -1,3 +1,5 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { JobRecord } from '../domain/job.js';
 import { jobLogStream, versionLogStream } from '../domain/log.js';
 import type { VersionRecord } from '../domain/version.js';
@@ -12,6 +14,7 @@ import type { CallMessage, CallResult, OutputMessage } from './protocol.js';
 import type { ReplicaCommand, RunOutcome } from './replica.js';
 import { Replica } from './replica.js';
 import { outputFromMessage } from './outputs.js';
+import { InputFetchError } from './jobInputs.js';
 
 /** After this many setups fail in a row, the version's queued jobs end in error with the setup's error. */
 const SETUP_FAILURES_BEFORE_GIVING_UP = 3;
@@ -34,6 +37,10 @@ export interface PoolContext {
   /** How a replica of this version starts (the local mode confines it in a sandbox). */
   replicaProcess(version: VersionRecord, gpuIndex: number | null, replicaId: string): ReplicaProcess;
   storeFile(job: JobRecord, index: number, path: string, name: string): Promise<unknown>;
+  /** Fetches the job's File inputs into `directory`; the inputs the replica gets, Files as local paths. Rejects with an InputFetchError to show. */
+  fetchInputs(version: VersionRecord, job: JobRecord, directory: string, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** Where each replica's jobs' inputs are fetched to: `<inputsDir>/<replica id>/<job id>/`, which the replica must be able to read. */
+  inputsDir: string;
   handleCall(job: JobRecord, call: CallMessage): Promise<CallResult>;
   /** Adds idle time of minimum replicas to the owner's usage. */
   recordIdle(version: VersionRecord, seconds: number): Promise<void>;
@@ -61,6 +68,8 @@ interface Member {
   log: LogWriter;
   /** The version's log, for output outside any job (setup, and between jobs). */
   versionLog: LogWriter;
+  /** Stops fetching the inputs of the job the replica is reserved for, when the replica goes. */
+  abortFetch?: AbortController;
 }
 
 /**
@@ -256,9 +265,11 @@ export class ReplicaPool {
     const member = this.members.get(replica);
     if (!member) return;
     clearTimeout(member.idleTimer);
+    member.abortFetch?.abort();
     member.release();
     this.members.delete(replica);
     void member.process.dispose?.().catch((error: unknown) => this.context.onError(error, `cleaning up after replica ${replica.id}`));
+    void rm(join(this.context.inputsDir, replica.id), { recursive: true, force: true });
     if (!this.context.isStopping()) {
       // Keep minimum_replicas warm, and replace a replica that died with work waiting. A
       // replica that failed setup comes back after a pause that grows with each failure.
@@ -291,6 +302,9 @@ export class ReplicaPool {
       stage: 'run',
     });
     member.log = log;
+    replica.reserve(job.id);
+    const inputs = await this.fetchInputs(replica, member, job);
+    if (inputs === null) return;
     let outputs: Promise<void> = Promise.resolve();
     let outputError: string | null = null;
     const limit = job.timeLimitSeconds ?? null;
@@ -302,7 +316,7 @@ export class ReplicaPool {
       replica.kill();
     }, limit * 1000);
     const outcome = await replica.runJob(
-      { jobId: job.id, runId: job.runId ?? '', inputs: job.inputs, env: job.env },
+      { jobId: job.id, runId: job.runId ?? '', inputs: inputs.values, env: job.env },
       {
         onOutput: (message: OutputMessage) => {
           outputs = outputs.then(async () => {
@@ -320,6 +334,7 @@ export class ReplicaPool {
     // this job's (a thread it left behind, say), and never the next job's.
     member.log = member.versionLog;
     await outputs;
+    await inputs.remove();
     const result: RunOutcome = timedOut
       ? { kind: 'error', error: `The job exceeded its time limit of ${limit} s.` }
       : outputError && outcome.kind === 'done'
@@ -344,6 +359,44 @@ export class ReplicaPool {
     } finally {
       await opened.close();
     }
+  }
+
+  /**
+   * Fetches the job's File inputs on the replica's behalf (the replica reads local files only).
+   * Null when the job cannot run: an input could not be fetched (the job ends in error saying
+   * why) or the replica stopped meanwhile (the job was cancelled, or goes back to the queue).
+   */
+  private async fetchInputs(replica: Replica, member: Member, job: JobRecord): Promise<{ values: Record<string, unknown>; remove: () => Promise<void> } | null> {
+    const directory = join(this.context.inputsDir, replica.id, job.id);
+    const remove = () => rm(directory, { recursive: true, force: true });
+    const aborter = new AbortController();
+    member.abortFetch = aborter;
+    let values: Record<string, unknown> | null = null;
+    let failure: string | null = null;
+    try {
+      values = await this.context.fetchInputs(this.version, job, directory, aborter.signal);
+    } catch (error) {
+      failure = error instanceof InputFetchError ? error.message : 'An input could not be fetched.';
+      if (!(error instanceof InputFetchError) && !aborter.signal.aborted) this.context.onError(error, `inputs of job ${job.id}`);
+    } finally {
+      member.abortFetch = undefined;
+    }
+    if (values !== null && replica.state === 'active') return { values, remove };
+    await remove();
+    if (replica.state === 'active') {
+      replica.release(job.id);
+      await member.log.flush();
+      member.log = member.versionLog;
+      this.becameIdle(replica);
+      await this.context.lifecycle.fail(job, failure ?? 'An input could not be fetched.');
+    } else {
+      // The replica stopped (a cancel, the service stopping, a crash): back to the queue, unless
+      // the job left `processing` already (cancelled), which the conditional move leaves alone.
+      const why = this.context.isStopping() ? 'The service stopped while the job ran.' : 'The replica stopped before the job could start.';
+      await this.context.lifecycle.interrupt(job, 'preemption', why);
+    }
+    await this.context.queue.ack(this.version.id, job.id);
+    return null;
   }
 
   private async settle(job: JobRecord, outcome: RunOutcome): Promise<void> {

@@ -1,14 +1,20 @@
 import { hashApiKey } from '../domain/apiKey.js';
 import { unauthorized } from '../domain/errors.js';
 import type { Store } from '../ports/store.js';
+import { ExpiringCache } from './expiringCache.js';
 import type { Principal } from './principal.js';
 
-/** How long a key's organization is remembered; a key revoked elsewhere stops working within this. */
+/**
+ * How long a key's lookup is remembered, found or not: a key revoked or created by another
+ * process (another Lambda, the CLI) is seen within this; in this process, at once.
+ */
 export const AUTH_CACHE_MS = 5_000;
 const AUTH_CACHE_SIZE = 10_000;
 
 export class AuthService {
-  private readonly cache = new Map<string, { principal: Principal; until: number }>();
+  private readonly known = new ExpiringCache<Principal>(AUTH_CACHE_MS, AUTH_CACHE_SIZE);
+  /** Kept apart, so a flood of made-up keys cannot push the real ones out. */
+  private readonly unknown = new ExpiringCache<true>(AUTH_CACHE_MS, AUTH_CACHE_SIZE);
 
   constructor(private readonly store: Store) {}
 
@@ -16,20 +22,28 @@ export class AuthService {
   async authenticate(apiKey: string | undefined): Promise<Principal> {
     if (!apiKey) throw unauthorized();
     const hash = hashApiKey(apiKey);
-    const cached = this.cache.get(hash);
-    if (cached && cached.until > Date.now()) return cached.principal;
-    const key = await this.store.apiKeys.getByHash(hash);
-    if (!key || key.revokedAt !== null) throw unauthorized();
-    const organization = await this.store.organizations.getById(key.organizationId);
-    if (!organization) throw unauthorized();
-    const principal = { organizationId: organization.id, organizationName: organization.name };
-    if (this.cache.size >= AUTH_CACHE_SIZE) this.cache.clear();
-    this.cache.set(hash, { principal, until: Date.now() + AUTH_CACHE_MS });
+    const cached = this.known.get(hash);
+    if (cached) return cached;
+    if (this.unknown.get(hash)) throw unauthorized();
+    const principal = await this.lookUp(hash);
+    if (!principal) {
+      this.unknown.set(hash, true);
+      throw unauthorized();
+    }
+    this.known.set(hash, principal);
     return principal;
   }
 
-  /** Forgets remembered keys at once (after a revocation in this process). */
+  /** Forgets every lookup at once (a key created or revoked in this process). */
   forgetKeys(): void {
-    this.cache.clear();
+    this.known.clear();
+    this.unknown.clear();
+  }
+
+  private async lookUp(hash: string): Promise<Principal | null> {
+    const key = await this.store.apiKeys.getByHash(hash);
+    if (!key || key.revokedAt !== null) return null;
+    const organization = await this.store.organizations.getById(key.organizationId);
+    return organization ? { organizationId: organization.id, organizationName: organization.name } : null;
   }
 }

@@ -5,7 +5,7 @@ import type { JobOutput, JobRecord, JobStatus, PushSource } from '../domain/job.
 import { isFinalJobStatus } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Webhook } from '../domain/webhook.js';
-import type { Artifacts } from '../ports/artifacts.js';
+import type { Artifacts, OutputFileContent } from '../ports/artifacts.js';
 import type { Clock } from '../ports/clock.js';
 import type { Compute } from '../ports/compute.js';
 import type { JobEvents } from '../ports/jobEvents.js';
@@ -191,17 +191,22 @@ export class JobService {
     return { done, cancel };
   }
 
-  /**
-   * A file the job produced, by output index: a short-lived URL to fetch it from where storage
-   * serves downloads itself (S3), else its bytes.
-   */
-  async outputFile(principal: Principal, jobId: string, index: number): Promise<{ url: string } | { name: string; data: Buffer }> {
+  /** A short-lived URL the job's `index`-th output file downloads from (presigned S3, or the local service's own signed URL). */
+  async outputFileUrl(principal: Principal, jobId: string, index: number): Promise<string> {
     await this.ownJob(principal, jobId);
     const url = await this.deps.artifacts.outputFileUrl(jobId, index);
-    if (url !== null) return { url };
-    const file = await this.deps.artifacts.getOutputFile(jobId, index);
-    if (!file) throw notFound('File not found.');
-    return file;
+    if (url === null) throw notFound('File not found.');
+    return url;
+  }
+
+  /**
+   * An output file of an earlier job, read for a job of the same organization that names it as
+   * an input (by its `data.url`); null when it is another organization's, or does not exist.
+   */
+  async outputFileForJob(reader: JobRecord, jobId: string, index: number): Promise<OutputFileContent | null> {
+    const owner = await this.deps.store.jobs.get(jobId);
+    if (!owner || owner.organizationId !== reader.organizationId) return null;
+    return this.deps.artifacts.openOutputFile(jobId, index);
   }
 
   /** Cancels a queued job at once, or a processing one by stopping its run. */

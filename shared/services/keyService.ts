@@ -24,8 +24,8 @@ export class KeyService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    /** Called after a revocation, so this process stops accepting the key at once. */
-    private readonly onRevoked: () => void = () => undefined,
+    /** Called after a key is created or revoked, so this process accepts or refuses it at once. */
+    private readonly onKeysChanged: () => void = () => undefined,
   ) {}
 
   async ensureOrganization(name: string): Promise<Organization> {
@@ -47,6 +47,7 @@ export class KeyService {
       revokedAt: null,
     };
     await this.store.apiKeys.create(key);
+    this.onKeysChanged();
     return { organization, key, secret };
   }
 
@@ -70,7 +71,7 @@ export class KeyService {
     const key = matches[0] as ApiKey;
     const at = this.clock.now();
     await this.store.apiKeys.revoke(key.id, at);
-    this.onRevoked();
+    this.onKeysChanged();
     return { ...key, revokedAt: at };
   }
 

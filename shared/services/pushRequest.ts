@@ -9,9 +9,17 @@ const TYPE_CHECKS: Partial<Record<InputSpec['type'], (value: unknown) => boolean
   bool: (value) => typeof value === 'boolean',
   dict: (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
   list: (value) => Array.isArray(value),
-  'sluice.File': (value) =>
-    typeof value === 'string' || (typeof value === 'object' && value !== null && ('url' in value || 'path' in value)),
+  'sluice.File': (value) => isFileUrl(typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { url?: unknown }).url : value),
 };
+
+/**
+ * A File input is a URL the service fetches for the job: http(s) (under the address policy) or
+ * data. Never a path or a file:// URL, which would name the service's own files.
+ */
+function isFileUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  return ['http:', 'https:', 'data:'].includes(new URL(value).protocol);
+}
 
 /**
  * Checks a push's inputs against the version's declared inputs: every required one present,
@@ -32,7 +40,7 @@ export function checkInputs(version: VersionRecord, inputs: Record<string, unkno
     if (value === null && input.is_optional) continue;
     const check = TYPE_CHECKS[input.type];
     if (check && !check(value)) {
-      const expected = input.type === 'sluice.File' ? 'a file: {"url": ...} or {"path": ...}' : `of type ${input.type}`;
+      const expected = input.type === 'sluice.File' ? 'a file: {"url": "https://..."} or the URL itself (http, https or data; not a path or file:// URL)' : `of type ${input.type}`;
       issues.push({ loc: ['body', 'inputs', input.name], msg: `Input should be ${expected}`, type: `${input.type}_type` });
     }
   }

@@ -93,10 +93,25 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
       const url = await artifacts.outputFileUrl('job-1', 0);
       expect(url).not.toBeNull();
       expect(paramsOf(url as string).get('X-Amz-Expires')).toBe('300');
-      expect(paramsOf(url as string).get('response-content-disposition')).toBe('attachment; filename="result.bin"');
+      expect(paramsOf(url as string).get('response-content-disposition')).toBe(`attachment; filename="result.bin"; filename*=UTF-8''result.bin`);
       const answer = await fetch(url as string);
       expect(answer.status).toBe(200);
       expect(Buffer.from(await answer.arrayBuffer()).equals(data)).toBe(true);
+    });
+
+    it('names a file with any Unicode name in RFC 5987 form, and streams it to the agent', async () => {
+      const source = join(folder, 'scratch.txt');
+      await writeFile(source, 'unicode ✓');
+      await artifacts.putOutputFile('job-2', 0, 'résumé ✓ 東京.txt', source);
+      // What S3 is asked to send as Content-Disposition (moto does not send it back).
+      const disposition = paramsOf((await artifacts.outputFileUrl('job-2', 0)) as string).get('response-content-disposition') ?? '';
+      expect(decodeURIComponent(/filename\*=UTF-8''(.+)$/.exec(disposition)?.[1] ?? '')).toBe('résumé ✓ 東京.txt');
+      expect(disposition).toContain('filename="r_sum_ _ __.txt"');
+      const opened = await artifacts.openOutputFile('job-2', 0);
+      expect(opened).toMatchObject({ name: 'résumé ✓ 東京.txt', size: Buffer.byteLength('unicode ✓') });
+      const chunks: Buffer[] = [];
+      for await (const chunk of opened!.stream) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).toString()).toBe('unicode ✓');
     });
 
     it('answers null for a file that was never stored', async () => {

@@ -102,9 +102,11 @@ class Counter:
 
   it('gives up on a version still building after --timeout, exits non-zero, and says which state it was in and where to look', async () => {
     const dripping = await startDrippingPackageServer();
+    // The operator's index (SLUICE_PIP_ARGS) drips: a deploy itself may name no URL to install from.
+    const slowIndex = await startTestService({ SLUICE_PIP_ARGS: `--index-url ${dripping.url}/simple` });
     try {
-      const dir = await writeFunctionDir({ 'main.py': pythonFunction('stuck', `, python_packages=["hang @ ${dripping.url}/hang-1.0.tar.gz"]`) });
-      const result = await runCli(['deploy', dir, '--timeout', '5s', '--stall', '1s'], env);
+      const dir = await writeFunctionDir({ 'main.py': pythonFunction('stuck', ', python_packages=["hang"]') });
+      const result = await runCli(['deploy', dir, '--timeout', '5s', '--stall', '1s'], { SLUICE_URL: slowIndex.url, SLUICE_API_KEY: slowIndex.key });
       expect(result.code).toBe(1);
       const id = /Deploying local\/stuck, version (\S+)/.exec(result.stdout)?.[1];
       expect(result.stdout).toMatch(/^ {2}… still (queued|building), no new log line for \d+s:$/m);
@@ -113,6 +115,7 @@ class Counter:
       expect(result.stderr).toContain('1 version did not finish within 5s (--timeout); its build goes on without sluice deploy');
     } finally {
       dripping.close();
+      await slowIndex.close();
     }
   });
 
@@ -131,7 +134,7 @@ class Counter:
 });
 
 /**
- * A package download that never ends: one byte every 200 ms of a 100 MB file, so pip neither
+ * A package index whose pages never end: one byte every 200 ms of 100 MB, so pip neither
  * finishes nor hits its read timeout, and the build stays in building until this closes.
  */
 async function startDrippingPackageServer() {
@@ -139,7 +142,7 @@ async function startDrippingPackageServer() {
   const server = createServer((socket) => {
     sockets.add(socket);
     socket.on('error', () => undefined);
-    socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000000\r\n\r\n');
+    socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 100000000\r\n\r\n');
     const drip = setInterval(() => socket.write('x'), 200);
     socket.on('close', () => clearInterval(drip));
   });

@@ -40,7 +40,8 @@ describe('functions calling functions, and files', () => {
   };
 
   beforeAll(async () => {
-    service = await startTestService({ SLUICE_DEFAULT_MAX_REPLICAS: '2' });
+    // The file server of the File test listens on loopback, which input URLs may reach only when allowed.
+    service = await startTestService({ SLUICE_DEFAULT_MAX_REPLICAS: '2', SLUICE_INPUT_ALLOW: 'loopback' });
     for (const source of [CHILD, PARENT, FILES]) {
       const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
       await waitForBuild(service, `local/${deployed.body.function.name}`, deployed.body.version.id);

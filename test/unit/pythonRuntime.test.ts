@@ -3,41 +3,25 @@
  * the agent speaks with one replica over fd 3. Each case starts a real interpreter on a small
  * function written to a temp dir (test/support/replicaHarness.ts).
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { basename, isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplica } from '../support/replicaHarness.js';
 import type { Message, Replica, ReplicaOptions } from '../support/replicaHarness.js';
 import { py } from '../support/python.js';
 
 let scratch = '';
-let server: Server;
-let baseUrl = '';
 const replicas: Replica[] = [];
 
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'sluice-runtime-'));
-  server = createServer((req, res) => {
-    if (req.url === '/photo.txt') {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('pixels from the server\n');
-    } else {
-      res.writeHead(404);
-      res.end('no such file');
-    }
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
   for (const replica of replicas) replica.kill();
-  await new Promise<void>((done) => server.close(() => done()));
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
@@ -315,58 +299,50 @@ describe.concurrent('python runtime', () => {
     expect(JSON.stringify(replica.received.map((r) => r.message))).not.toContain('line');
   });
 
-  it('downloads a File input given as a url to a local path, removed after the job', async () => {
+  it('hands a File input the agent fetched to the function as its local path and URL', async () => {
     const replica = await ready(py`
-      import os
       import sluice
 
       @sluice.function(name="read")
       def read(doc: sluice.File, note: str = "") -> dict:
-          with open(doc.path) as f:
+          with open(doc) as f:
               content = f.read()
           return {"path": doc.path, "content": content, "url": doc.url}
     `, 'read');
-    const url = `${baseUrl}/photo.txt`;
-    const job = await runJob(replica, { doc: { url } });
+    const path = join(replica.dir, 'fetched.txt');
+    await writeFile(path, 'pixels from the agent\n');
+    const url = 'https://example.com/photo.txt';
+    const job = await runJob(replica, { doc: { path, url } });
     expect(job.end.type).toBe('done');
-    const value = job.outputs[0]!.value as { path: string; content: string; url: string };
-    expect(value.content).toBe('pixels from the server\n');
-    expect(value.url).toBe(url);
-    expect(isAbsolute(value.path)).toBe(true);
-    expect(basename(value.path)).toBe('photo.txt');
-    expect(existsSync(value.path)).toBe(false);
-
-    const plain = await runJob(replica, { doc: url });
-    expect(plain.outputs[0]!.value.content).toBe('pixels from the server\n');
+    expect(job.outputs[0]!.value).toEqual({ path, content: 'pixels from the agent\n', url });
   });
 
-  it('fails the job when a File input cannot be downloaded, naming the input and url', async () => {
-    const replica = await ready(py`
-      import sluice
-      from typing import Optional
+  it('never downloads a File input itself: a URL the agent did not fetch fails the job, naming the input', async () => {
+    let requests = 0;
+    const server = createServer((_request, response) => {
+      requests += 1;
+      response.end('should not be read');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const replica = await ready(py`
+        import sluice
+        from typing import Optional
 
-      @sluice.function(name="read")
-      def read(doc: Optional[sluice.File]) -> str:
-          return "never"
-    `, 'read');
-    const url = `${baseUrl}/missing.png`;
-    const job = await runJob(replica, { doc: { url } });
-    expect(job.end.type).toBe('error');
-    expect(job.end.error).toContain(`could not download input doc from ${url}: HTTP 404`);
-  });
-
-  it('passes a File input given as a path through', async () => {
-    const replica = await ready(py`
-      import sluice
-
-      @sluice.function(name="size")
-      def size(doc: sluice.File) -> int:
-          with open(doc, "rb") as f:
-              return len(f.read())
-    `, 'size', {});
-    const path = join(replica.dir, 'main.py');
-    const job = await runJob(replica, { doc: { path } });
-    expect(job.outputs[0]!.value).toBe((await readFile(path)).length);
+        @sluice.function(name="read")
+        def read(doc: Optional[sluice.File]) -> str:
+            return "never"
+      `, 'read');
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/secret.txt`;
+      for (const doc of [{ url }, url, 'file:///etc/passwd', '/etc/passwd']) {
+        const job = await runJob(replica, { doc });
+        expect(job.end.type).toBe('error');
+        expect(job.end.error).toMatch(/^InputError: input doc is a sluice.File the agent did not fetch/);
+      }
+      expect(requests).toBe(0);
+    } finally {
+      server.close();
+    }
   });
 
   it('sends a File output as its absolute path and name', async () => {

@@ -21,3 +21,10 @@ describe('route matching', () => {
     expect(pathParametersOf(routeNamed('awaitJob'), '/v2/jobs/job-123')).toBeNull();
   });
 });
+
+describe('route matching of malformed paths', () => {
+  it('finds no route for a path parameter with a malformed percent-encoding, instead of throwing', () => {
+    expect(new RouteMatcher(ROUTES).match('GET', '/v2/jobs/%E0%A4%A').kind).toBe('none');
+    expect(pathParametersOf(routeNamed('awaitJob'), '/v2/jobs/%zz/await')).toBeNull();
+  });
+});

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { Readable } from 'node:stream';
 import { CopyObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { attachmentDisposition } from '../../domain/fileName.js';
 import type { Artifacts } from '../../ports/artifacts.js';
@@ -95,11 +96,17 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(sourcePath), ContentLength: size }));
     },
 
-    async getOutputFile(jobId, index) {
+    async openOutputFile(jobId, index) {
       const found = await findOutputFile(jobId, index);
       if (!found) return null;
-      const data = await getBytes(found.key);
-      return data === null ? null : { name: found.name, data };
+      try {
+        const { Body, ContentLength } = await client.send(new GetObjectCommand({ Bucket: bucket, Key: found.key }));
+        // In node, GetObject's body is the HTTP response itself: a Readable.
+        return { name: found.name, size: ContentLength ?? 0, stream: (Body as Readable | undefined) ?? Readable.from([]) };
+      } catch (error) {
+        if (isNoSuchKey(error)) return null;
+        throw error;
+      }
     },
 
     async outputFileUrl(jobId, index) {

@@ -1,16 +1,19 @@
-import { copyFile, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Artifacts } from '../../ports/artifacts.js';
+import type { LocalDownloads } from './localDownloads.js';
 import type { LocalUploads } from './localUploads.js';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
 
 /**
  * Bundles under <data dir>/bundles and output files under <data dir>/files, each written whole
- * or not at all; uploads through the service's own upload URLs (LocalUploads). Output files
- * are served by the service itself: outputFileUrl is always null.
+ * or not at all; uploads and downloads through the service's own signed URLs (LocalUploads,
+ * LocalDownloads), as S3's presigned ones on AWS. `downloads` is a getter, since it is made
+ * from these artifacts; without it (a tool that serves no files) output files have no URL.
  */
-export function createFileArtifacts(dataDir: string, uploads: LocalUploads): Artifacts {
+export function createFileArtifacts(dataDir: string, uploads: LocalUploads, downloads?: () => LocalDownloads): Artifacts {
   const bundles = join(dataDir, 'bundles');
   const files = join(dataDir, 'files');
   const bundlePath = (versionId: string) => join(bundles, `${versionId}.tar.gz`);
@@ -49,17 +52,26 @@ export function createFileArtifacts(dataDir: string, uploads: LocalUploads): Art
       await copyFile(sourcePath, temporary);
       await rename(temporary, join(folder, basename(name) || 'file'));
     },
-    async getOutputFile(jobId, index) {
-      const folder = outputFolder(jobId, index);
-      const names = await readdir(folder).catch((error: unknown) => {
-        if (isMissing(error)) return [];
-        throw error;
-      });
-      const name = names.find((entry) => entry !== '.partial');
-      return name === undefined ? null : { name, data: await readFile(join(folder, name)) };
+    async openOutputFile(jobId, index) {
+      const path = await outputPath(jobId, index);
+      if (path === null) return null;
+      const { size } = await stat(path);
+      return { name: basename(path), size, stream: createReadStream(path) };
     },
-    async outputFileUrl() {
-      return null;
+    async outputFileUrl(jobId, index) {
+      if (!downloads) throw new Error('These artifacts were made without download URLs.');
+      return (await outputPath(jobId, index)) === null ? null : downloads().urlFor(jobId, index);
     },
   };
+
+  /** Where the job's `index`-th output file lies, or null when it has none. */
+  async function outputPath(jobId: string, index: number): Promise<string | null> {
+    const folder = outputFolder(jobId, index);
+    const names = await readdir(folder).catch((error: unknown) => {
+      if (isMissing(error)) return [];
+      throw error;
+    });
+    const name = names.find((entry) => entry !== '.partial');
+    return name === undefined ? null : join(folder, name);
+  }
 }

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { UPLOAD_KEPT_DAYS, uploadIdSchema } from '../../domain/upload.js';
 import type { UploadRequest } from '../../ports/artifacts.js';
 import type { Clock } from '../../ports/clock.js';
+import { UrlSigner } from './urlSigner.js';
 
 export interface LocalUploadsOptions {
   /** <data dir>/uploads */
@@ -39,13 +40,13 @@ class TooLong extends Error {}
  */
 export class LocalUploads {
   readonly pathPrefix = PATH_PREFIX;
-  private readonly secret = randomBytes(32);
+  private readonly signer = new UrlSigner();
 
   constructor(private readonly options: LocalUploadsOptions) {}
 
   urlFor({ organizationId, uploadId, size, expiresInS }: UploadRequest): string {
     const expires = this.options.clock.now() + expiresInS * 1_000_000;
-    const query = new URLSearchParams({ size: String(size), expires: String(expires), signature: this.sign(organizationId, uploadId, size, expires) });
+    const query = new URLSearchParams({ size: String(size), expires: String(expires), signature: this.signer.sign(signedText(organizationId, uploadId, size, expires)) });
     return `${this.options.publicUrl()}${PATH_PREFIX}${organizationId}/${uploadId}?${query}`;
   }
 
@@ -86,7 +87,7 @@ export class LocalUploads {
     const expires = Number(url.searchParams.get('expires'));
     const signature = url.searchParams.get('signature') ?? '';
     const valid = rest.length === 0 && isSafeName(organizationId) && isSafeName(uploadId) && Number.isSafeInteger(size) && Number.isSafeInteger(expires);
-    if (!valid || !this.signatureHolds(signature, this.sign(organizationId, uploadId, size, expires))) {
+    if (!valid || !this.signer.holds(signature, signedText(organizationId, uploadId, size, expires))) {
       return refuse(403, 'This upload URL is not valid: use the upload_url that POST /v2/uploads returned, unchanged.');
     }
     if (this.options.clock.now() > expires) return refuse(403, 'This upload URL has expired: ask for a new one with POST /v2/uploads.');
@@ -119,17 +120,9 @@ export class LocalUploads {
       throw error;
     }
   }
-
-  private sign(organizationId: string, uploadId: string, size: number, expires: number): string {
-    return createHmac('sha256', this.secret).update(`${organizationId}/${uploadId}/${size}/${expires}`).digest('hex');
-  }
-
-  private signatureHolds(given: string, expected: string): boolean {
-    const a = Buffer.from(given);
-    const b = Buffer.from(expected);
-    return a.length === b.length && timingSafeEqual(a, b);
-  }
 }
+
+const signedText = (organizationId: string, uploadId: string, size: number, expires: number) => `${organizationId}/${uploadId}/${size}/${expires}`;
 
 /** Organization and upload ids as path segments: nothing that could leave the uploads folder. */
 const isSafeName = (text: string) => uploadIdSchema.safeParse(text).success;

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -57,24 +57,24 @@ describe('createS3Artifacts', () => {
     expect((await readAll(input?.Body as Readable)).toString()).toBe('file bytes');
   });
 
-  it('gets an output file by listing its prefix, with the name its key ends with', async () => {
+  it('streams an output file found by listing its prefix, with the name its key ends with', async () => {
     s3.on(ListObjectsV2Command, { Bucket: 'sluice-artifacts', Prefix: 'files/job-1/2/' }).resolves({ Contents: [{ Key: 'files/job-1/2/out.png' }] });
-    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'files/job-1/2/out.png' }).resolves({ Body: body('png bytes') });
-    const file = await artifacts.getOutputFile('job-1', 2);
-    expect(file?.name).toBe('out.png');
-    expect(file?.data.toString()).toBe('png bytes');
+    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'files/job-1/2/out.png' }).resolves({ Body: Readable.from([Buffer.from('png bytes')]) as any, ContentLength: 9 });
+    const file = await artifacts.openOutputFile('job-1', 2);
+    expect(file).toMatchObject({ name: 'out.png', size: 9 });
+    expect((await readAll(file!.stream)).toString()).toBe('png bytes');
     expect(s3.commandCalls(ListObjectsV2Command)[0]?.args[0].input).toEqual({ Bucket: 'sluice-artifacts', Prefix: 'files/job-1/2/', MaxKeys: 1 });
   });
 
   it('answers null for an output file that does not exist', async () => {
     s3.on(ListObjectsV2Command).resolves({ KeyCount: 0 });
-    expect(await artifacts.getOutputFile('job-1', 0)).toBeNull();
+    expect(await artifacts.openOutputFile('job-1', 0)).toBeNull();
     expect(s3.commandCalls(GetObjectCommand)).toHaveLength(0);
   });
 
   it('answers null for an output file deleted between the listing and the get', async () => {
     s3.on(ListObjectsV2Command).resolves({ Contents: [{ Key: 'files/job-1/0/a.txt' }] });
     s3.on(GetObjectCommand).rejects(noSuchKey());
-    expect(await artifacts.getOutputFile('job-1', 0)).toBeNull();
+    expect(await artifacts.openOutputFile('job-1', 0)).toBeNull();
   });
 });

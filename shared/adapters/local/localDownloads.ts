@@ -1,0 +1,50 @@
+import type { IncomingMessage } from 'node:http';
+import type { Clock } from '../../ports/clock.js';
+import type { OutputFileContent } from '../../ports/artifacts.js';
+import { UrlSigner } from './urlSigner.js';
+
+export interface LocalDownloadsOptions {
+  /** The service's base URL, for the download URLs it hands out. */
+  publicUrl: () => string;
+  clock: Clock;
+  expiresInS: number;
+  open(jobId: string, index: number): Promise<OutputFileContent | null>;
+}
+
+export type DownloadAnswer = { status: number; body: { detail: string } } | { status: 200; file: OutputFileContent };
+
+const PATH_PREFIX = '/files/';
+
+/**
+ * The local mode's presigned downloads of output files: `GET /files/<job>/<index>` signed over
+ * job, index and expiry, which `GET /v2/jobs/{id}/files/{index}` redirects to as it redirects to
+ * S3 on AWS. The gateway streams the file from disk, so a large one is never held in memory.
+ */
+export class LocalDownloads {
+  readonly pathPrefix = PATH_PREFIX;
+  private readonly signer = new UrlSigner();
+
+  constructor(private readonly options: LocalDownloadsOptions) {}
+
+  urlFor(jobId: string, index: number): string {
+    const expires = this.options.clock.now() + this.options.expiresInS * 1_000_000;
+    const query = new URLSearchParams({ expires: String(expires), signature: this.signer.sign(signedText(jobId, index, expires)) });
+    return `${this.options.publicUrl()}${PATH_PREFIX}${encodeURIComponent(jobId)}/${index}?${query}`;
+  }
+
+  async serve(request: IncomingMessage, url: URL): Promise<DownloadAnswer> {
+    if (request.method !== 'GET') return { status: 405, body: { detail: 'Method Not Allowed' } };
+    const [jobId = '', indexText = '', ...rest] = url.pathname.slice(PATH_PREFIX.length).split('/').map(decodeURIComponent);
+    const index = Number(indexText);
+    const expires = Number(url.searchParams.get('expires'));
+    const signature = url.searchParams.get('signature') ?? '';
+    if (rest.length > 0 || !Number.isSafeInteger(index) || !Number.isSafeInteger(expires) || !this.signer.holds(signature, signedText(jobId, index, expires))) {
+      return { status: 403, body: { detail: 'This download URL is not valid: use the URL GET /v2/jobs/{id}/files/{index} redirects to, unchanged.' } };
+    }
+    if (this.options.clock.now() > expires) return { status: 403, body: { detail: 'This download URL has expired: ask GET /v2/jobs/{id}/files/{index} again.' } };
+    const file = await this.options.open(jobId, index);
+    return file ? { status: 200, file } : { status: 404, body: { detail: 'File not found.' } };
+  }
+}
+
+const signedText = (jobId: string, index: number, expires: number) => `${jobId}/${index}/${expires}`;

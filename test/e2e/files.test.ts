@@ -1,0 +1,175 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestService } from './support/testService.js';
+import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
+
+const READ = `import sluice
+
+@sluice.function(name="read-file")
+def read_file(document: sluice.File) -> str:
+    with open(document.path) as f:
+        return f.read()
+`;
+
+const WRITE = `import os
+import tempfile
+import sluice
+
+@sluice.function(name="write-file")
+def write_file(name: str, text: str) -> sluice.File:
+    path = os.path.join(tempfile.mkdtemp(), name)
+    with open(path, "w") as f:
+        f.write(text)
+    return sluice.File(path)
+`;
+
+/** A file server on loopback: /doc.txt is served, /redirect?to=URL redirects, /hang never answers, anything else is 404. */
+async function startFileServer(): Promise<{ server: Server; url: string; requests: string[]; hangsClosed: () => number }> {
+  const requests: string[] = [];
+  let hangsClosed = 0;
+  const server = createServer((request, response) => {
+    requests.push(request.url ?? '');
+    const url = new URL(request.url ?? '/', 'http://x');
+    if (url.pathname === '/hang') return void request.socket.on('close', () => (hangsClosed += 1));
+    if (url.pathname === '/doc.txt') return response.end('words from the file server');
+    if (url.pathname === '/redirect') return response.writeHead(302, { location: url.searchParams.get('to') ?? '/' }).end();
+    response.writeHead(404).end('no such file');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, hangsClosed: () => hangsClosed };
+}
+
+async function deployBoth(service: TestService, key = service.key, owner = 'local'): Promise<void> {
+  for (const source of [READ, WRITE]) {
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }), key, owner);
+    await waitForBuild(service, `${owner}/${deployed.body.function.name}`, deployed.body.version.id, key);
+  }
+}
+
+const runWith = (service: TestService, key: string) => async (fn: string, inputs: Record<string, unknown>) => {
+  const pushed = await api(service.url, key, 'POST', '/v2/push', { function: fn, inputs });
+  if (pushed.status !== 200) return pushed;
+  return api(service.url, key, 'GET', `/v2/jobs/${pushed.body.id}/await`);
+};
+
+describe('file inputs: a job cannot make the service read what it should not', () => {
+  let service: TestService;
+  let files: Awaited<ReturnType<typeof startFileServer>>;
+  let run: ReturnType<typeof runWith>;
+
+  beforeAll(async () => {
+    files = await startFileServer();
+    service = await startTestService(); // SLUICE_INPUT_ALLOW unset: public addresses only
+    run = runWith(service, service.key);
+    await deployBoth(service);
+  }, 60_000);
+  afterAll(async () => {
+    files.server.close();
+    await service.close();
+  });
+
+  it('refuses at push a File input that is a path or a file:// URL, the data directory’s included', async () => {
+    for (const document of [{ path: '/etc/passwd' }, '/etc/passwd', 'file:///etc/passwd', { url: 'file:///etc/passwd' }, { path: join(service.dataDir, 'api-key') }, 'api-key', { url: 'ftp://example.com/x' }]) {
+      const { status, body } = await run('local/read-file', { document });
+      expect([JSON.stringify(document), status]).toEqual([JSON.stringify(document), 422]);
+      expect(body.detail[0]).toMatchObject({ loc: ['body', 'inputs', 'document'], msg: expect.stringContaining('not a path or file:// URL') });
+    }
+  });
+
+  it('ends a job in error for an input URL on loopback, the service’s own port included, or on the metadata address, revealing no port or status', async () => {
+    const port = new URL(service.url).port;
+    for (const url of [`http://127.0.0.1:${port}/v2/organization`, `http://localhost:${port}/uploads/x`, `${files.url}/doc.txt`, 'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:127.0.0.1]:9/', 'http://[64:ff9b::a9fe:a9fe]/']) {
+      const { body: job } = await run('local/read-file', { document: { url } });
+      expect([url, job.status]).toEqual([url, 'error']);
+      expect(job.error).toBe('Input document could not be fetched: its host is not a public address.');
+    }
+    expect(files.requests).toEqual([]);
+  });
+
+  it('decodes a data: URL input without any network', async () => {
+    const { body: job } = await run('local/read-file', { document: `data:text/plain;base64,${Buffer.from('inline ✓').toString('base64')}` });
+    expect(job.status).toBe('finished');
+    expect(job.outputs[0].data).toBe('inline ✓');
+  });
+
+  it('serves an output file under its Unicode name (RFC 5987), streamed from a short-lived URL', async () => {
+    const name = 'résumé ✓ 東京 "quoted".txt';
+    const { body: job } = await run('local/write-file', { name, text: 'unicode ✓' });
+    expect(job.status).toBe('finished');
+    const download = await fetch(job.outputs[0].data.url, { headers: { 'x-api-key': service.key } });
+    expect(download.status).toBe(200);
+    const disposition = download.headers.get('content-disposition') ?? '';
+    expect(decodeURIComponent(/filename\*=UTF-8''([^;]+)/.exec(disposition)?.[1] ?? '')).toBe(name);
+    expect(disposition).toContain('filename="r_sum_ _ __ _quoted_.txt"');
+    expect(await download.text()).toBe('unicode ✓');
+    expect(download.redirected).toBe(true); // served by the signed /files/ URL the API redirects to, as S3 on AWS
+    expect((await fetch(job.outputs[0].data.url, { redirect: 'manual' })).status).toBe(401);
+  });
+
+  it('takes an earlier job’s output file URL of the same organization as an input, and not another organization’s', async () => {
+    const { body: written } = await run('local/write-file', { name: 'note.txt', text: 'written before' });
+    const own = written.outputs[0].data.url;
+    const { body: read } = await run('local/read-file', { document: { url: own } });
+    expect(read.status).toBe('finished');
+    expect(read.outputs[0].data).toBe('written before');
+
+    // A public function, pushed by another organization that learnt the URL: the agent reads no file for it.
+    await api(service.url, service.key, 'POST', '/v2/functions/local/read-file/edit', { visibility: 'public' });
+    const rivalKey = await service.createOrganization('rival');
+    const { body: stolen } = await runWith(service, rivalKey)('local/read-file', { document: own });
+    expect(stolen.status).toBe('error');
+    expect(stolen.error).toBe('Input document could not be fetched: no such file of this organization.');
+  });
+});
+
+describe('file inputs where the operator allows loopback (SLUICE_INPUT_ALLOW)', () => {
+  let service: TestService;
+  let files: Awaited<ReturnType<typeof startFileServer>>;
+  let run: ReturnType<typeof runWith>;
+
+  beforeAll(async () => {
+    files = await startFileServer();
+    service = await startTestService({ SLUICE_INPUT_ALLOW: 'loopback' });
+    run = runWith(service, service.key);
+    await deployBoth(service);
+  }, 60_000);
+  afterAll(async () => {
+    files.server.closeAllConnections();
+    files.server.close();
+    await service.close();
+  });
+
+  it('fetches an allowed URL, following redirects', async () => {
+    const { body: job } = await run('local/read-file', { document: `${files.url}/redirect?to=/doc.txt` });
+    expect(job.status).toBe('finished');
+    expect(job.outputs[0].data).toBe('words from the file server');
+  });
+
+  it('checks every redirect again: one to the metadata address or a mapped form of it is refused', async () => {
+    for (const target of ['http://169.254.169.254/latest/meta-data/', 'http://[::ffff:a9fe:a9fe]/', 'http://10.0.0.1/', 'file:///etc/passwd']) {
+      const { body: job } = await run('local/read-file', { document: `${files.url}/redirect?to=${encodeURIComponent(target)}` });
+      expect([target, job.status]).toEqual([target, 'error']);
+      expect(job.error).toMatch(/^Input document could not be fetched: (its host is not a public address|only http and https URLs are fetched)\.$/);
+    }
+  });
+
+  it('stops fetching an input when its job is cancelled, and the replica takes the next job', async () => {
+    const pushed = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/read-file', inputs: { document: `${files.url}/hang` } });
+    await until(async () => files.requests.includes('/hang'));
+    expect((await api(service.url, service.key, 'GET', `/v2/jobs/${pushed.body.id}`)).body.status).toBe('processing');
+    expect((await api(service.url, service.key, 'DELETE', `/v2/jobs/${pushed.body.id}`)).body.status).toBe('cancelled');
+    await until(async () => files.hangsClosed() === 1);
+    const { body: next } = await run('local/read-file', { document: `${files.url}/doc.txt` });
+    expect(next.status).toBe('finished');
+    expect((await api(service.url, service.key, 'GET', `/v2/jobs/${pushed.body.id}`)).body.status).toBe('cancelled');
+  });
+
+  it('says the same about a missing file and a closed port: no status, no port', async () => {
+    const missing = (await run('local/read-file', { document: `${files.url}/nothing-here` })).body;
+    const closed = (await run('local/read-file', { document: 'http://127.0.0.1:9/doc.txt' })).body;
+    expect(missing.error).toBe('Input document could not be fetched: the server did not send the file.');
+    expect(closed.error).toBe(missing.error);
+  });
+});
