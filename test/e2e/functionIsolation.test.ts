@@ -33,9 +33,10 @@ def snoop(data_dir: str, other_code: str, canary: str) -> dict:
         return False
     # Its own code and environment are mounted under the data directory's path: nothing else of it shows.
     own_code = os.path.realpath("main.py")
-    attempt("the data directory", lambda: set(os.listdir(data_dir)) - {"versions", "envs", "scratch"})
+    attempt("the data directory", lambda: set(os.listdir(data_dir)) - {"versions", "envs", "scratch", "inputs"})
     attempt("another version", lambda: [v for v in os.listdir(os.path.join(data_dir, "versions")) if v not in own_code])
     attempt("another replica's folders", lambda: [r for r in os.listdir(os.path.join(data_dir, "scratch", "replicas")) if r not in os.getcwd()])
+    attempt("another replica's inputs", lambda: len(os.listdir(os.path.join(data_dir, "inputs"))) > 1)
     attempt("the SQLite store", lambda: open(os.path.join(data_dir, "sluice.db"), "rb").read(16))
     attempt("the bootstrap key", lambda: open(os.path.join(data_dir, "api-key")).read())
     attempt("another organization's code", lambda: open(other_code).read())
@@ -174,7 +175,7 @@ describe('function code in the local mode', () => {
     const job = await run('snoop', { data_dir: service.dataDir, other_code: otherCode, canary });
     expect(job.status).toBe('finished');
     const { tried, found, own_code } = job.outputs[0].data;
-    expect(tried).toHaveLength(9);
+    expect(tried).toHaveLength(10);
     expect(found).toEqual([]);
     expect(own_code).toBe(true);
   });
