@@ -52,6 +52,8 @@ export class ApiStack extends Stack {
         entry: 'route',
         description: `Sluice ${route.method} ${route.path}`,
         timeout,
+        // A deploy reads its bundle through (gunzip and tar, checking the limits): a whole vCPU.
+        memorySize: route.name === 'deployVersion' ? 1769 : undefined,
         environment: { SLUICE_ROUTE: route.name, ...environment },
         permissions: routePermissions(route.name),
       });

@@ -25,6 +25,7 @@ import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { AwsConfig } from './awsConfig.js';
 import type { Logger } from './logger.js';
+import { checkBundle } from '../packaging/bundleReader.js';
 
 /** The Python version a function gets when it names none (the build image's default). */
 const DEFAULT_PYTHON_VERSION = '3.11';
@@ -98,6 +99,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     resolveHost: dnsResolver,
     defaultPythonVersion: DEFAULT_PYTHON_VERSION,
     maxUploadBytes: config.maxUploadBytes,
+    checkBundle: (bundle) => checkBundle(bundle, config.bundleLimits),
     awaitTimeoutMs: config.awaitTimeoutMs,
     webhookAllow: config.webhookAllow,
     webhookRetryBaseMs: config.webhookRetryBaseMs,

@@ -17,6 +17,7 @@ import { openStore } from './openStore.js';
 import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { Logger } from './logger.js';
+import { checkBundle } from '../packaging/bundleReader.js';
 
 export interface LocalApp {
   services: Services;
@@ -52,6 +53,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     environments: new PythonEnvironments(join(config.dataDir, 'envs'), config.pipArgs),
     versionsFolder: join(config.dataDir, 'versions'),
     defaultPython: config.python,
+    bundleLimits: config.bundleLimits,
     onError: (error, versionId) => logger.error({ err: error, versionId }, 'build failed unexpectedly'),
   });
   const defaultPythonVersion = (await probe(config.python))?.version ?? FALLBACK_PYTHON_VERSION;
@@ -72,6 +74,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     resolveHost: dnsResolver,
     defaultPythonVersion,
     maxUploadBytes: config.maxUploadBytes,
+    checkBundle: (bundle) => checkBundle(bundle, config.bundleLimits),
     awaitTimeoutMs: config.awaitTimeoutMs,
     webhookAllow: config.webhookAllow,
     webhookRetryBaseMs: config.webhookRetryBaseMs,

@@ -44,6 +44,17 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
     }
   };
 
+  /** The object's bytes as a stream (the SDK's body is a node Readable), or null when it is missing. */
+  const getStream = async (key: string): Promise<AsyncIterable<Uint8Array> | null> => {
+    try {
+      const { Body } = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      return (Body as AsyncIterable<Uint8Array> | undefined) ?? (async function* () {})();
+    } catch (error) {
+      if (isNoSuchKey(error)) return null;
+      throw error;
+    }
+  };
+
   const findOutputFile = async (jobId: string, index: number): Promise<{ key: string; name: string } | null> => {
     const prefix = outputPrefixOf(jobId, index);
     const { Contents } = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1 }));
@@ -56,8 +67,8 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: bundleKeyOf(versionId), Body: bundle, ContentType: 'application/gzip' }));
     },
 
-    getBundle(versionId) {
-      return getBytes(bundleKeyOf(versionId));
+    readBundle(versionId) {
+      return getStream(bundleKeyOf(versionId));
     },
 
     uploadUrl({ organizationId, uploadId, size, expiresInS }) {
@@ -73,6 +84,10 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
         if (isNotFound(error)) return null;
         throw error;
       }
+    },
+
+    readUpload(organizationId, uploadId) {
+      return getStream(uploadKeyOf(organizationId, uploadId));
     },
 
     async putBundleFromUpload(versionId, organizationId, uploadId) {

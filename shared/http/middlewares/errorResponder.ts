@@ -12,6 +12,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   timeout: 408,
   conflict: 409,
   too_large: 413,
+  unprocessable: 422,
 };
 
 export interface ErrorLogger {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,7 +13,8 @@ const artifacts = createS3Artifacts({ client: new S3Client({ region: 'eu-west-1'
 const body = (text: string) => ({ transformToByteArray: async () => new Uint8Array(Buffer.from(text)) }) as any;
 const noSuchKey = () => new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} });
 
-async function readAll(stream: Readable): Promise<Buffer> {
+async function readAll(stream: AsyncIterable<unknown> | null): Promise<Buffer> {
+  if (!stream) throw new Error('no stream');
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
   return Buffer.concat(chunks);
@@ -36,16 +37,23 @@ describe('createS3Artifacts', () => {
     expect(Buffer.from(input?.Body as Buffer).toString()).toBe('tarball');
   });
 
-  it('gets a bundle by its key, and null when there is none', async () => {
-    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'bundles/version-1.tar.gz' }).resolves({ Body: body('tarball') });
+  it('streams a bundle by its key, and null when there is none', async () => {
+    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'bundles/version-1.tar.gz' }).resolves({ Body: Readable.from([Buffer.from('tar'), Buffer.from('ball')]) as any });
     s3.on(GetObjectCommand, { Key: 'bundles/version-2.tar.gz' }).rejects(noSuchKey());
-    expect((await artifacts.getBundle('version-1'))?.toString()).toBe('tarball');
-    expect(await artifacts.getBundle('version-2')).toBeNull();
+    expect((await readAll(await artifacts.readBundle('version-1'))).toString()).toBe('tarball');
+    expect(await artifacts.readBundle('version-2')).toBeNull();
+  });
+
+  it('streams an upload from uploads/<organization>/<upload>, and null when there is none', async () => {
+    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'uploads/org-1/u-1' }).resolves({ Body: Readable.from([Buffer.from('tarball')]) as any });
+    s3.on(GetObjectCommand, { Key: 'uploads/org-2/u-1' }).rejects(noSuchKey());
+    expect((await readAll(await artifacts.readUpload('org-1', 'u-1'))).toString()).toBe('tarball');
+    expect(await artifacts.readUpload('org-2', 'u-1')).toBeNull();
   });
 
   it('lets other S3 errors through', async () => {
     s3.on(GetObjectCommand).rejects(new Error('AccessDenied'));
-    await expect(artifacts.getBundle('version-1')).rejects.toThrow('AccessDenied');
+    await expect(artifacts.readBundle('version-1')).rejects.toThrow('AccessDenied');
   });
 
   it('streams an output file from its local path to files/<job>/<index>/<name>', async () => {

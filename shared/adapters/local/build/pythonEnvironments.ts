@@ -42,17 +42,22 @@ export class PythonEnvironments {
     await rm(scratch, { recursive: true, force: true });
     await mkdir(this.folder, { recursive: true });
     output(`Creating a Python ${interpreter.version} environment.`);
-    const venvArgs = ['-m', 'venv', ...(packages.length === 0 ? ['--without-pip'] : []), scratch];
-    await this.step(interpreter.executable, venvArgs, output, 'Creating the virtual environment failed');
-    if (packages.length > 0) {
-      output(`Installing ${packages.join(' ')}`);
-      const pip = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...this.pipArgs, ...packages];
-      await this.step(join(scratch, 'bin', 'python'), pip, output, 'pip install failed');
+    try {
+      const venvArgs = ['-m', 'venv', ...(packages.length === 0 ? ['--without-pip'] : []), scratch];
+      await this.step(interpreter.executable, venvArgs, output, 'Creating the virtual environment failed');
+      if (packages.length > 0) {
+        output(`Installing ${packages.join(' ')}`);
+        const pip = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...this.pipArgs, ...packages];
+        await this.step(join(scratch, 'bin', 'python'), pip, output, 'pip install failed');
+      }
+      await writeFile(join(scratch, '.ready'), `${interpreter.executable}\n${packages.join('\n')}\n`);
+      await rm(path, { recursive: true, force: true });
+      await rename(scratch, path);
+      return path;
+    } finally {
+      // A failed install leaves no half-made environment behind (after the rename, nothing is left to remove).
+      await rm(scratch, { recursive: true, force: true });
     }
-    await writeFile(join(scratch, '.ready'), `${interpreter.executable}\n${packages.join('\n')}\n`);
-    await rm(path, { recursive: true, force: true });
-    await rename(scratch, path);
-    return path;
   }
 
   private async step(command: string, args: string[], output: OutputLine, failure: string): Promise<void> {
