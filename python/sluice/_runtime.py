@@ -426,9 +426,11 @@ class Runtime:
                 os.environ[name] = value
             inputs = message.get("inputs") or {}
             args, kwargs = entry.arguments(inputs, lambda name, value: self.input_value(entry, name, value, scratch))
+            limit = message.get("max_output_bytes")
+            max_output_bytes = limit if isinstance(limit, int) and limit > 0 else None
             index = 0
             for value in self.results(entry, args, kwargs):
-                self.send_output(job_id, index, value, scratch)
+                self.send_output(job_id, index, value, scratch, max_output_bytes)
                 index += 1
         except (Exception, SystemExit) as error:
             failure = error
@@ -512,7 +514,7 @@ class Runtime:
             asyncio.set_event_loop(self.loop)
         return self.loop
 
-    def send_output(self, job_id: Any, index: int, value: Any, scratch: Scratch) -> None:
+    def send_output(self, job_id: Any, index: int, value: Any, scratch: Scratch, max_output_bytes: Optional[int] = None) -> None:
         head = {"type": "output", "job_id": job_id, "index": index}
         if isinstance(value, File):
             path = os.path.abspath(value.path)
@@ -529,6 +531,15 @@ class Runtime:
                 f"output {index} is not JSON-serialisable ({type(value).__name__}): {error}; return str, int, "
                 "float, bool, None, lists and dicts of these, or a sluice.File"
             ) from None
+        if max_output_bytes is not None and len(encoded) > max_output_bytes:
+            # Too large to travel inline: the agent stores it as a file output, as it would a sluice.File.
+            name = f"output-{index}.json"
+            path = os.path.join(scratch.dir_for("outputs"), name)
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(encoded)
+            scratch.keep = True
+            self.send({**head, "file": path, "name": name})
+            return
         line = json.dumps(head, separators=(",", ":"))
         self.send_line(line[:-1] + ',"value":' + encoded + "}")
 

@@ -71,7 +71,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     subnets: aws.subnets.length > 0 ? aws.subnets : undefined,
     securityGroups: aws.securityGroups,
     capacityProviderOf: (machineType) => aws.capacityProviders[machineType] ?? `${config.tablePrefix}${machineType}`,
-    environment: { SLUICE_MODE: 'aws', SLUICE_TABLE_PREFIX: config.tablePrefix, SLUICE_BUCKET: aws.bucket, SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn, SLUICE_PUBLIC_URL: aws.publicUrl },
+    environment: { SLUICE_MODE: 'aws', SLUICE_TABLE_PREFIX: config.tablePrefix, SLUICE_BUCKET: aws.bucket, SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn, SLUICE_PUBLIC_URL: aws.publicUrl, SLUICE_MAX_OUTPUT_MB: String(config.maxOutputBytes / 1024 / 1024) },
   });
   const artifacts = createS3Artifacts({ client: s3, bucket: aws.bucket });
   const services = createServices({

@@ -82,13 +82,13 @@ export class Replica {
     }
   }
 
-  runJob(job: { jobId: string; runId: string; inputs: Record<string, unknown>; env: Record<string, string> }, handlers: RunHandlers): Promise<RunOutcome> {
+  runJob(job: { jobId: string; runId: string; inputs: Record<string, unknown>; env: Record<string, string>; maxOutputBytes: number }, handlers: RunHandlers): Promise<RunOutcome> {
     if (this.state !== 'idle') throw new Error(`replica ${this.id} is ${this.state}, not idle`);
     this.state = 'active';
     this.currentJobId = job.jobId;
     return new Promise((resolve) => {
       this.run = { resolve, handlers };
-      this.send({ type: 'run', job_id: job.jobId, run_id: job.runId, inputs: job.inputs, env: job.env });
+      this.send({ type: 'run', job_id: job.jobId, run_id: job.runId, inputs: job.inputs, env: job.env, max_output_bytes: job.maxOutputBytes });
     });
   }
 
