@@ -70,8 +70,8 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   getVersion: { tables: READ_FUNCTIONS, ecs: ['describe'] },
   // Signs an upload URL: the URL can do what this role can, so it may write uploads/ only.
   createUpload: { bucket: { write: ['uploads/'] } },
-  // Stores the bundle (inline, or copied from an upload it reads the size of), writes the
-  // function and a queued version, starts its image build.
+  // Stores the bundle (inline, or copied from an upload it reads through first, checking the
+  // bundle limits), writes the function and a queued version, starts its image build.
   deployVersion: {
     tables: { functions: 'readWrite', versions: 'readWrite' },
     bucket: { read: ['uploads/'], write: ['bundles/'] },

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import type { BundleLimits } from './domain/bundleLimits.js';
 import type { BillingClass, MachineType } from './domain/machineTypes.js';
 import { BILLING_CLASSES } from './domain/machineTypes.js';
 import type { RestrictedKind } from './domain/networkAddress.js';
@@ -21,6 +22,9 @@ const configSchema = z.object({
   SLUICE_MAX_BODY_MB: z.coerce.number().positive().default(64),
   SLUICE_BODY_TIMEOUT_S: z.coerce.number().positive().default(30),
   SLUICE_MAX_UPLOAD_MB: z.coerce.number().positive().default(512),
+  SLUICE_MAX_BUNDLE_UNPACKED_MB: z.coerce.number().positive().default(2048),
+  SLUICE_MAX_BUNDLE_FILES: z.coerce.number().int().positive().default(20_000),
+  SLUICE_MAX_OUTPUT_MB: z.coerce.number().positive().default(1),
   SLUICE_TABLE_PREFIX: z.string().default('sluice-'),
   SLUICE_AWAIT_TIMEOUT_S: z.coerce.number().positive().default(600),
   SLUICE_IDLE_TIMEOUT_S: z.coerce.number().min(0).default(60),
@@ -63,6 +67,10 @@ export interface Config {
   bodyTimeoutMs: number;
   /** The largest code bundle a deploy takes through an upload (POST /v2/uploads). */
   maxUploadBytes: number;
+  /** What a bundle may unpack to: checked at deploy, and again while a build unpacks it. */
+  bundleLimits: BundleLimits;
+  /** The largest output kept inline (its JSON); a larger one is stored and returned as a file. */
+  maxOutputBytes: number;
   tablePrefix: string;
   logLevel: string;
   awaitTimeoutMs: number;
@@ -107,6 +115,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: Math.floor(values.SLUICE_MAX_BODY_MB * 1024 * 1024),
     bodyTimeoutMs: values.SLUICE_BODY_TIMEOUT_S * 1000,
     maxUploadBytes: Math.floor(values.SLUICE_MAX_UPLOAD_MB * 1024 * 1024),
+    bundleLimits: { maxUnpackedBytes: Math.floor(values.SLUICE_MAX_BUNDLE_UNPACKED_MB * 1024 * 1024), maxEntries: values.SLUICE_MAX_BUNDLE_FILES },
+    maxOutputBytes: Math.floor(values.SLUICE_MAX_OUTPUT_MB * 1024 * 1024),
     tablePrefix: values.SLUICE_TABLE_PREFIX,
     logLevel: values.SLUICE_LOG_LEVEL,
     awaitTimeoutMs: values.SLUICE_AWAIT_TIMEOUT_S * 1000,

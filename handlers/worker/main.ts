@@ -46,6 +46,7 @@ const agent = new WorkerAgent({
   // tasks between the version's minimum and maximum, not this agent.
   idleTimeoutMs: 2 ** 31 - 1,
   defaultMaxReplicas: version.split,
+  maxOutputBytes: config.maxOutputBytes,
   fixedReplicas: version.split,
   newReplicaId: () => newShortId(),
   replicaProcess: () => workerReplicaProcess(settings, version),

@@ -33,6 +33,9 @@ export const LONG_AWAIT_TIMEOUT_S = 600;
  * separate function (15-minute timeout) running the same route. The URL's auth is NONE
  * because the route authenticates X-API-Key itself, as every route does.
  */
+/** A deploy reads its bundle through (gunzip and tar, checking the limits): a whole vCPU's worth. */
+export const DEPLOY_MEMORY_MB = 1769;
+
 export class ApiStack extends Stack {
   readonly httpApi: HttpApi;
   /** Each route's function, by route name. */
@@ -52,6 +55,7 @@ export class ApiStack extends Stack {
         entry: 'route',
         description: `Sluice ${route.method} ${route.path}`,
         timeout,
+        memorySize: route.name === 'deployVersion' ? DEPLOY_MEMORY_MB : undefined,
         environment: { SLUICE_ROUTE: route.name, ...environment },
         permissions: routePermissions(route.name),
       });

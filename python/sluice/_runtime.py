@@ -29,7 +29,9 @@ import json
 import os
 import queue
 import re
+import shutil
 import sys
+import tempfile
 import threading
 import traceback
 import types
@@ -281,6 +283,7 @@ class Runtime:
         self.calls_lock = threading.Lock()
         self.closed = False
         self.busy = False
+        self.oversized: Optional[str] = None  # outputs too large to send inline (oversized_outputs)
         self.loop: Any = None  # an asyncio loop, made for the first async function
 
     # Messages out. Logs are flushed first and outside the write lock.
@@ -420,6 +423,9 @@ class Runtime:
         job_id = message.get("job_id")
         saved: Dict[str, Optional[str]] = {}
         self.busy = True
+        if self.oversized is not None:  # the last job's, stored by the agent by now
+            shutil.rmtree(self.oversized, ignore_errors=True)
+            self.oversized = None
         failure: Optional[BaseException] = None
         with self.attribution.lock:
             self.attribution.running = str(job_id)
@@ -433,9 +439,11 @@ class Runtime:
                 os.environ[name] = value
             inputs = message.get("inputs") or {}
             args, kwargs = entry.arguments(inputs, lambda name, value: self.input_value(entry, name, value))
+            limit = message.get("max_output_bytes")
+            max_output_bytes = limit if isinstance(limit, int) and limit > 0 else None
             index = 0
             for value in self.results(entry, args, kwargs):
-                self.send_output(job_id, index, value)
+                self.send_output(job_id, index, value, max_output_bytes)
                 index += 1
         except (Exception, SystemExit) as error:
             failure = error
@@ -522,7 +530,14 @@ class Runtime:
             asyncio.set_event_loop(self.loop)
         return self.loop
 
-    def send_output(self, job_id: Any, index: int, value: Any) -> None:
+    def oversized_outputs(self) -> str:
+        """A folder for outputs too large to send inline. The agent has stored a job's outputs
+        before it hands the replica the next job, which empties the folder."""
+        if self.oversized is None:
+            self.oversized = tempfile.mkdtemp(prefix="sluice-outputs-")
+        return self.oversized
+
+    def send_output(self, job_id: Any, index: int, value: Any, max_output_bytes: Optional[int] = None) -> None:
         head = {"type": "output", "job_id": job_id, "index": index}
         if isinstance(value, File):
             path = os.path.abspath(value.path)
@@ -537,6 +552,14 @@ class Runtime:
                 f"output {index} is not JSON-serialisable ({type(value).__name__}): {error}; return str, int, "
                 "float, bool, None, lists and dicts of these, or a sluice.File"
             ) from None
+        if max_output_bytes is not None and len(encoded) > max_output_bytes:
+            # Too large to travel inline: the agent stores it as a file output, as it would a sluice.File.
+            name = f"output-{index}.json"
+            path = os.path.join(self.oversized_outputs(), name)
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(encoded)
+            self.send({**head, "file": path, "name": name})
+            return
         line = json.dumps(head, separators=(",", ":"))
         self.send_line(line[:-1] + ',"value":' + encoded + "}")
 

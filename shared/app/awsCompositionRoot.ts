@@ -26,6 +26,7 @@ import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { AwsConfig } from './awsConfig.js';
 import type { Logger } from './logger.js';
+import { checkBundle } from '../packaging/bundleReader.js';
 
 /** The Python version a function gets when it names none (the build image's default). */
 const DEFAULT_PYTHON_VERSION = '3.11';
@@ -73,7 +74,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     subnets: aws.subnets.length > 0 ? aws.subnets : undefined,
     securityGroups: aws.securityGroups,
     capacityProviderOf: (machineType) => aws.capacityProviders[machineType] ?? `${config.tablePrefix}${machineType}`,
-    environment: { SLUICE_MODE: 'aws', SLUICE_TABLE_PREFIX: config.tablePrefix, SLUICE_BUCKET: aws.bucket, SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn, SLUICE_PUBLIC_URL: aws.publicUrl },
+    environment: { SLUICE_MODE: 'aws', SLUICE_TABLE_PREFIX: config.tablePrefix, SLUICE_BUCKET: aws.bucket, SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn, SLUICE_PUBLIC_URL: aws.publicUrl, SLUICE_MAX_OUTPUT_MB: String(config.maxOutputBytes / 1024 / 1024) },
   });
   const artifacts = createS3Artifacts({ client: s3, bucket: aws.bucket });
   const services = createServices({
@@ -101,6 +102,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     resolveHost: dnsResolver,
     defaultPythonVersion: DEFAULT_PYTHON_VERSION,
     maxUploadBytes: config.maxUploadBytes,
+    checkBundle: (bundle) => checkBundle(bundle, config.bundleLimits),
     awaitTimeoutMs: config.awaitTimeoutMs,
     webhookAllow: config.webhookAllow,
     webhookRetryBaseMs: config.webhookRetryBaseMs,

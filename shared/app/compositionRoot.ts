@@ -21,6 +21,7 @@ import { openStore } from './openStore.js';
 import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { Logger } from './logger.js';
+import { checkBundle } from '../packaging/bundleReader.js';
 
 export interface LocalApp {
   services: Services;
@@ -70,6 +71,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     environments: new PythonEnvironments({ folder: join(config.dataDir, 'envs'), scratchFolder: join(scratchFolder, 'builds'), pipArgs: config.pipArgs, sandbox: sandbox.sandbox }),
     versionsFolder: join(config.dataDir, 'versions'),
     defaultPython: config.python,
+    bundleLimits: config.bundleLimits,
     onError: (error, versionId) => logger.error({ err: error, versionId }, 'build failed unexpectedly'),
   });
   const defaultPythonVersion = (await probe(config.python))?.version ?? FALLBACK_PYTHON_VERSION;
@@ -90,6 +92,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     resolveHost: dnsResolver,
     defaultPythonVersion,
     maxUploadBytes: config.maxUploadBytes,
+    checkBundle: (bundle) => checkBundle(bundle, config.bundleLimits),
     awaitTimeoutMs: config.awaitTimeoutMs,
     webhookAllow: config.webhookAllow,
     webhookRetryBaseMs: config.webhookRetryBaseMs,

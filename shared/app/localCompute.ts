@@ -61,6 +61,7 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
     gpus: new GpuInventory(gpus, emulate),
     idleTimeoutMs: config.idleTimeoutMs,
     defaultMaxReplicas: config.defaultMaxReplicas,
+    maxOutputBytes: config.maxOutputBytes,
     newReplicaId: () => newShortId(),
     replicaProcess: (version: VersionRecord, gpuIndex: number | null, replicaId: string): ReplicaProcess => {
       const codeDir = join(versionsDir, version.id, 'code');

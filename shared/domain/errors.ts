@@ -2,7 +2,7 @@
  * Errors the services raise. The HTTP layer maps each kind to its status code;
  * the message becomes the response's `detail`.
  */
-export type ErrorKind = 'bad_request' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'timeout' | 'too_large' | 'too_many_requests';
+export type ErrorKind = 'bad_request' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'timeout' | 'too_large' | 'too_many_requests' | 'unprocessable';
 
 export class ServiceError extends Error {
   constructor(
@@ -43,4 +43,6 @@ export const notFound = (message: string) => new ServiceError('not_found', messa
 export const forbidden = (message: string) => new ServiceError('forbidden', message);
 export const badRequest = (message: string) => new ServiceError('bad_request', message);
 export const tooLarge = (message: string) => new ServiceError('too_large', message);
+/** Well-formed request, content the service refuses (a bundle holding a link, say): 422. */
+export const unprocessable = (message: string) => new ServiceError('unprocessable', message);
 export const unauthorized = () => new ServiceError('unauthorized', 'Unauthorized - valid API Key required.');

@@ -20,7 +20,8 @@ export interface OutputFileContent {
 export interface Artifacts {
   /** Stores a version's bundle (a gzipped tar of the function's directory). */
   putBundle(versionId: string, bundle: Buffer): Promise<void>;
-  getBundle(versionId: string): Promise<Buffer | null>;
+  /** The version's bundle as a stream (never whole in memory), or null when it has none. */
+  readBundle(versionId: string): Promise<AsyncIterable<Uint8Array> | null>;
   /**
    * A URL that takes the upload's bytes by PUT, without an API key, until it expires: a
    * presigned S3 URL on AWS, the local service's own upload URL locally.
@@ -28,6 +29,8 @@ export interface Artifacts {
   uploadUrl(upload: UploadRequest): Promise<string>;
   /** The size of an upload received for an organization, or null when it has none by that id. */
   uploadSize(organizationId: string, uploadId: string): Promise<number | null>;
+  /** A received upload's bytes as a stream, or null when the organization has none by that id. */
+  readUpload(organizationId: string, uploadId: string): Promise<AsyncIterable<Uint8Array> | null>;
   /**
    * Copies a received upload to a version's bundle. The upload stays until it expires, so one
    * upload serves every function of a directory.

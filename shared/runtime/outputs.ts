@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { JobOutput, JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { OutputMessage } from './protocol.js';
@@ -12,12 +15,21 @@ function typeOfValue(value: unknown): string {
   return 'any';
 }
 
-/** One output message as the job's InputOutput: declared type and name where the version has them. */
+/** The name a too-large value is stored under, as a file output. */
+export const oversizedOutputName = (index: number) => `output-${index}.json`;
+
+/**
+ * One output message as the job's InputOutput: declared type and name where the version has
+ * them. A value whose JSON is longer than `maxOutputBytes` is stored as a file output (the SDK
+ * does so itself; this holds a replica that does not to the same rule), so no job, page or
+ * webhook ever carries it inline.
+ */
 export async function outputFromMessage(
   version: VersionRecord,
   job: JobRecord,
   message: OutputMessage,
   storeFile: (job: JobRecord, index: number, path: string, name: string) => Promise<unknown>,
+  maxOutputBytes: number,
 ): Promise<Omit<JobOutput, 'jobId' | 'runId'>> {
   const declared = version.outputs[0];
   if (message.file !== undefined) {
@@ -25,6 +37,17 @@ export async function outputFromMessage(
     return { index: message.index, type: 'sluice.File', name: declared?.name ?? '', data };
   }
   const value = message.value ?? null;
+  const encoded = JSON.stringify(value);
+  if (Buffer.byteLength(encoded) > maxOutputBytes) {
+    const folder = await mkdtemp(join(tmpdir(), 'sluice-output-'));
+    try {
+      const path = join(folder, oversizedOutputName(message.index));
+      await writeFile(path, encoded);
+      return outputFromMessage(version, job, { ...message, value: undefined, file: path, name: oversizedOutputName(message.index) }, storeFile, maxOutputBytes);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  }
   const type = declared && declared.type !== 'any' ? declared.type : typeOfValue(value);
   return { index: message.index, type, name: declared?.name ?? '', data: value };
 }

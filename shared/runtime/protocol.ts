@@ -12,8 +12,8 @@ export type ReplicaMessage =
   | { type: 'call'; call_id: string; function: string; inputs: Record<string, unknown>; wait: boolean };
 
 export type AgentMessage =
-  /** `end_marker`: the line the replica prints on stdout and stderr when the job's output ends. */
-  | { type: 'run'; job_id: string; run_id: string; inputs: Record<string, unknown>; env: Record<string, string>; end_marker: string }
+  /** `end_marker`: the line the replica prints on stdout and stderr when the job's output ends. max_output_bytes: an output whose JSON is longer is written to a file and sent as a file output. */
+  | { type: 'run'; job_id: string; run_id: string; inputs: Record<string, unknown>; env: Record<string, string>; end_marker: string; max_output_bytes: number }
   | { type: 'call_result'; call_id: string; ok: true; job_id: string; outputs: unknown[] }
   | { type: 'call_result'; call_id: string; ok: false; error: string }
   | { type: 'shutdown' };

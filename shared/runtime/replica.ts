@@ -125,7 +125,7 @@ export class Replica {
   }
 
   /** Runs a job on an idle replica, or on one reserved for it. */
-  runJob(job: { jobId: string; runId: string; inputs: Record<string, unknown>; env: Record<string, string> }, handlers: RunHandlers): Promise<RunOutcome> {
+  runJob(job: { jobId: string; runId: string; inputs: Record<string, unknown>; env: Record<string, string>; maxOutputBytes: number }, handlers: RunHandlers): Promise<RunOutcome> {
     const reserved = this.state === 'active' && this.currentJobId === job.jobId && this.run === null;
     if (this.state !== 'idle' && !reserved) throw new Error(`replica ${this.id} is ${this.state}, not idle`);
     this.state = 'active';
@@ -134,7 +134,7 @@ export class Replica {
     for (const stream of ['stdout', 'stderr'] as const) if (this.child[stream]?.readable) this.undrained.add(stream);
     return new Promise((resolve) => {
       this.run = { resolve, handlers };
-      this.send({ type: 'run', job_id: job.jobId, run_id: job.runId, inputs: job.inputs, env: job.env, end_marker: this.endMarker });
+      this.send({ type: 'run', job_id: job.jobId, run_id: job.runId, inputs: job.inputs, env: job.env, end_marker: this.endMarker, max_output_bytes: job.maxOutputBytes });
     });
   }
 

@@ -28,6 +28,8 @@ export interface PoolContext {
   idleTimeoutMs: number;
   /** Replicas a version may have when it names no maximum_replicas. */
   defaultMaxReplicas: number;
+  /** The largest output kept inline (its JSON); a larger one is stored as a file output. */
+  maxOutputBytes: number;
   /**
    * A fixed number of replicas, whatever the queue: an ECS task runs its version's `split`
    * replicas from start to stop, and ECS scales the tasks. Absent locally, where the pool scales.
@@ -316,11 +318,11 @@ export class ReplicaPool {
       replica.kill();
     }, limit * 1000);
     const outcome = await replica.runJob(
-      { jobId: job.id, runId: job.runId ?? '', inputs: inputs.values, env: job.env },
+      { jobId: job.id, runId: job.runId ?? '', inputs: inputs.values, env: job.env, maxOutputBytes: this.context.maxOutputBytes },
       {
         onOutput: (message: OutputMessage) => {
           outputs = outputs.then(async () => {
-            const output = await outputFromMessage(this.version, job, message, (...file) => this.storeFile(member.process, ...file));
+            const output = await outputFromMessage(this.version, job, message, (...file) => this.storeFile(member.process, ...file), this.context.maxOutputBytes);
             await this.context.lifecycle.recordOutput(job, output);
           }).catch((error: unknown) => {
             outputError ??= `An output could not be stored: ${(error as Error).message}`;

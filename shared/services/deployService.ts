@@ -7,6 +7,7 @@ import { megabytes, UPLOAD_URL_EXPIRES_S } from '../domain/upload.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Artifacts } from '../ports/artifacts.js';
 import type { Builder } from '../ports/builder.js';
+import type { BundleChecker } from '../ports/bundleChecker.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { Principal } from './principal.js';
@@ -39,6 +40,7 @@ export class DeployService {
     private readonly clock: Clock,
     private readonly defaultPythonVersion: string,
     private readonly maxUploadBytes: number,
+    private readonly checkBundle: BundleChecker,
   ) {}
 
   /** A URL the caller's organization PUTs a bundle of `size` bytes to, for a deploy to name by the upload's id. */
@@ -56,6 +58,8 @@ export class DeployService {
     }
     // Before anything is written: a deploy naming a bad upload creates nothing.
     if ('uploadId' in source) await this.checkUpload(principal, source.uploadId);
+    // Read through before it is stored: a bomb, a link or a path out of the folder is refused here.
+    await this.checkBundle(await this.bundleBytes(principal, source));
     const fn = await this.upsertFunction(principal, metadata);
     const now = this.clock.now();
     const version: VersionRecord = {
@@ -103,6 +107,18 @@ export class DeployService {
     }
     // Storage is told the size, but an emulator may not hold a client to it: checked again here.
     this.checkUploadSize(size);
+  }
+
+  private async bundleBytes(principal: Principal, source: BundleSource): Promise<AsyncIterable<Uint8Array>> {
+    if ('bundle' in source) {
+      const { bundle } = source;
+      return (async function* () {
+        yield bundle;
+      })();
+    }
+    const stream = await this.artifacts.readUpload(principal.organizationId, source.uploadId);
+    if (!stream) throw notFound(`Upload ${source.uploadId} not found.`);
+    return stream;
   }
 
   private checkUploadSize(size: number): void {

@@ -1,6 +1,7 @@
 import type { Pricing } from '../domain/pricing.js';
 import type { Artifacts } from '../ports/artifacts.js';
 import type { Builder } from '../ports/builder.js';
+import type { BundleChecker } from '../ports/bundleChecker.js';
 import type { Clock } from '../ports/clock.js';
 import type { Compute } from '../ports/compute.js';
 import type { DeliveryScheduler } from '../ports/deliveryScheduler.js';
@@ -44,6 +45,8 @@ export interface Adapters {
   defaultPythonVersion: string;
   /** The largest bundle a deploy takes through an upload. */
   maxUploadBytes: number;
+  /** Refuses a bundle past the unpacked limits, with links, or with paths out of its folder. */
+  checkBundle: BundleChecker;
   awaitTimeoutMs: number;
   webhookAllow: readonly RestrictedKind[];
   webhookRetryBaseMs: number;
@@ -102,7 +105,7 @@ export function createServices(adapters: Adapters): Services {
     keys: new KeyService(store, clock, () => auth.forgetKeys()),
     functions: new FunctionService(store, access, versions, clock, webhookPolicy),
     versions,
-    deploy: new DeployService(store, adapters.artifacts, adapters.builder, clock, adapters.defaultPythonVersion, adapters.maxUploadBytes),
+    deploy: new DeployService(store, adapters.artifacts, adapters.builder, clock, adapters.defaultPythonVersion, adapters.maxUploadBytes, adapters.checkBundle),
     logs: new LogService(store),
     jobs,
     lifecycle,

@@ -21,6 +21,8 @@ import type { Store } from '../../shared/ports/store.js';
 import { createServices, type Services } from '../../shared/services/services.js';
 import { api, pythonFunction, writeFunctionDir } from '../e2e/support/testService.js';
 import { motoServerOnPath, startMotoServer, type MotoServer } from '../support/motoServer.js';
+import { checkBundle } from '../../shared/packaging/bundleReader.js';
+import { gzippedTar, MAIN_PY } from '../e2e/support/hostileBundles.js';
 
 const BUCKET = 'sluice-artifacts';
 const MAX_UPLOAD_BYTES = 64 * 1024;
@@ -144,6 +146,7 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
         resolveHost: dnsResolver,
         defaultPythonVersion: '3.11',
         maxUploadBytes: MAX_UPLOAD_BYTES,
+        checkBundle: (bundle) => checkBundle(bundle, { maxUnpackedBytes: 1024 * 1024, maxEntries: 100 }),
         awaitTimeoutMs: 1000,
         webhookAllow: [],
         webhookRetryBaseMs: 1000,
@@ -194,6 +197,23 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
       expect(status).toBe(413);
       expect(body.detail).toMatch(/the limit is 0\.1 MB/);
       expect((await call('GET', '/v2/functions/acme/bloated')).status).toBe(404);
+    });
+
+    it('reads an upload through from S3 at deploy, and refuses a bomb or a link in it, creating nothing', async () => {
+      const dir = await writeFunctionDir({ 'main.py': pythonFunction('hostile') });
+      const metadata = await metadataOf(dir);
+      const deployFrom = async (bundle: Buffer) => {
+        const { body: upload } = await call('POST', '/v2/uploads', { size: bundle.length });
+        expect((await fetch(upload.upload_url, { method: 'PUT', body: bundle })).status).toBe(200);
+        return call('POST', '/v2/functions/acme/hostile/versions', { metadata, upload_id: upload.upload_id });
+      };
+      const bomb = await deployFrom(await gzippedTar([{ path: 'main.py', content: MAIN_PY }, { path: 'weights.bin', size: 8 * 1024 * 1024 }]));
+      expect(bomb.status).toBe(413);
+      expect(bomb.body.detail).toContain('SLUICE_MAX_BUNDLE_UNPACKED_MB');
+      const link = await deployFrom(await gzippedTar([{ path: 'main.py', content: MAIN_PY }, { path: 'etc', type: '2', linkpath: '/etc' }]));
+      expect(link.status).toBe(422);
+      expect(link.body.detail).toContain('"etc" is a SymbolicLink');
+      expect((await call('GET', '/v2/functions/acme/hostile')).status).toBe(404);
     });
 
     it('answers a file output with a 307 to a presigned URL, to its job’s organization only', async () => {

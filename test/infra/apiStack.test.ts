@@ -3,7 +3,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { TABLES, type TableId } from '../../shared/adapters/aws/dynamodb/tables.js';
 import { ROUTES } from '../../shared/http/routeTable.js';
 import { bucketAccess, routePermissions } from '../../infra/routePermissions.js';
-import { API_AWAIT_TIMEOUT_S, LONG_AWAIT_TIMEOUT_S } from '../../infra/stacks/apiStack.js';
+import { API_AWAIT_TIMEOUT_S, DEPLOY_MEMORY_MB, LONG_AWAIT_TIMEOUT_S } from '../../infra/stacks/apiStack.js';
 import { PREFIX, actionsOf, functionStatements, resourcesIn, resourcesOf, sluiceApp, tablesNamed, type Resource, type StackName } from './sluiceTemplates.js';
 
 let api: Template;
@@ -47,9 +47,9 @@ describe('ApiStack', () => {
       expect(fn.Properties.Environment.Variables.SLUICE_ROUTE).toBe(name);
     });
 
-    it('runs the shared bundle on Node.js 22 with 512 MB, a 29 s timeout and the service environment', () => {
+    it('runs the shared bundle on Node.js 22 with 512 MB (a deploy, which reads its bundle through, a vCPU), a 29 s timeout and the service environment', () => {
       const fn = routeFunction(`${route.method} ${route.path}`).Properties;
-      expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'route.handler', MemorySize: 512, Timeout: 29 });
+      expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'route.handler', MemorySize: name === 'deployVersion' ? DEPLOY_MEMORY_MB : 512, Timeout: 29 });
       expect(Object.keys(fn.Environment.Variables)).toEqual(
         expect.arrayContaining(['SLUICE_MODE', 'SLUICE_TABLE_PREFIX', 'SLUICE_BUCKET', 'SLUICE_STATE_MACHINE_ARN', 'SLUICE_CODEBUILD_PROJECT', 'SLUICE_REPOSITORY_URI', 'SLUICE_CLUSTER', 'SLUICE_CAPACITY_PROVIDERS']),
       );

@@ -11,6 +11,13 @@ import type { Services } from '../../shared/services/services.js';
 
 const DAY_MICROS = 24 * 3600 * 1_000_000;
 
+async function text(stream: AsyncIterable<Uint8Array> | null): Promise<string | null> {
+  if (!stream) return null;
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return Buffer.concat(chunks).toString();
+}
+
 describe('local upload URLs', () => {
   let dataDir = '';
   let server: Server;
@@ -71,7 +78,10 @@ describe('local upload URLs', () => {
     expect((await put(upload('code', 7), Buffer.from('tarball'))).status).toBe(200);
     await artifacts.putBundleFromUpload('version-1', 'org-1', 'code');
     await artifacts.putBundleFromUpload('version-2', 'org-1', 'code');
-    expect((await artifacts.getBundle('version-1'))?.toString()).toBe('tarball');
-    expect((await artifacts.getBundle('version-2'))?.toString()).toBe('tarball');
+    expect(await text(await artifacts.readBundle('version-1'))).toBe('tarball');
+    expect(await text(await artifacts.readBundle('version-2'))).toBe('tarball');
+    expect(await text(await artifacts.readUpload('org-1', 'code'))).toBe('tarball');
+    expect(await artifacts.readUpload('org-2', 'code')).toBeNull();
+    expect(await artifacts.readBundle('version-3')).toBeNull();
   });
 });

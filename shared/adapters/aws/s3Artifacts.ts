@@ -35,10 +35,11 @@ const isNotFound = (error: unknown) => isNoSuchKey(error) || (error as { name?: 
 export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
   const { client, bucket } = options;
 
-  const getBytes = async (key: string): Promise<Buffer | null> => {
+  /** The object's bytes as a stream (the SDK's body is a node Readable), or null when it is missing. */
+  const getStream = async (key: string): Promise<AsyncIterable<Uint8Array> | null> => {
     try {
       const { Body } = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-      return Body ? Buffer.from(await Body.transformToByteArray()) : Buffer.alloc(0);
+      return (Body as AsyncIterable<Uint8Array> | undefined) ?? (async function* () {})();
     } catch (error) {
       if (isNoSuchKey(error)) return null;
       throw error;
@@ -57,8 +58,8 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: bundleKeyOf(versionId), Body: bundle, ContentType: 'application/gzip' }));
     },
 
-    getBundle(versionId) {
-      return getBytes(bundleKeyOf(versionId));
+    readBundle(versionId) {
+      return getStream(bundleKeyOf(versionId));
     },
 
     uploadUrl({ organizationId, uploadId, size, expiresInS }) {
@@ -74,6 +75,10 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
         if (isNotFound(error)) return null;
         throw error;
       }
+    },
+
+    readUpload(organizationId, uploadId) {
+      return getStream(uploadKeyOf(organizationId, uploadId));
     },
 
     async putBundleFromUpload(versionId, organizationId, uploadId) {

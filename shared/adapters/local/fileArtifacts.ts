@@ -1,11 +1,22 @@
 import { createReadStream } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { access, copyFile, mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Artifacts } from '../../ports/artifacts.js';
 import type { LocalDownloads } from './localDownloads.js';
 import type { LocalUploads } from './localUploads.js';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+/** A file's bytes as a stream, or null when it does not exist. */
+async function openFile(path: string): Promise<AsyncIterable<Uint8Array> | null> {
+  try {
+    await access(path);
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
+  return createReadStream(path);
+}
 
 /**
  * Bundles under <data dir>/bundles and output files under <data dir>/files, each written whole
@@ -29,11 +40,8 @@ export function createFileArtifacts(dataDir: string, uploads: LocalUploads, down
     putBundle(versionId, bundle) {
       return writeBundle(versionId, (temporary) => writeFile(temporary, bundle));
     },
-    async getBundle(versionId) {
-      return readFile(bundlePath(versionId)).catch((error: unknown) => {
-        if (isMissing(error)) return null;
-        throw error;
-      });
+    readBundle(versionId) {
+      return openFile(bundlePath(versionId));
     },
     async uploadUrl(upload) {
       await uploads.sweep();
@@ -41,6 +49,10 @@ export function createFileArtifacts(dataDir: string, uploads: LocalUploads, down
     },
     uploadSize(organizationId, uploadId) {
       return uploads.sizeOf(organizationId, uploadId);
+    },
+    async readUpload(organizationId, uploadId) {
+      if ((await uploads.sizeOf(organizationId, uploadId)) === null) return null;
+      return openFile(uploads.pathOf(organizationId, uploadId));
     },
     putBundleFromUpload(versionId, organizationId, uploadId) {
       return writeBundle(versionId, (temporary) => copyFile(uploads.pathOf(organizationId, uploadId), temporary));

@@ -13,6 +13,7 @@ const STATUS_BY_KIND: Record<ErrorKind, number> = {
   conflict: 409,
   too_large: 413,
   too_many_requests: 429,
+  unprocessable: 422,
 };
 
 export interface ErrorLogger {

@@ -58,7 +58,7 @@ describe('Lambda paths wait for their AWS calls', () => {
   it('a deploy answers only after CodeBuild started the build, with the version building', async () => {
     codeBuild.on(StartBuildCommand).callsFake(slowly('StartBuild', { build: { id: 'sluice-build:1' } }));
     const builder = createCodeBuildBuilder({ client: new CodeBuildClient({ region: 'eu-west-1' }), projectName: 'sluice-build', store, clock, bucket: 'sluice-artifacts', repositoryUri: 'repo' });
-    const deploy = new DeployService(store, createFileArtifacts(dataDir, new LocalUploads({ folder: join(dataDir, 'uploads'), publicUrl: () => 'http://127.0.0.1:0', clock })), builder, clock, '3.11', 64 * 1024 * 1024);
+    const deploy = new DeployService(store, createFileArtifacts(dataDir, new LocalUploads({ folder: join(dataDir, 'uploads'), publicUrl: () => 'http://127.0.0.1:0', clock })), builder, clock, '3.11', 64 * 1024 * 1024, async () => undefined);
     const metadata = functionMetadataSchema.parse({ name: 'resize', entrypoint: { file: 'main.py', symbol: 'resize', kind: 'function' } });
     const { version } = await deploy.deploy(principal, 'acme', metadata, { bundle: Buffer.from('bundle') });
     events.push('deploy answered');

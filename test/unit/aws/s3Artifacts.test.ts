@@ -9,11 +9,10 @@ import { createS3Artifacts } from '../../../shared/adapters/aws/s3Artifacts.js';
 
 const s3 = mockClient(S3Client);
 const artifacts = createS3Artifacts({ client: new S3Client({ region: 'eu-west-1' }), bucket: 'sluice-artifacts' });
-/** What GetObject's streaming body offers, enough for the adapter. */
-const body = (text: string) => ({ transformToByteArray: async () => new Uint8Array(Buffer.from(text)) }) as any;
 const noSuchKey = () => new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} });
 
-async function readAll(stream: Readable): Promise<Buffer> {
+async function readAll(stream: AsyncIterable<unknown> | null): Promise<Buffer> {
+  if (!stream) throw new Error('no stream');
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
   return Buffer.concat(chunks);
@@ -36,16 +35,23 @@ describe('createS3Artifacts', () => {
     expect(Buffer.from(input?.Body as Buffer).toString()).toBe('tarball');
   });
 
-  it('gets a bundle by its key, and null when there is none', async () => {
-    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'bundles/version-1.tar.gz' }).resolves({ Body: body('tarball') });
+  it('streams a bundle by its key, and null when there is none', async () => {
+    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'bundles/version-1.tar.gz' }).resolves({ Body: Readable.from([Buffer.from('tar'), Buffer.from('ball')]) as any });
     s3.on(GetObjectCommand, { Key: 'bundles/version-2.tar.gz' }).rejects(noSuchKey());
-    expect((await artifacts.getBundle('version-1'))?.toString()).toBe('tarball');
-    expect(await artifacts.getBundle('version-2')).toBeNull();
+    expect((await readAll(await artifacts.readBundle('version-1'))).toString()).toBe('tarball');
+    expect(await artifacts.readBundle('version-2')).toBeNull();
+  });
+
+  it('streams an upload from uploads/<organization>/<upload>, and null when there is none', async () => {
+    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'uploads/org-1/u-1' }).resolves({ Body: Readable.from([Buffer.from('tarball')]) as any });
+    s3.on(GetObjectCommand, { Key: 'uploads/org-2/u-1' }).rejects(noSuchKey());
+    expect((await readAll(await artifacts.readUpload('org-1', 'u-1'))).toString()).toBe('tarball');
+    expect(await artifacts.readUpload('org-2', 'u-1')).toBeNull();
   });
 
   it('lets other S3 errors through', async () => {
     s3.on(GetObjectCommand).rejects(new Error('AccessDenied'));
-    await expect(artifacts.getBundle('version-1')).rejects.toThrow('AccessDenied');
+    await expect(artifacts.readBundle('version-1')).rejects.toThrow('AccessDenied');
   });
 
   it('streams an output file from its local path to files/<job>/<index>/<name>', async () => {

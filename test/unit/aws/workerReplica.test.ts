@@ -61,7 +61,7 @@ async function runProbe(codeDir: string, what: string, replicaUid?: number): Pro
   try {
     await replica.ready;
     const outputs: unknown[] = [];
-    const outcome = await replica.runJob({ jobId: 'job-1', runId: 'run-1', inputs: { what }, env: {} }, { onOutput: (message) => outputs.push(message.value), onCall: () => Promise.reject(new Error('no calls')) });
+    const outcome = await replica.runJob({ jobId: 'job-1', runId: 'run-1', inputs: { what }, env: {}, maxOutputBytes: 1_000_000 }, { onOutput: (message) => outputs.push(message.value), onCall: () => Promise.reject(new Error('no calls')) });
     expect(outcome).toEqual({ kind: 'done' });
     return outputs[0] as Record<string, unknown>;
   } finally {

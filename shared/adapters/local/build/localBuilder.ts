@@ -1,8 +1,6 @@
 import { mkdir, rename, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import * as tar from 'tar';
+import type { BundleLimits } from '../../../domain/bundleLimits.js';
 import type { BuildStatus } from '../../../domain/buildStatus.js';
 import { UNFINISHED_BUILD_STATUSES } from '../../../domain/buildStatus.js';
 import { versionLogStream } from '../../../domain/log.js';
@@ -11,6 +9,7 @@ import type { Artifacts } from '../../../ports/artifacts.js';
 import type { Builder } from '../../../ports/builder.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { Store } from '../../../ports/store.js';
+import { extractBundle } from '../../../packaging/bundleReader.js';
 import { LogWriter } from '../../../services/logWriter.js';
 import { BuildFailure } from './buildFailure.js';
 import type { PythonEnvironments } from './pythonEnvironments.js';
@@ -25,6 +24,8 @@ export interface LocalBuilderOptions {
   /** Where each version's code and environment link go: <versionsFolder>/<id>/{code,venv}. */
   versionsFolder: string;
   defaultPython: string;
+  /** Checked at deploy already; held again while unpacking, should a bundle have changed since. */
+  bundleLimits: BundleLimits;
   onError: (error: unknown, versionId: string) => void;
 }
 
@@ -92,6 +93,8 @@ export class LocalBuilder implements Builder {
     } catch (error) {
       const reason = error instanceof BuildFailure ? error.message : `Internal build error: ${(error as Error).message}`;
       say(`Build failed: ${reason}`);
+      // A failed version never runs: its code folder, if the failure came after it, goes too.
+      await rm(join(this.options.versionsFolder, version.id), { recursive: true, force: true });
       const failed = await store.versions.transition(version.id, UNFINISHED_BUILD_STATUSES, { buildStatus: 'error', buildError: reason });
       if (!(error instanceof BuildFailure)) this.options.onError(error, version.id);
       if (failed) await this.finished(failed);
@@ -106,21 +109,28 @@ export class LocalBuilder implements Builder {
     return moved;
   }
 
-  /** Unpacks the bundle and links the environment, in a scratch folder renamed into place. */
+  /**
+   * Unpacks the bundle and links the environment, in a scratch folder renamed into place. The
+   * scratch folder is removed whatever goes wrong, so a refused bundle leaves nothing behind.
+   */
   private async installCode(version: VersionRecord, environment: string): Promise<void> {
-    const bundle = await this.options.artifacts.getBundle(version.id);
+    const bundle = await this.options.artifacts.readBundle(version.id);
     if (!bundle) throw new BuildFailure('The code bundle of this version is missing.');
     const target = join(this.options.versionsFolder, version.id);
     const scratch = `${target}.partial`;
     await rm(scratch, { recursive: true, force: true });
-    await mkdir(join(scratch, 'code'), { recursive: true });
     try {
-      await pipeline(Readable.from(bundle), tar.x({ cwd: join(scratch, 'code'), strict: true }));
-    } catch (error) {
-      throw new BuildFailure(`The code bundle could not be unpacked: ${(error as Error).message}`);
+      await mkdir(join(scratch, 'code'), { recursive: true });
+      try {
+        await extractBundle(bundle, join(scratch, 'code'), this.options.bundleLimits);
+      } catch (error) {
+        throw new BuildFailure(`The code bundle could not be unpacked: ${(error as Error).message}`);
+      }
+      await symlink(environment, join(scratch, 'venv'));
+      await rm(target, { recursive: true, force: true });
+      await rename(scratch, target);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
     }
-    await symlink(environment, join(scratch, 'venv'));
-    await rm(target, { recursive: true, force: true });
-    await rename(scratch, target);
   }
 }

@@ -71,14 +71,16 @@ export class PythonEnvironments {
         const pip = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...this.options.pipArgs, ...packages];
         await this.step(join(scratch, 'bin', 'python'), pip, spec, pipConfig.env, output, 'pip install failed');
       }
+      await relocateScripts(scratch, path);
+      await writeFile(join(scratch, '.ready'), `${interpreter.executable}\n${packages.join('\n')}\n`);
+      await rm(path, { recursive: true, force: true });
+      await rename(scratch, path);
+      return path;
     } finally {
       await rm(work, { recursive: true, force: true });
+      // A failed install leaves no half-made environment behind (after the rename, nothing is left to remove).
+      await rm(scratch, { recursive: true, force: true });
     }
-    await relocateScripts(scratch, path);
-    await writeFile(join(scratch, '.ready'), `${interpreter.executable}\n${packages.join('\n')}\n`);
-    await rm(path, { recursive: true, force: true });
-    await rename(scratch, path);
-    return path;
   }
 
   private async step(command: string, args: string[], spec: SandboxSpec, pipEnv: Record<string, string>, output: OutputLine, failure: string): Promise<void> {
