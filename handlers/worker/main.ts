@@ -14,7 +14,7 @@ import { createTaskProtection } from '../../shared/adapters/aws/taskProtection.j
 import { agentCallbacks } from '../../shared/app/agentCallbacks.js';
 import { SharedIdleUsage } from '../../shared/services/sharedIdleUsage.js';
 import { workerReplicaProcess } from './replicaProcess.js';
-import { storeReplicaOwnedFiles } from './replicaOwnedFiles.js';
+import { openReplicaOwnedFile } from './replicaOwnedFiles.js';
 import { workerSettings } from './workerSettings.js';
 
 /**
@@ -49,9 +49,12 @@ const agent = new WorkerAgent({
   maxOutputBytes: config.maxOutputBytes,
   fixedReplicas: version.split,
   newReplicaId: () => newShortId(),
-  replicaProcess: () => workerReplicaProcess(settings, version),
+  replicaProcess: () => ({
+    ...workerReplicaProcess(settings, version),
+    // A file output is read only if the replica's own user wrote it.
+    openOutput: settings.replicaUid === undefined ? undefined : openReplicaOwnedFile(settings.replicaUid),
+  }),
   ...callbacks,
-  storeFile: storeReplicaOwnedFiles(callbacks.storeFile, settings.replicaUid),
   recordIdle: (idle, seconds) => idleUsage.record(idle, seconds),
   inputsDir: join(tmpdir(), 'sluice-inputs'),
   onError: (error, context) => logger.error({ err: error }, context),

@@ -40,6 +40,7 @@ import uuid
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from sluice._decorator import ATTRIBUTE, FunctionSpec, RemoteError, RemoteJob, _streams, set_remote_caller
+from sluice._processes import JobProcesses
 from sluice._protocol import Channel, ChannelClosed, exit_now, flush_logs
 from sluice._types import File
 
@@ -283,6 +284,7 @@ class Runtime:
         self.calls_lock = threading.Lock()
         self.closed = False
         self.busy = False
+        self.processes = JobProcesses()
         self.oversized: Optional[str] = None  # outputs too large to send inline (oversized_outputs)
         self.loop: Any = None  # an asyncio loop, made for the first async function
 
@@ -423,6 +425,7 @@ class Runtime:
         job_id = message.get("job_id")
         saved: Dict[str, Optional[str]] = {}
         self.busy = True
+        started_before = self.processes.current()
         if self.oversized is not None:  # the last job's, stored by the agent by now
             shutil.rmtree(self.oversized, ignore_errors=True)
             self.oversized = None
@@ -454,6 +457,8 @@ class Runtime:
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = previous
+        # Before the end marker: whatever they printed is in the pipes ahead of it, so it is this job's.
+        self.processes.end_started_since(started_before)
         self.end_output(message.get("end_marker"))
         if failure is None:
             self.send({"type": "done", "job_id": job_id})

@@ -15,6 +15,14 @@ function typeOfValue(value: unknown): string {
   return 'any';
 }
 
+type StoreFile = (job: JobRecord, index: number, path: string, name: string) => Promise<unknown>;
+
+/** Where file outputs go: one the replica names (confined to what it may hand out), or one the agent wrote itself. */
+export interface OutputFileStores {
+  replicaFile: StoreFile;
+  agentFile: StoreFile;
+}
+
 /** The name a too-large value is stored under, as a file output. */
 export const oversizedOutputName = (index: number) => `output-${index}.json`;
 
@@ -28,12 +36,12 @@ export async function outputFromMessage(
   version: VersionRecord,
   job: JobRecord,
   message: OutputMessage,
-  storeFile: (job: JobRecord, index: number, path: string, name: string) => Promise<unknown>,
+  store: OutputFileStores,
   maxOutputBytes: number,
 ): Promise<Omit<JobOutput, 'jobId' | 'runId'>> {
   const declared = version.outputs[0];
   if (message.file !== undefined) {
-    const data = await storeFile(job, message.index, message.file, message.name ?? 'file');
+    const data = await store.replicaFile(job, message.index, message.file, message.name ?? 'file');
     return { index: message.index, type: 'sluice.File', name: declared?.name ?? '', data };
   }
   const value = message.value ?? null;
@@ -43,7 +51,8 @@ export async function outputFromMessage(
     try {
       const path = join(folder, oversizedOutputName(message.index));
       await writeFile(path, encoded);
-      return outputFromMessage(version, job, { ...message, value: undefined, file: path, name: oversizedOutputName(message.index) }, storeFile, maxOutputBytes);
+      const data = await store.agentFile(job, message.index, path, oversizedOutputName(message.index));
+      return { index: message.index, type: 'sluice.File', name: declared?.name ?? '', data };
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

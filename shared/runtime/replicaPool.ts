@@ -322,7 +322,7 @@ export class ReplicaPool {
       {
         onOutput: (message: OutputMessage) => {
           outputs = outputs.then(async () => {
-            const output = await outputFromMessage(this.version, job, message, (...file) => this.storeFile(member.process, ...file), this.context.maxOutputBytes);
+            const output = await outputFromMessage(this.version, job, message, { replicaFile: (...file) => this.storeFile(member.process, ...file), agentFile: this.context.storeFile }, this.context.maxOutputBytes);
             await this.context.lifecycle.recordOutput(job, output);
           }).catch((error: unknown) => {
             outputError ??= `An output could not be stored: ${(error as Error).message}`;

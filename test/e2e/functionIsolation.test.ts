@@ -90,8 +90,8 @@ def spawner(token: str, daemon: bool = True, stay: bool = True):
         time.sleep(1)
 `;
 
-/** Leaves a thread printing after it returns. */
-const LINGER = `import threading, time
+/** Leaves a thread, and a process writing straight to the log's file descriptor, printing after it returns. */
+const LINGER = `import subprocess, threading, time
 import sluice
 
 @sluice.function(name="linger")
@@ -101,6 +101,7 @@ def linger(tag: str, seconds: float = 0) -> str:
             print(f"late line of {tag} {i}", flush=True)
             time.sleep(0.05)
     threading.Thread(target=later, daemon=True).start()
+    subprocess.Popen(["sh", "-c", f"for i in 1 2 3 4 5 6 7 8 9 10; do echo late child of {tag} $i; sleep 0.1; done"])
     print(f"{tag} returns", flush=True)
     time.sleep(seconds)
     return tag
@@ -195,13 +196,12 @@ describe('function code in the local mode', () => {
     await until(async () => (await processesWith(token)) === 0, 5_000);
   });
 
-  it('ends a process that outlived its job when the replica stops', async () => {
+  it('ends every process a job started once the job returns, a daemon in its own session included', async () => {
     const token = newToken();
     const job = await run('spawner', { token, stay: false });
     expect(job.status).toBe('finished');
-    await until(async () => (await processesWith(token)) === 2, 5_000);
-    // The replica stops after its idle window (1 s here), and everything the job left with it.
-    await until(async () => (await processesWith(token)) === 0, 10_000);
+    // Gone with the job, not with the replica (its idle window is longer than this wait).
+    await until(async () => (await processesWith(token)) === 0, 800);
   });
 
   it('keeps what a job prints after it returned out of the next job’s logs', async () => {

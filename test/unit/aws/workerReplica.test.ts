@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerReplicaProcess } from '../../../handlers/worker/replicaProcess.js';
-import { storeReplicaOwnedFiles } from '../../../handlers/worker/replicaOwnedFiles.js';
+import { openReplicaOwnedFile } from '../../../handlers/worker/replicaOwnedFiles.js';
 import { workerSettings } from '../../../handlers/worker/workerSettings.js';
 import { Replica } from '../../../shared/runtime/replica.js';
 import { aJob, aVersion } from '../../support/fixtures.js';
@@ -98,7 +98,17 @@ describe('the AWS worker’s replicas', () => {
 describe('file outputs of the AWS worker’s replicas', () => {
   let dir: string;
   const stored: string[] = [];
-  const store = storeReplicaOwnedFiles(async (_job, _index, path) => stored.push(await readFile(path, 'utf8')), NOBODY);
+  const openOutput = openReplicaOwnedFile(NOBODY);
+  /** What the pool does with a file output: open it through the check, then store what was opened. */
+  const store = async (_job: unknown, _index: number, path: string, name: string) => {
+    const opened = await openOutput(path);
+    if (!opened) throw new Error(`${name}: a file output must be a regular file the function wrote`);
+    try {
+      stored.push(await readFile(opened.path, 'utf8'));
+    } finally {
+      await opened.close();
+    }
+  };
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'sluice-worker-files-'));
   });

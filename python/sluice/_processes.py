@@ -1,0 +1,67 @@
+"""The processes a job starts end with the job.
+
+A process a job leaves running would print into whichever job runs next, which may belong to
+another organization, and would hold the replica's resources after its job ended. So when a job
+returns, every process started during it is killed; processes started before it (``__setup__``'s
+servers) are left alone. Inside the sandbox the replica has a PID namespace of its own: every
+process there other than its init (bwrap) and the runtime is the function's, daemons that left
+the session included. Unconfined, the runtime's descendants count (a daemon that detached
+itself escapes: the sandbox is what holds it).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from typing import Set
+
+
+def _pids_in(folder: str) -> Set[int]:
+    try:
+        return {int(name) for name in os.listdir(folder) if name.isdigit()}
+    except OSError:
+        return set()
+
+
+def _children(pid: int) -> Set[int]:
+    """A process's children, from each of its threads' ``children`` list (a cheap read, no scan)."""
+    found: Set[int] = set()
+    for task in _pids_in(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as children:
+                found.update(int(child) for child in children.read().split())
+        except (OSError, ValueError):
+            pass  # the thread or process ended meanwhile
+    return found
+
+
+def _in_own_pid_namespace() -> bool:
+    try:
+        with open("/proc/1/comm", encoding="utf-8") as comm:
+            return comm.read().strip() == "bwrap"
+    except OSError:
+        return False
+
+
+class JobProcesses:
+    def __init__(self) -> None:
+        self.me = os.getpid()
+        self.confined = os.path.isdir("/proc") and _in_own_pid_namespace()
+
+    def current(self) -> Set[int]:
+        """The function's processes now (never the runtime itself)."""
+        if self.confined:
+            return _pids_in("/proc") - {1, self.me}
+        ours: Set[int] = set()
+        frontier = _children(self.me)
+        while frontier:
+            ours |= frontier
+            frontier = set().union(*(_children(pid) for pid in frontier)) - ours
+        return ours
+
+    def end_started_since(self, before: Set[int]) -> None:
+        for pid in self.current() - before:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass  # gone already
