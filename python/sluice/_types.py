@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-__all__ = ["Env", "File"]
+__all__ = ["Audio", "Env", "File", "Image", "Video"]
 
 
 @dataclass(frozen=True)
@@ -80,3 +80,15 @@ class File:
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(self._url) as response:  # noqa: S310
             shutil.copyfileobj(response, out)
         return target
+
+
+class Image(File):
+    """Sieve's ``sieve.Image``: a File (the service types it as one)."""
+
+
+class Video(File):
+    """Sieve's ``sieve.Video``: a File (the service types it as one)."""
+
+
+class Audio(File):
+    """Sieve's ``sieve.Audio``: a File (the service types it as one)."""

@@ -1,3 +1,4 @@
+import { FILE_TYPE } from '../domain/functionMetadata.js';
 import type { JobOutput, JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { OutputMessage } from './protocol.js';
@@ -22,7 +23,7 @@ export async function outputFromMessage(
   const declared = version.outputs[0];
   if (message.file !== undefined) {
     const data = await storeFile(job, message.index, message.file, message.name ?? 'file');
-    return { index: message.index, type: 'sluice.File', name: declared?.name ?? '', data };
+    return { index: message.index, type: FILE_TYPE, name: declared?.name ?? '', data };
   }
   const value = message.value ?? null;
   const type = declared && declared.type !== 'any' ? declared.type : typeOfValue(value);

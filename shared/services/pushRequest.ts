@@ -1,5 +1,5 @@
 import type { ValidationIssue } from '../domain/errors.js';
-import type { InputSpec } from '../domain/functionMetadata.js';
+import { FILE_TYPE, isFileType, type InputSpec } from '../domain/functionMetadata.js';
 import type { VersionRecord } from '../domain/version.js';
 
 const TYPE_CHECKS: Partial<Record<InputSpec['type'], (value: unknown) => boolean>> = {
@@ -9,7 +9,7 @@ const TYPE_CHECKS: Partial<Record<InputSpec['type'], (value: unknown) => boolean
   bool: (value) => typeof value === 'boolean',
   dict: (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
   list: (value) => Array.isArray(value),
-  'sluice.File': (value) => isFileUrl(typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { url?: unknown }).url : value),
+  [FILE_TYPE]: (value) => isFileUrl(typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { url?: unknown }).url : value),
 };
 
 /**
@@ -38,9 +38,9 @@ export function checkInputs(version: VersionRecord, inputs: Record<string, unkno
       continue;
     }
     if (value === null && input.is_optional) continue;
-    const check = TYPE_CHECKS[input.type];
+    const check = TYPE_CHECKS[isFileType(input.type) ? FILE_TYPE : input.type];
     if (check && !check(value)) {
-      const expected = input.type === 'sluice.File' ? 'a file: {"url": "https://..."} or the URL itself (http, https or data; not a path or file:// URL)' : `of type ${input.type}`;
+      const expected = isFileType(input.type) ? 'a file: {"url": "https://..."} or the URL itself (http, https or data; not a path or file:// URL)' : `of type ${input.type}`;
       issues.push({ loc: ['body', 'inputs', input.name], msg: `Input should be ${expected}`, type: `${input.type}_type` });
     }
   }
