@@ -12,7 +12,7 @@ export type ReplicaState = 'starting' | 'setup' | 'idle' | 'active' | 'stopped';
 /** How a run ended: the function's own verdict, or the process dying under it. */
 export type RunOutcome =
   | { kind: 'done' }
-  | { kind: 'error'; error: string }
+  | { kind: 'error'; error: string; fatal?: boolean }
   | { kind: 'crashed'; exitCode: number | null; signal: NodeJS.Signals | null; killedByAgent: boolean };
 
 export interface RunHandlers {
@@ -177,7 +177,7 @@ export class Replica {
         break;
       case 'done':
       case 'error':
-        this.finishRun(message.type === 'done' ? { kind: 'done' } : { kind: 'error', error: message.error });
+        this.finishRun(message.type === 'done' ? { kind: 'done' } : { kind: 'error', error: message.error, fatal: message.fatal === true });
         break;
     }
   }

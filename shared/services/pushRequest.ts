@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../domain/errors.js';
+import { ValidationError, type ValidationIssue } from '../domain/errors.js';
 import { FILE_TYPE, isFileType, type InputSpec } from '../domain/functionMetadata.js';
 import type { VersionRecord } from '../domain/version.js';
 
@@ -45,6 +45,24 @@ export function checkInputs(version: VersionRecord, inputs: Record<string, unkno
     }
   }
   return issues;
+}
+
+/**
+ * Inputs given by position, named after the version's declared inputs in order, with those
+ * given by name. More values than inputs, or one given both ways, is a validation error.
+ */
+export function namePositionalInputs(version: VersionRecord, args: unknown[], named: Record<string, unknown>): Record<string, unknown> {
+  const names = version.inputs.map((input) => input.name);
+  if (args.length > names.length) {
+    throw new ValidationError([{ loc: ['body', 'args'], msg: `The function takes ${names.length} input${names.length === 1 ? '' : 's'} (${names.join(', ') || 'none'}); ${args.length} were given by position`, type: 'too_long' }]);
+  }
+  const inputs: Record<string, unknown> = {};
+  args.forEach((value, index) => (inputs[names[index] as string] = value));
+  const twice = Object.keys(named).filter((name) => name in inputs);
+  if (twice.length > 0) {
+    throw new ValidationError(twice.map((name) => ({ loc: ['body', 'inputs', name], msg: 'Input given both by position and by name', type: 'value_error' })));
+  }
+  return { ...inputs, ...named };
 }
 
 /** The version's environment variable defaults, with the push's values over them. */
