@@ -325,6 +325,7 @@ export class ReplicaPool {
           }).catch((error: unknown) => {
             outputError ??= `An output could not be stored: ${(error as Error).message}`;
           });
+          return outputs;
         },
         onCall: (call) => this.context.handleCall(job, call),
       },
