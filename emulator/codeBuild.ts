@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { CreateLogGroupCommand, CreateLogStreamCommand, PutLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { DOCKERFILE_SCRIPT } from '../infra/buildspec.js';
+import { decodeRunCommands } from '../shared/domain/runCommands.js';
 import { checkSystemPackages } from '../shared/adapters/local/build/systemPackages.js';
 import { findPythonInterpreter } from '../shared/adapters/local/build/pythonInterpreters.js';
 import { PythonEnvironments } from '../shared/adapters/local/build/pythonEnvironments.js';
@@ -138,10 +139,11 @@ export class CodeBuildEmulator {
     if (script.exitCode !== 0) throw new Error('writing the Dockerfile failed');
     line(`docker build --tag "${variables.IMAGE_URI}" image`);
     const packages = (variables.PYTHON_PACKAGES ?? '').split(' ').filter(Boolean);
+    const runCommands = decodeRunCommands(variables.RUN_COMMANDS ?? '');
     const system = (variables.SYSTEM_PACKAGES ?? '').split(' ').filter(Boolean);
     await checkSystemPackages(system);
     const interpreter = await findPythonInterpreter(variables.PYTHON_VERSION ?? '', this.deps.python);
-    const venv = await this.environments.ensure(interpreter, packages, line);
+    const venv = await this.environments.ensure(interpreter, { packages, runCommands }, line);
     writeFileSync(join(dir, 'image', 'venv'), venv);
   }
 

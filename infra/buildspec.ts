@@ -5,7 +5,7 @@
  */
 
 /** Set per build by the service; the project's values are placeholders. */
-export const PER_BUILD_VARIABLES = ['VERSION_ID', 'BUNDLE_URI', 'IMAGE_URI', 'PYTHON_VERSION', 'PYTHON_PACKAGES', 'SYSTEM_PACKAGES', 'CUDA_VERSION'] as const;
+export const PER_BUILD_VARIABLES = ['VERSION_ID', 'BUNDLE_URI', 'IMAGE_URI', 'PYTHON_VERSION', 'PYTHON_PACKAGES', 'SYSTEM_PACKAGES', 'RUN_COMMANDS', 'CUDA_VERSION'] as const;
 
 /**
  * Base images, from registries without Docker Hub's anonymous pull limits (CodeBuild hosts
@@ -28,9 +28,11 @@ export const DEFAULT_PYTHON_VERSION = '3.11';
 /**
  * Writes `image/Dockerfile` and `image/requirements.txt` from the build's variables, refusing
  * values that would change the Dockerfile's meaning. PYTHON_PACKAGES and SYSTEM_PACKAGES are
- * space-separated lists (as the builder passes them); CUDA_VERSION is empty for no CUDA, and
- * `12.1` means the `12.1.0` image. The image: the base (CUDA runtime or python slim), the
- * system packages, a virtual environment with the Python packages, node, then the worker
+ * space-separated lists (as the builder passes them); RUN_COMMANDS is the version's
+ * run_commands as shared/domain/runCommands.ts encodes them (JSON strings, one a line, in
+ * base64), each becoming a `RUN ["/bin/sh", "-c", ...]` line; CUDA_VERSION is empty for no CUDA,
+ * and `12.1` means the `12.1.0` image. The image: the base (CUDA runtime or python slim), the
+ * system packages, a virtual environment with the Python packages, the run commands in order, node, then the worker
  * (`/app/worker.mjs`, the Python SDK in `/app/sdk`) and the function's code (`/app/code`).
  */
 export const DOCKERFILE_SCRIPT = String.raw`set -euo pipefail
@@ -38,10 +40,13 @@ set -f # package specs such as numpy[extra] are not globs
 fail() { echo "$1" >&2; exit 1; }
 version_re='^[0-9]+\.[0-9]+(\.[0-9]+)?$'
 packages_re='^[A-Za-z0-9.+:=_ -]*$'
+json_string_re='^"([^"\\]|\\.)*"$'
 [[ $VERSION_ID =~ ^[A-Za-z0-9_-]+$ ]] || fail "VERSION_ID \"$VERSION_ID\" is not a version id"
 [[ $PYTHON_VERSION =~ $version_re ]] || fail "python_version \"$PYTHON_VERSION\" is not a version such as 3.11"
 [[ -z $CUDA_VERSION || $CUDA_VERSION =~ $version_re ]] || fail "cuda_version \"$CUDA_VERSION\" is not a version such as 12.1"
 [[ $SYSTEM_PACKAGES =~ $packages_re ]] || fail "system_packages may hold only package names (letters, digits, . + : = _ -)"
+RUN_COMMANDS=$(printenv RUN_COMMANDS || true) # set per build; a project made before it existed has none
+[[ $RUN_COMMANDS =~ ^[A-Za-z0-9+/=]*$ ]] || fail "RUN_COMMANDS is not base64"
 mkdir -p image
 : > image/requirements.txt
 for package in $PYTHON_PACKAGES; do printf '%s\n' "$package" >> image/requirements.txt; done
@@ -66,6 +71,10 @@ fi
 line 'ENV VIRTUAL_ENV=/opt/venv PATH=/opt/venv/bin:$PATH'
 line 'COPY requirements.txt /tmp/requirements.txt'
 line 'RUN if [ -s /tmp/requirements.txt ]; then pip install -r /tmp/requirements.txt; fi'
+while IFS= read -r command || [[ -n $command ]]; do
+  [[ $command =~ $json_string_re ]] || fail "RUN_COMMANDS must hold one JSON string a line"
+  line "RUN [\"/bin/sh\", \"-c\", $command]"
+done < <(printf '%s' "$RUN_COMMANDS" | base64 -d)
 line 'COPY --from=node /usr/local/bin/node /usr/local/bin/node'
 line 'COPY worker/ /app/'
 line 'COPY code/ /app/code/'

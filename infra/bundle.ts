@@ -24,6 +24,8 @@ export type LambdaEntry = keyof typeof LAMBDA_ENTRIES;
 /** The worker agent, the command of every version's image (with the Python SDK beside it). */
 export const WORKER_ENTRY = 'handlers/worker/main.ts';
 export const PYTHON_SDK_DIR = 'python/sluice';
+/** The SDK under Sieve's names (`import sieve`), beside it in the image. */
+export const PYTHON_SIEVE_DIR = 'python/sieve';
 
 /** ESM bundles may still hold CommonJS dependencies that call require(): give them one. */
 const REQUIRE_BANNER = "import { createRequire as __sluiceCreateRequire } from 'node:module'; const require = __sluiceCreateRequire(import.meta.url);";
@@ -102,17 +104,19 @@ export function bundleLambdaCode(): string {
 
 /**
  * The worker agent for the images CodeBuild builds: `worker.mjs` (with the AWS SDK bundled in,
- * since a container has none) and the Python SDK as `sdk/sluice`. Once per process.
+ * since a container has none) and the Python SDK as `sdk/sluice` and `sdk/sieve`. Once per process.
  */
 export function bundleWorker(): string {
   if (workerDir) return workerDir;
-  requireEntries([WORKER_ENTRY, PYTHON_SDK_DIR]);
+  requireEntries([WORKER_ENTRY, PYTHON_SDK_DIR, PYTHON_SIEVE_DIR]);
   const outdir = join(bundleRoot(), 'worker');
   buildSync({ ...COMMON, entryPoints: { worker: WORKER_ENTRY }, outdir, external: ['better-sqlite3'] });
-  cpSync(join(REPOSITORY_ROOT, PYTHON_SDK_DIR), join(outdir, 'sdk', 'sluice'), {
-    recursive: true,
-    filter: (source) => !source.includes('__pycache__') && !source.endsWith('.pyc'),
-  });
+  for (const [source, name] of [[PYTHON_SDK_DIR, 'sluice'], [PYTHON_SIEVE_DIR, 'sieve']] as const) {
+    cpSync(join(REPOSITORY_ROOT, source), join(outdir, 'sdk', name), {
+      recursive: true,
+      filter: (path) => !path.includes('__pycache__') && !path.endsWith('.pyc'),
+    });
+  }
   workerDir = outdir;
   return outdir;
 }

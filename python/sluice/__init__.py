@@ -1,4 +1,4 @@
-"""Sluice's Python SDK: declare functions for a Sluice service, in Sieve's style.
+"""Sluice's Python SDK: declare functions for a Sluice service, in Sieve's style, and call them.
 
     import sluice
 
@@ -6,13 +6,22 @@
     def hello(name: str) -> str:
         return f"Hello, {name}."
 
-Only the standard library is used, because this package is imported inside function
-processes (where only the author's packages are installed) and by the deploy-time inspector.
+    sluice.function.get("my-org/hello").run("Ada")  # from any program: SLUICE_URL, SLUICE_API_KEY
+
+The same SDK is importable as ``sieve`` (Sieve's names), so Sieve function files and Sieve
+client programs run unchanged. Only the standard library is used, because this package is
+imported inside function processes (where only the author's packages are installed) and by
+the deploy-time inspector.
 """
 
 from sluice import gpu
-from sluice._decorator import FunctionSpec, RemoteError, RemoteFunction, RemoteJob, function
-from sluice._types import Env, File
+from sluice._decorator import FunctionSpec, Model, RemoteError, RemoteFunction, RemoteJob, function
+from sluice._errors import FatalException
+from sluice._metadata import Metadata
+from sluice._remote import Job
+from sluice._struct import Struct
+from sluice._types import Audio, Env, File, Image, Video
 
-__all__ = ["Env", "File", "FunctionSpec", "RemoteError", "RemoteFunction", "RemoteJob", "function", "gpu"]
+__all__ = ["Audio", "Env", "FatalException", "File", "FunctionSpec", "Image", "Video", "Job", "Metadata", "Model", "RemoteError", "RemoteFunction",
+           "RemoteJob", "Struct", "function", "gpu"]
 __version__ = "0.1.0"

@@ -15,14 +15,16 @@ import re
 import typing
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Dict, Sequence, TypeVar
+from typing import Any, Callable, Sequence, TypeVar
 
+from sluice._metadata import Metadata
+from sluice._remote import RemoteError, RemoteFunction, RemoteJob, set_remote_caller
 from sluice._schema import normalize
 from sluice._types import Env
 from sluice.gpu import Gpu
 
-__all__ = ["FunctionSpec", "RemoteError", "RemoteFunction", "RemoteJob", "function", "find_functions", "registered",
-           "ATTRIBUTE"]
+__all__ = ["FunctionSpec", "Model", "RemoteError", "RemoteFunction", "RemoteJob", "function", "find_functions",
+           "registered", "set_remote_caller", "ATTRIBUTE"]
 
 ATTRIBUTE = "__sluice_function__"
 
@@ -42,63 +44,9 @@ class FunctionSpec:
 
 _REGISTRY: dict[str, FunctionSpec] = {}
 
-# The runtime installs this to let a function call another (``sluice.function.get``):
-# ``caller(ref, inputs, wait)`` returns the output when ``wait`` is true, else a RemoteJob.
-RemoteCaller = Callable[[str, Dict[str, Any], bool], Any]  # typing's generics: function processes may run Python 3.8
-_remote_caller: RemoteCaller | None = None
-
-
-def set_remote_caller(caller: RemoteCaller | None) -> None:
-    """Used by the runtime: how ``RemoteFunction.run`` and ``.push`` reach the service."""
-    global _remote_caller
-    _remote_caller = caller
-
-
-class RemoteError(Exception):
-    """Another function, called with ``RemoteFunction.run``, failed; ``error`` is its error text."""
-
-    def __init__(self, function: str, error: str) -> None:
-        super().__init__(f"{function} failed: {error}")
-        self.function = function
-        self.error = error
-
-
-@dataclass(frozen=True)
-class RemoteJob:
-    """A job started with ``RemoteFunction.push``: the service runs it without this job waiting."""
-
-    function: str
-    job_id: str
-
-
-@dataclass(frozen=True)
-class RemoteFunction:
-    """Another deployed function, as returned by ``sluice.function.get("owner/name")``.
-
-    The inspector records each such name as a function dependency at deploy time.
-    """
-
-    ref: str
-
-    def run(self, **inputs: Any) -> Any:
-        """Run the function with these inputs and wait for it: its output, or the list of its
-        outputs when it gives other than exactly one. Raises RemoteError when it fails."""
-        return self._caller()(self.ref, inputs, True)
-
-    def push(self, **inputs: Any) -> RemoteJob:
-        """Start the function with these inputs without waiting; the handle names the job."""
-        return self._caller()(self.ref, inputs, False)
-
-    def _caller(self) -> RemoteCaller:
-        if _remote_caller is None:
-            raise RuntimeError(
-                f'calling "{self.ref}" needs the Sluice runtime; run this code as a deployed function'
-            )
-        return _remote_caller
-
 
 class _FunctionDecorator:
-    """The object behind ``sluice.function``: callable as a decorator factory, with ``.get``."""
+    """The object behind ``sluice.function`` (and Sieve's ``Model``): a decorator factory, with ``.get``."""
 
     def __call__(
         self,
@@ -110,6 +58,7 @@ class _FunctionDecorator:
         python_packages: Sequence[str] = (),
         system_packages: Sequence[str] = (),
         cuda_version: str | None = None,
+        run_commands: Sequence[str] = (),
         environment_variables: Sequence[Env] = (),
         minimum_replicas: int = 0,
         maximum_replicas: int | None = None,
@@ -121,6 +70,7 @@ class _FunctionDecorator:
         readme: str | None = None,
         code_url: str | None = None,
         cover_image_url: str | None = None,
+        metadata: Metadata | None = None,
     ) -> Callable[[T], T]:
         if _target is not None:  # a bare @sluice.function: say what is missing, not a TypeError about arguments
             raise TypeError('name is required: write @sluice.function(name="...")')
@@ -132,6 +82,7 @@ class _FunctionDecorator:
                 "python_packages": python_packages,
                 "system_packages": system_packages,
                 "cuda_version": cuda_version,
+                "run_commands": run_commands,
                 "environment_variables": environment_variables,
                 "minimum_replicas": minimum_replicas,
                 "maximum_replicas": maximum_replicas,
@@ -143,6 +94,7 @@ class _FunctionDecorator:
                 "readme": readme,
                 "code_url": code_url,
                 "cover_image_url": cover_image_url,
+                "metadata": metadata,
             }
         )
         if errors:
@@ -165,6 +117,8 @@ class _FunctionDecorator:
 
 
 function = _FunctionDecorator()
+# Sieve's name for a class with __setup__ and __predict__: the same decorator.
+Model = function
 
 
 def _spec_for(name: str, target: object, options: dict[str, Any]) -> FunctionSpec:

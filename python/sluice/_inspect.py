@@ -17,6 +17,8 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
+from sluice._inspect_metadata import metadata_value
+from sluice._inspect_names import DECORATORS, Invalid, Names
 from sluice._schema import normalize
 from sluice._signature import FunctionNode, inputs_of, outputs_of
 from sluice._types import Env
@@ -25,55 +27,7 @@ from sluice.gpu import MACHINE_TYPES, Gpu
 SKIPPED_DIRS = {"__pycache__", "venv", ".venv", "node_modules"}
 DEPENDENCY_PATTERN = re.compile(r"^[^/]+/[^/]+$")
 ENV_PARAMS = ("name", "description", "default")
-# Names the public API re-exports from private modules, so both spellings resolve alike.
-CANONICAL = {"sluice._decorator.function": "sluice.function", "sluice._types.Env": "sluice.Env",
-             "sluice._types.File": "sluice.File"}
 ErrorAt = Callable[[int, str], None]
-STAR_EXPORTS = {"sluice": ("function", "gpu", "Env", "File"), "sluice.gpu": tuple(MACHINE_TYPES)}
-
-
-class Invalid(Exception):
-    """A decorator argument that cannot be read statically; the message names the field."""
-
-
-class Names:
-    """What each name in a module means, as far as sluice is concerned (from its imports)."""
-
-    def __init__(self, tree: ast.Module) -> None:
-        self.aliases: dict[str, str] = {"sluice": "sluice"}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.name == "sluice" or alias.name.startswith("sluice."):
-                        if alias.asname:
-                            self.aliases[alias.asname] = alias.name
-                        else:
-                            self.aliases["sluice"] = "sluice"
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module is not None:
-                if node.module != "sluice" and not node.module.startswith("sluice."):
-                    continue
-                for alias in node.names:
-                    if alias.name == "*":
-                        for name in STAR_EXPORTS.get(node.module, ()):
-                            self.aliases[name] = f"{node.module}.{name}"
-                    else:
-                        self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-
-    def resolve(self, node: ast.expr) -> str | None:
-        """The dotted name an expression spells, with sluice imports expanded."""
-        if isinstance(node, ast.Name):
-            name = self.aliases.get(node.id, node.id)
-        elif isinstance(node, ast.Attribute):
-            base = self.resolve(node.value)
-            if base is None:
-                return None
-            name = f"{base}.{node.attr}"
-        else:
-            return None
-        for private, public in CANONICAL.items():
-            if name == private or name.startswith(private + "."):
-                return public + name[len(private):]
-        return name
 
 
 class Inspector:
@@ -106,7 +60,7 @@ class Inspector:
         for node in ast.walk(tree):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
-            decorators = [d for d in node.decorator_list if _decorator_name(d, names) == "sluice.function"]
+            decorators = [d for d in node.decorator_list if _decorator_name(d, names) in DECORATORS]
             if not decorators:
                 continue
             where = f"{rel}:{decorators[0].lineno}"
@@ -124,7 +78,8 @@ class Inspector:
         def error(line: int, message: str) -> None:
             self.errors.append(f"{rel}:{line}: {message}")
 
-        options, lines, unreadable = self.read_options(decorator, names, error)
+        folder = (self.root / rel).parent
+        options, lines, unreadable = self.read_options(decorator, names, error, folder)
         metadata, field_errors = normalize(options)
         for field_error in field_errors:
             if field_error.field not in unreadable:  # already reported, don't say it twice
@@ -158,7 +113,7 @@ class Inspector:
         })
 
     def read_options(
-        self, decorator: ast.expr, names: Names, error: ErrorAt
+        self, decorator: ast.expr, names: Names, error: ErrorAt, folder: Path
     ) -> tuple[dict[str, object], dict[str, int], set[str]]:
         """The decorator's keywords as Python values (the runtime's own types), their lines,
         and the fields already reported as unreadable."""
@@ -177,7 +132,7 @@ class Inspector:
                 continue
             lines[keyword.arg] = keyword.value.lineno
             try:
-                options[keyword.arg] = _option_value(keyword.arg, keyword.value, names)
+                options[keyword.arg] = _option_value(keyword.arg, keyword.value, names, self.root, folder)
             except Invalid as invalid:
                 error(keyword.value.lineno, str(invalid))
                 unreadable.add(keyword.arg)
@@ -212,7 +167,9 @@ def _predict_of(node: ast.ClassDef) -> FunctionNode | None:
     return None
 
 
-def _option_value(key: str, node: ast.expr, names: Names) -> object:
+def _option_value(key: str, node: ast.expr, names: Names, root: Path, folder: Path) -> object:
+    if key == "metadata":
+        return metadata_value(node, names, root, folder)
     if key == "gpu":
         return _gpu_value(node, names)
     if key == "environment_variables":

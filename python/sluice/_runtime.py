@@ -39,9 +39,12 @@ import typing
 import uuid
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
-from sluice._decorator import ATTRIBUTE, FunctionSpec, RemoteError, RemoteJob, _streams, set_remote_caller
+from sluice._decorator import ATTRIBUTE, FunctionSpec, _streams
+from sluice._errors import FatalException
 from sluice._processes import JobProcesses
 from sluice._protocol import Channel, ChannelClosed, exit_now, flush_logs
+from sluice._remote import RemoteError, RemoteJob, set_remote_caller
+from sluice._struct import Struct
 from sluice._types import File
 
 Message = Dict[str, Any]
@@ -93,6 +96,7 @@ class Entry:
         self.positional_only: List[str] = []
         self.keywords: Set[str] = set()
         self.file_params: Set[str] = set()
+        self.struct_params: Dict[str, type] = {}
         self.any_keyword = False
         try:
             signature = inspect.signature(call)
@@ -112,6 +116,9 @@ class Entry:
                 self.keywords.add(name)
             if param.annotation is not param.empty and _is_file_annotation(param.annotation, namespace):
                 self.file_params.add(name)
+            struct = _struct_annotation(param.annotation, namespace)
+            if struct is not None:
+                self.struct_params[name] = struct
 
     def arguments(self, inputs: Message, convert: Callable[[str, Any], Any]) -> Tuple[List[Any], Dict[str, Any]]:
         """The call's arguments: declared inputs only, File inputs converted."""
@@ -152,6 +159,16 @@ def _is_file_annotation(annotation: Any, namespace: Dict[str, Any]) -> bool:
         members = [a for a in args if a is not type(None)]
         return len(members) == 1 and _is_file_annotation(members[0], namespace)
     return False
+
+
+def _struct_annotation(annotation: Any, namespace: Dict[str, Any]) -> Optional[type]:
+    """The Struct subclass a parameter is annotated with, if any (a dict input becomes one)."""
+    if isinstance(annotation, str):
+        try:
+            annotation = eval(annotation, dict(namespace), {})  # noqa: S307 - the author's own annotation
+        except Exception:
+            return None
+    return annotation if isinstance(annotation, type) and issubclass(annotation, Struct) else None
 
 
 def import_entry(relative: str) -> Any:
@@ -345,9 +362,11 @@ class Runtime:
 
     # Calls to other functions (RemoteFunction.run / .push), from any thread.
 
-    def call_function(self, ref: str, inputs: Dict[str, Any], wait: bool = True) -> Any:
+    def call_function(self, ref: str, inputs: Dict[str, Any], wait: bool = True, args: Tuple[Any, ...] = ()) -> Any:
         call_id = uuid.uuid4().hex
-        message = {"type": "call", "call_id": call_id, "function": ref, "inputs": inputs, "wait": wait}
+        message: Message = {"type": "call", "call_id": call_id, "function": ref, "inputs": inputs, "wait": wait}
+        if args:  # named by the agent after the called version's inputs
+            message["args"] = list(args)
         try:
             line = json.dumps(message, allow_nan=False, separators=(",", ":"), default=_call_input)
         except (TypeError, ValueError) as error:
@@ -462,6 +481,8 @@ class Runtime:
         self.end_output(message.get("end_marker"))
         if failure is None:
             self.send({"type": "done", "job_id": job_id})
+        elif isinstance(failure, FatalException):  # the job's failure, not the process's: no restart
+            self.send({"type": "error", "job_id": job_id, "error": format_error(failure), "fatal": True})
         else:
             self.send({"type": "error", "job_id": job_id, "error": format_error(failure)})
         self.busy = False
@@ -485,6 +506,9 @@ class Runtime:
     def input_value(self, entry: Entry, name: str, value: Any) -> Any:
         # The agent fetched every File input before the job came (under the service's address
         # policy) and sends {"path", "url"}: the runtime itself never reaches a URL a pusher chose.
+        struct = entry.struct_params.get(name)
+        if struct is not None and isinstance(value, dict):
+            return struct(**value)
         if value is None or not entry.is_file(name):
             return value
         if isinstance(value, dict) and isinstance(value.get("path"), str):
@@ -551,7 +575,7 @@ class Runtime:
             self.send({**head, "file": path, "name": os.path.basename(path)})
             return
         try:
-            encoded = json.dumps(value, allow_nan=False, separators=(",", ":"))
+            encoded = json.dumps(value, allow_nan=False, separators=(",", ":"), default=_struct_fields)
         except (TypeError, ValueError, RecursionError) as error:
             raise OutputError(
                 f"output {index} is not JSON-serialisable ({type(value).__name__}): {error}; return str, int, "
@@ -569,8 +593,17 @@ class Runtime:
         self.send_line(line[:-1] + ',"value":' + encoded + "}")
 
 
+def _struct_fields(value: Any) -> Any:
+    """JSON for a Struct output: its fields."""
+    if isinstance(value, Struct):
+        return value.to_dict()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def _call_input(value: Any) -> Any:
     """JSON for a File passed to another function: its URL (a job takes no paths, which would name files here)."""
+    if isinstance(value, Struct):
+        return value.to_dict()
     if isinstance(value, File):
         if value.url:
             return {"url": value.url}

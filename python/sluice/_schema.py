@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Callable, NamedTuple
 
+from sluice._metadata import Metadata
 from sluice._types import Env
 from sluice.gpu import MACHINE_TYPES, Gpu
 
@@ -31,6 +32,7 @@ DEFAULTS: dict[str, object] = {
     "python_packages": [],
     "system_packages": [],
     "cuda_version": None,
+    "run_commands": [],
     "environment_variables": [],
     "minimum_replicas": 0,
     "maximum_replicas": None,
@@ -43,6 +45,8 @@ DEFAULTS: dict[str, object] = {
     "code_url": None,
     "cover_image_url": None,
 }
+# Accepted, but not part of the document: its fields fill the options above.
+METADATA_OPTION = "metadata"
 TEXT_FIELDS = ("cuda_version", "title", "description", "readme", "code_url", "cover_image_url")
 
 
@@ -66,6 +70,7 @@ def normalize(options: Mapping[str, object]) -> tuple[dict[str, object], list[Fi
     def fail(field: str, message: str) -> None:
         errors.append(FieldError(field, message))
 
+    options = _with_metadata(options, fail)
     for key in options:
         if key not in DEFAULTS:
             close = difflib.get_close_matches(key, DEFAULTS.keys(), n=1)
@@ -101,6 +106,11 @@ def normalize(options: Mapping[str, object]) -> tuple[dict[str, object], list[Fi
             fail("system_packages", f'system_packages: "{package}" is not a Debian package name '
                  '(lowercase letters, digits, "+", "-" and ".")')
 
+    run_commands = out["run_commands"] = _strings(out["run_commands"], "run_commands", fail)
+    for command in run_commands:
+        if not command.strip() or "\0" in command:
+            fail("run_commands", f"run_commands: {command!r} is not a shell command (empty, or holds a NUL)")
+
     for field in TEXT_FIELDS:
         if out[field] is not None and not isinstance(out[field], str):
             fail(field, f"{field} must be a string or None (got {out[field]!r})")
@@ -131,6 +141,24 @@ def normalize(options: Mapping[str, object]) -> tuple[dict[str, object], list[Fi
         out["tags"] = _strings(out["tags"], "tags", fail, " or None")
 
     return out, errors
+
+
+def _with_metadata(options: Mapping[str, object], fail: _Fail) -> Mapping[str, object]:
+    """The options with ``metadata``'s fields filled in: a field may be given one way only."""
+    if METADATA_OPTION not in options:
+        return options
+    merged = {key: value for key, value in options.items() if key != METADATA_OPTION}
+    metadata = options[METADATA_OPTION]
+    if metadata is None:
+        return merged
+    if not isinstance(metadata, Metadata):
+        fail(METADATA_OPTION, f"metadata must be sluice.Metadata(...) or None (got {metadata!r})")
+        return merged
+    for key, value in metadata.options().items():
+        if merged.get(key) is not None:
+            fail(key, f"{key} is given twice: as an argument and in metadata")
+        merged[key] = value
+    return merged
 
 
 def _is_int(value: object) -> bool:

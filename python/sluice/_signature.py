@@ -16,8 +16,12 @@ from typing import Any, Callable, Optional, Union
 Resolve = Callable[[ast.expr], Optional[str]]
 FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]  # typing.Union: runs on Python 3.9
 
+# A File is "sieve.File" in versions and jobs: the name Sieve's clients read (Image, Video and
+# Audio are Files to the service). A Struct travels as a JSON object.
+FILE_TYPE = "sieve.File"
 SIMPLE_TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "dict": "dict", "list": "list",
-                "Dict": "dict", "List": "list", "sluice.File": "sluice.File"}
+                "Dict": "dict", "List": "list", "sluice.File": FILE_TYPE, "sluice.Image": FILE_TYPE,
+                "sluice.Video": FILE_TYPE, "sluice.Audio": FILE_TYPE, "sluice.Struct": "dict"}
 ITERATORS = {"Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator"}
 NO_DEFAULT = object()
 

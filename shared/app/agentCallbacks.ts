@@ -26,7 +26,7 @@ export function agentCallbacks(services: Services, artifacts: Artifacts, publicU
       }, signal),
     handleCall: async (job: JobRecord, call: CallMessage): Promise<CallResult> => {
       try {
-        const result = await services.jobs.pushFromJob(job, call.function, call.inputs, call.wait);
+        const result = await services.jobs.pushFromJob(job, call.function, call.inputs, call.wait, call.args ?? []);
         return { type: 'call_result', call_id: call.call_id, ok: true, job_id: result.jobId, outputs: result.outputs };
       } catch (error) {
         return { type: 'call_result', call_id: call.call_id, ok: false, error: (error as Error).message };

@@ -24,14 +24,24 @@ const SYSTEM_PACKAGE_PATTERN = /^[a-z0-9][a-z0-9+.-]*$/;
 export const MAX_TIMEOUT_S = 86_400;
 export const timeoutSchema = z.int().min(1).max(MAX_TIMEOUT_S);
 
-export const IO_TYPES = ['str', 'int', 'float', 'bool', 'dict', 'list', 'sluice.File', 'any'] as const;
+/** A File's type name in versions and jobs: the one Sieve's clients read. */
+export const FILE_TYPE = 'sieve.File';
+export const IO_TYPES = ['str', 'int', 'float', 'bool', 'dict', 'list', FILE_TYPE, 'any'] as const;
 export type IoType = (typeof IO_TYPES)[number];
+
+/** Whether a declared type is a File: `sieve.File`, or `sluice.File` as versions deployed before it was renamed say. */
+export function isFileType(type: string): boolean {
+  return type === FILE_TYPE || type === 'sluice.File';
+}
+
+/** An older SDK's `sluice.File` is read as `sieve.File`. */
+const ioTypeSchema = z.preprocess((value) => (value === 'sluice.File' ? FILE_TYPE : value), z.enum(IO_TYPES));
 
 const nullableText = z.string().nullable().default(null);
 
 export const inputSpecSchema = z.object({
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a Python identifier'),
-  type: z.enum(IO_TYPES),
+  type: ioTypeSchema,
   description: z.string().default(''),
   is_optional: z.boolean().default(false),
   default: z.unknown().optional(),
@@ -40,7 +50,7 @@ export type InputSpec = z.infer<typeof inputSpecSchema>;
 
 export const outputSpecSchema = z.object({
   name: z.string().default(''),
-  type: z.enum(IO_TYPES),
+  type: ioTypeSchema,
   description: z.string().default(''),
 });
 export type OutputSpec = z.infer<typeof outputSpecSchema>;
@@ -75,6 +85,8 @@ export const functionMetadataSchema = z
       .default([]),
     system_packages: z.array(z.string().regex(SYSTEM_PACKAGE_PATTERN, 'must be a Debian package name: no options, URLs or paths')).default([]),
     cuda_version: nullableText,
+    /** Shell commands run at build, in order, after the Python packages are installed. */
+    run_commands: z.array(z.string().trim().min(1, 'must be a shell command').refine((command) => !command.includes('\0'), 'must not hold a NUL character')).default([]),
     environment_variables: z.array(environmentVariableSchema).default([]),
     minimum_replicas: z.int().min(0).max(64).default(0),
     maximum_replicas: z.int().min(0).max(64).nullable().default(null),

@@ -27,6 +27,8 @@ export interface VersionRecord {
   pythonVersion: string;
   pythonPackages: string[];
   systemPackages: string[];
+  /** The decorator's `run_commands`, run at build after the Python packages (absent on older versions: none). */
+  runCommands?: string[];
   cudaVersion: string | null;
   inputs: InputSpec[];
   outputs: OutputSpec[];

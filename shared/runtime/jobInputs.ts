@@ -2,6 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { isFileType } from '../domain/functionMetadata.js';
 import type { JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { OutputFileContent } from '../ports/artifacts.js';
@@ -27,7 +28,7 @@ export async function fetchFileInputs(version: VersionRecord, job: JobRecord, di
   const inputs = { ...job.inputs };
   for (const declared of version.inputs) {
     const value = inputs[declared.name];
-    if (declared.type !== 'sluice.File' || value === null || value === undefined) continue;
+    if (!isFileType(declared.type) || value === null || value === undefined) continue;
     const url = typeof value === 'string' ? value : (value as { url?: unknown }).url;
     if (typeof url !== 'string') throw new InputFetchError(`Input ${declared.name} could not be fetched: it has no URL.`);
     const folder = join(directory, declared.name);

@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FILE_TYPE } from '../domain/functionMetadata.js';
 import type { JobOutput, JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { OutputMessage } from './protocol.js';
@@ -42,7 +43,7 @@ export async function outputFromMessage(
   const declared = version.outputs[0];
   if (message.file !== undefined) {
     const data = await store.replicaFile(job, message.index, message.file, message.name ?? 'file');
-    return { index: message.index, type: 'sluice.File', name: declared?.name ?? '', data };
+    return { index: message.index, type: FILE_TYPE, name: declared?.name ?? '', data };
   }
   const value = message.value ?? null;
   const encoded = JSON.stringify(value);
@@ -52,7 +53,7 @@ export async function outputFromMessage(
       const path = join(folder, oversizedOutputName(message.index));
       await writeFile(path, encoded);
       const data = await store.agentFile(job, message.index, path, oversizedOutputName(message.index));
-      return { index: message.index, type: 'sluice.File', name: declared?.name ?? '', data };
+      return { index: message.index, type: FILE_TYPE, name: declared?.name ?? '', data };
     } finally {
       await rm(folder, { recursive: true, force: true });
     }

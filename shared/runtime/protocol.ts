@@ -8,8 +8,10 @@ export type ReplicaMessage =
   | { type: 'setup_error'; error: string }
   | { type: 'output'; job_id: string; index: number; value?: unknown; file?: string; name?: string }
   | { type: 'done'; job_id: string }
-  | { type: 'error'; job_id: string; error: string }
-  | { type: 'call'; call_id: string; function: string; inputs: Record<string, unknown>; wait: boolean };
+  /** `fatal`: the function raised FatalException: the job fails, the replica is kept even with restart_on_error. */
+  | { type: 'error'; job_id: string; error: string; fatal?: boolean }
+  /** `args`: positional inputs, named after the called version's inputs in order. */
+  | { type: 'call'; call_id: string; function: string; inputs: Record<string, unknown>; args?: unknown[]; wait: boolean };
 
 export type AgentMessage =
   /** `end_marker`: the line the replica prints on stdout and stderr when the job's output ends. max_output_bytes: an output whose JSON is longer is written to a file and sent as a file output. */

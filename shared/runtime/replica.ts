@@ -12,11 +12,12 @@ export type ReplicaState = 'starting' | 'setup' | 'idle' | 'active' | 'stopped';
 /** How a run ended: the function's own verdict, or the process dying under it. */
 export type RunOutcome =
   | { kind: 'done' }
-  | { kind: 'error'; error: string }
+  | { kind: 'error'; error: string; fatal?: boolean }
   | { kind: 'crashed'; exitCode: number | null; signal: NodeJS.Signals | null; killedByAgent: boolean };
 
 export interface RunHandlers {
-  onOutput(message: OutputMessage): void;
+  /** What it returns is waited for before the run ends: a file output is stored before the replica takes another job, which may overwrite it. */
+  onOutput(message: OutputMessage): unknown;
   onCall(message: CallMessage): Promise<CallResult>;
 }
 
@@ -61,7 +62,7 @@ export class Replica {
   private readonly readers: Interface[] = [];
   private killedByAgent = false;
   private exited = false;
-  private run: { resolve: (outcome: RunOutcome) => void; handlers: RunHandlers; verdict?: RunOutcome; drainTimer?: NodeJS.Timeout } | null = null;
+  private run: { resolve: (outcome: RunOutcome) => void; handlers: RunHandlers; verdict?: RunOutcome; drainTimer?: NodeJS.Timeout; outputs: Promise<unknown>[]; ending?: boolean } | null = null;
   /** The last run's end marker, and the streams on which it has not been read yet. */
   private endMarker = '';
   private readonly undrained = new Set<Stream>();
@@ -133,7 +134,7 @@ export class Replica {
     this.endMarker = `sluice-end-of-job ${randomUUID()}`;
     for (const stream of ['stdout', 'stderr'] as const) if (this.child[stream]?.readable) this.undrained.add(stream);
     return new Promise((resolve) => {
-      this.run = { resolve, handlers };
+      this.run = { resolve, handlers, outputs: [] };
       this.send({ type: 'run', job_id: job.jobId, run_id: job.runId, inputs: job.inputs, env: job.env, end_marker: this.endMarker, max_output_bytes: job.maxOutputBytes });
     });
   }
@@ -170,14 +171,14 @@ export class Replica {
         this.readyWaiter.reject(new Error(message.error));
         break;
       case 'output':
-        this.run?.handlers.onOutput(message);
+        if (this.run) this.run.outputs.push(Promise.resolve(this.run.handlers.onOutput(message)));
         break;
       case 'call':
         void this.run?.handlers.onCall(message).then((result) => this.send(result));
         break;
       case 'done':
       case 'error':
-        this.finishRun(message.type === 'done' ? { kind: 'done' } : { kind: 'error', error: message.error });
+        this.finishRun(message.type === 'done' ? { kind: 'done' } : { kind: 'error', error: message.error, fatal: message.fatal === true });
         break;
     }
   }
@@ -198,13 +199,18 @@ export class Replica {
 
   private endRun(): void {
     const run = this.run;
-    if (!run?.verdict) return;
+    if (!run?.verdict || run.ending) return;
+    run.ending = true;
     clearTimeout(run.drainTimer);
     this.undrained.clear();
-    this.run = null;
-    this.currentJobId = null;
-    if (this.state === 'active') this.state = 'idle';
-    run.resolve(run.verdict);
+    // Busy until its outputs are handled: the next job could overwrite a file output not yet stored.
+    void Promise.allSettled(run.outputs).then(() => {
+      if (this.run !== run) return; // the process exited meanwhile, which ended the run
+      this.run = null;
+      this.currentJobId = null;
+      if (this.state === 'active') this.state = 'idle';
+      run.resolve(run.verdict as RunOutcome);
+    });
   }
 
   private handleExit(exitCode: number | null, signal: NodeJS.Signals | null, spawnError?: string): void {

@@ -327,6 +327,7 @@ export class ReplicaPool {
           }).catch((error: unknown) => {
             outputError ??= `An output could not be stored: ${(error as Error).message}`;
           });
+          return outputs;
         },
         onCall: (call) => this.context.handleCall(job, call),
       },
@@ -342,8 +343,9 @@ export class ReplicaPool {
       : outputError && outcome.kind === 'done'
         ? { kind: 'error', error: outputError }
         : outcome;
-    // A fresh process for the next job after a failure, so state it left behind does not leak.
-    if (result.kind === 'error' && this.version.restartOnError) replica.kill();
+    // A fresh process for the next job after a failure, so state it left behind does not leak;
+    // not after a FatalException, which says the failure is the job's own (a bad input, say).
+    if (result.kind === 'error' && this.version.restartOnError && !result.fatal) replica.kill();
     // The replica is free: it takes its next job while this one's end is recorded.
     if (replica.state === 'idle') this.becameIdle(replica);
     await log.flush();

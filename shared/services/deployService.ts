@@ -77,6 +77,7 @@ export class DeployService {
       pythonVersion: metadata.python_version ?? this.defaultPythonVersion,
       pythonPackages: metadata.python_packages,
       systemPackages: metadata.system_packages,
+      runCommands: metadata.run_commands,
       cudaVersion: metadata.cuda_version,
       inputs: metadata.inputs,
       outputs: metadata.outputs,

@@ -17,7 +17,7 @@ import type { JobNotifier } from './jobNotifier.js';
 import type { WebhookUrlPolicy } from './webhookUrlPolicy.js';
 import { readOwnJob } from './ownJob.js';
 import type { Principal } from './principal.js';
-import { checkInputs, mergeEnvironment, parseFunctionReference } from './pushRequest.js';
+import { checkInputs, mergeEnvironment, namePositionalInputs, parseFunctionReference } from './pushRequest.js';
 import type { VersionService } from './versionService.js';
 
 /** The stricter of two time limits, null meaning none. */
@@ -32,6 +32,8 @@ export interface PushBody {
   id?: string | null;
   webhooks?: Webhook[] | null;
   env?: Record<string, string>;
+  /** Inputs given by position (an SDK's `run(1, 2)`): named after the version's inputs, in order. */
+  args?: unknown[];
   /** Seconds the job may run; it cannot extend the function's own `timeout`. */
   timeout?: number;
 }
@@ -63,7 +65,8 @@ export class JobService {
   async push(principal: Principal, body: PushBody, source: PushSource, parentJobId: string | null = null): Promise<{ job: JobRecord; version: VersionRecord }> {
     const { store, queue, clock } = this.deps;
     const { fn, version } = await this.resolveTarget(principal, body);
-    const issues = checkInputs(version, body.inputs);
+    const inputs = body.args?.length ? namePositionalInputs(version, body.args, body.inputs) : body.inputs;
+    const issues = checkInputs(version, inputs);
     if (issues.length > 0) throw new ValidationError(issues);
     if (body.webhooks) await this.deps.webhookPolicy.assertAllowed(body.webhooks, ['body', 'webhooks']);
     const job: JobRecord = {
@@ -80,7 +83,7 @@ export class JobService {
       error: '',
       visibility: fn.visibility,
       runId: newShortId(),
-      inputs: body.inputs,
+      inputs,
       env: mergeEnvironment(version, body.env ?? {}),
       // The function's own webhooks are its owner's: they never see another organization's jobs.
       webhooks: body.webhooks ?? (fn.organizationId === principal.organizationId ? fn.webhooks : []),
@@ -103,11 +106,11 @@ export class JobService {
    * parent's organization and records its parent. With `wait`, resolves with the child's
    * outputs once it has finished; a child that ends otherwise is an error.
    */
-  async pushFromJob(parent: JobRecord, reference: string, inputs: Record<string, unknown>, wait: boolean): Promise<{ jobId: string; outputs: unknown[] }> {
+  async pushFromJob(parent: JobRecord, reference: string, inputs: Record<string, unknown>, wait: boolean, args: unknown[] = []): Promise<{ jobId: string; outputs: unknown[] }> {
     const organization = await this.deps.store.organizations.getById(parent.organizationId);
     if (!organization) throw notFound('The calling job’s organization no longer exists.');
     const principal = { organizationId: organization.id, organizationName: organization.name };
-    const { job } = await this.push(principal, { function: reference, inputs }, 'api', parent.id);
+    const { job } = await this.push(principal, { function: reference, inputs, args }, 'api', parent.id);
     if (!wait) return { jobId: job.id, outputs: [] };
     const done = await this.waitForCompletion(job.id, CHILD_WAIT_MS);
     if (done.status !== 'finished') throw new ServiceError('bad_request', `${reference} ended ${done.status}${done.error ? `: ${done.error}` : ''}`);

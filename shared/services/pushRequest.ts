@@ -1,5 +1,5 @@
-import type { ValidationIssue } from '../domain/errors.js';
-import type { InputSpec } from '../domain/functionMetadata.js';
+import { ValidationError, type ValidationIssue } from '../domain/errors.js';
+import { FILE_TYPE, isFileType, type InputSpec } from '../domain/functionMetadata.js';
 import type { VersionRecord } from '../domain/version.js';
 
 const TYPE_CHECKS: Partial<Record<InputSpec['type'], (value: unknown) => boolean>> = {
@@ -9,7 +9,7 @@ const TYPE_CHECKS: Partial<Record<InputSpec['type'], (value: unknown) => boolean
   bool: (value) => typeof value === 'boolean',
   dict: (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
   list: (value) => Array.isArray(value),
-  'sluice.File': (value) => isFileUrl(typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { url?: unknown }).url : value),
+  [FILE_TYPE]: (value) => isFileUrl(typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { url?: unknown }).url : value),
 };
 
 /**
@@ -38,13 +38,31 @@ export function checkInputs(version: VersionRecord, inputs: Record<string, unkno
       continue;
     }
     if (value === null && input.is_optional) continue;
-    const check = TYPE_CHECKS[input.type];
+    const check = TYPE_CHECKS[isFileType(input.type) ? FILE_TYPE : input.type];
     if (check && !check(value)) {
-      const expected = input.type === 'sluice.File' ? 'a file: {"url": "https://..."} or the URL itself (http, https or data; not a path or file:// URL)' : `of type ${input.type}`;
+      const expected = isFileType(input.type) ? 'a file: {"url": "https://..."} or the URL itself (http, https or data; not a path or file:// URL)' : `of type ${input.type}`;
       issues.push({ loc: ['body', 'inputs', input.name], msg: `Input should be ${expected}`, type: `${input.type}_type` });
     }
   }
   return issues;
+}
+
+/**
+ * Inputs given by position, named after the version's declared inputs in order, with those
+ * given by name. More values than inputs, or one given both ways, is a validation error.
+ */
+export function namePositionalInputs(version: VersionRecord, args: unknown[], named: Record<string, unknown>): Record<string, unknown> {
+  const names = version.inputs.map((input) => input.name);
+  if (args.length > names.length) {
+    throw new ValidationError([{ loc: ['body', 'args'], msg: `The function takes ${names.length} input${names.length === 1 ? '' : 's'} (${names.join(', ') || 'none'}); ${args.length} were given by position`, type: 'too_long' }]);
+  }
+  const inputs: Record<string, unknown> = {};
+  args.forEach((value, index) => (inputs[names[index] as string] = value));
+  const twice = Object.keys(named).filter((name) => name in inputs);
+  if (twice.length > 0) {
+    throw new ValidationError(twice.map((name) => ({ loc: ['body', 'inputs', name], msg: 'Input given both by position and by name', type: 'value_error' })));
+  }
+  return { ...inputs, ...named };
 }
 
 /** The version's environment variable defaults, with the push's values over them. */

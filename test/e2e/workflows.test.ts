@@ -74,7 +74,7 @@ describe('functions calling functions, and files', () => {
       const { port } = server.address() as AddressInfo;
       const job = await run('shout-file', { document: { url: `http://127.0.0.1:${port}/doc.txt` } });
       expect(job.status).toBe('finished');
-      expect(job.outputs[0].type).toBe('sluice.File');
+      expect(job.outputs[0].type).toBe('sieve.File');
       const download = await fetch(job.outputs[0].data.url, { headers: { 'x-api-key': service.key } });
       expect(download.status).toBe(200);
       expect(await download.text()).toBe('QUIET WORDS');

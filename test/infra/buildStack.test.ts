@@ -7,6 +7,7 @@ import { App } from 'aws-cdk-lib/core';
 import { Template } from 'aws-cdk-lib/assertions';
 import { bundleLambdaCode, bundleWorker } from '../../infra/bundle.js';
 import { BASE_IMAGES, DOCKERFILE_SCRIPT, PER_BUILD_VARIABLES } from '../../infra/buildspec.js';
+import { encodeRunCommands } from '../../shared/domain/runCommands.js';
 import { sluiceNames } from '../../infra/names.js';
 import { BuildStack, FILES_EXPIRE_DAYS, KEEP_IMAGES } from '../../infra/stacks/buildStack.js';
 import { ComputeStack } from '../../infra/stacks/computeStack.js';
@@ -232,6 +233,22 @@ describe('the Dockerfile the build writes', () => {
     expect(write({ CUDA_VERSION: '11.8.0' }).dockerfile).toContain(':11.8.0-runtime-ubuntu22.04');
   });
 
+  it('runs the run_commands in order after the Python packages and before the code, each in a shell, exactly as written', () => {
+    const commands = ['echo "one" && ls $VIRTUAL_ENV', 'printf \'%s\\n\' a\necho two', 'echo trailing \\'];
+    const { status, dockerfile } = write({ PYTHON_PACKAGES: 'six', RUN_COMMANDS: encodeRunCommands(commands) });
+    expect(status).toBe(0);
+    const lines = dockerfile.split('\n');
+    const runs = lines.filter((line) => line.startsWith('RUN ["/bin/sh", "-c", '));
+    expect(runs.map((line) => JSON.parse(line.slice('RUN '.length)))).toEqual(commands.map((command) => ['/bin/sh', '-c', command]));
+    const at = (text: string) => lines.findIndex((line) => line.includes(text));
+    expect(at('pip install -r')).toBeLessThan(lines.indexOf(runs[0]!));
+    expect(lines.indexOf(runs.at(-1)!)).toBeLessThan(at('COPY code/'));
+  });
+
+  it('writes no RUN line for a version without run_commands', () => {
+    expect(write({}).dockerfile).not.toContain('"/bin/sh", "-c"');
+  });
+
   it('does not expand package specs as file globs', () => {
     writeFileSync(join(work, 'numpya'), '');
     expect(write({ PYTHON_PACKAGES: 'numpy[a]' }).requirements).toBe('numpy[a]\n');
@@ -243,6 +260,8 @@ describe('the Dockerfile the build writes', () => {
     ['PYTHON_VERSION', '3.11 && id'],
     ['CUDA_VERSION', '12.1-devel'],
     ['VERSION_ID', 'v1\nRUN id'],
+    ['RUN_COMMANDS', 'not base64!'],
+    ['RUN_COMMANDS', Buffer.from('echo hi\nRUN id').toString('base64')],
   ])('refuses %s %j, which would change the Dockerfile', (name, value) => {
     const result = write({ [name]: value });
     expect(result.status).not.toBe(0);

@@ -35,12 +35,13 @@ describe('bundleLambdaCode', () => {
 });
 
 describe('bundleWorker', () => {
-  it('bundles the worker agent with the AWS SDK inside (a container has none) and the Python SDK beside it', () => {
+  it('bundles the worker agent with the AWS SDK inside (a container has none) and the Python SDK beside it, also as sieve', () => {
     const folder = bundleWorker();
     const worker = readFileSync(join(folder, 'worker.mjs'), 'utf8');
     expect(worker).not.toMatch(/from\s*"@aws-sdk\//);
     expect(existsSync(join(folder, 'sdk', 'sluice', '__init__.py'))).toBe(true);
     expect(existsSync(join(folder, 'sdk', 'sluice', '__pycache__'))).toBe(false);
+    expect(existsSync(join(folder, 'sdk', 'sieve', '__init__.py'))).toBe(true);
     expect(bundleWorker()).toBe(folder);
   });
 });

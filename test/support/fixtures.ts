@@ -84,11 +84,11 @@ export function aVersion(overrides: Partial<VersionRecord> = {}): VersionRecord 
     systemPackages: ['ffmpeg'],
     cudaVersion: null,
     inputs: [
-      { name: 'image', type: 'sluice.File', description: 'the image', is_optional: false },
+      { name: 'image', type: 'sieve.File', description: 'the image', is_optional: false },
       { name: 'scale', type: 'float', description: '', is_optional: true, default: 0.5 },
       { name: 'options', type: 'dict', description: '', is_optional: true, default: { nested: [1, 'two', null], big: 1e300 } },
     ],
-    outputs: [{ name: '', type: 'sluice.File', description: 'the resized image' }],
+    outputs: [{ name: '', type: 'sieve.File', description: 'the resized image' }],
     environmentVariables: [{ name: 'TOKEN', description: 'an API token', default: '' }],
     functionDependencies: ['acme/other'],
     minimumReplicas: 0,
@@ -132,7 +132,7 @@ export function aJob(overrides: Partial<JobRecord> = {}): JobRecord {
     visibility: 'private',
     runId: null,
     inputs: {
-      image: { type: 'sluice.File', url: 'https://example.com/cat.png' },
+      image: { type: 'sieve.File', url: 'https://example.com/cat.png' },
       scale: 0.5,
       options: { nested: [1, 'two', null, { deep: true }], big: 1e300, text: 'héllo\n"quoted" ✓' },
     },

@@ -126,6 +126,7 @@ describe.concurrent('python inspector', () => {
       python_packages: [],
       system_packages: [],
       cuda_version: null,
+      run_commands: [],
       environment_variables: [],
       minimum_replicas: 0,
       maximum_replicas: null,
@@ -211,7 +212,7 @@ describe.concurrent('python inspector', () => {
     `);
     expect(fn.entrypoint).toEqual({ file: 'main.py', symbol: 'Model', kind: 'class', generator: false });
     expect(fn.inputs).toEqual([
-      { name: 'image', type: 'sluice.File', description: '', is_optional: false },
+      { name: 'image', type: 'sieve.File', description: '', is_optional: false },
       { name: 'threshold', type: 'float', description: '', is_optional: true, default: 0.5 },
     ]);
     expect(fn.outputs).toEqual([{ name: '', type: 'dict', description: '' }]);
@@ -261,7 +262,7 @@ describe.concurrent('python inspector', () => {
       ['bare', true, ['any']],
       ['returns-iterator', true, ['float']],
       ['nested-yield', false, ['int']],
-      ['streaming-class', true, ['sluice.File']],
+      ['streaming-class', true, ['sieve.File']],
     ]);
   });
 
@@ -357,8 +358,8 @@ describe.concurrent('python inspector', () => {
       ['b', 'dict', false],
       ['c', 'dict', false],
       ['d', 'list', false],
-      ['e', 'sluice.File', false],
-      ['f', 'sluice.File', false],
+      ['e', 'sieve.File', false],
+      ['f', 'sieve.File', false],
       ['g', 'any', false],
       ['h', 'any', false],
       ['i', 'bool', true],
@@ -457,7 +458,7 @@ describe.concurrent('python inspector', () => {
       ['aliased', 'b.py', 'b'],
     ]);
     expect(functions[1]?.gpu).toEqual({ machine_type: 't4', split: 4 });
-    expect(functions[1]?.inputs[0]?.type).toBe('sluice.File');
+    expect(functions[1]?.inputs[0]?.type).toBe('sieve.File');
   });
 
   it("does not import the user's code", async () => {
@@ -494,6 +495,68 @@ describe.concurrent('python inspector', () => {
       }),
     );
     expect(functions.map((f) => f.entrypoint.file)).toEqual(['pkg/sub/model.py']);
+  });
+
+  it('reads a Sieve function file unchanged: import sieve, @sieve.Model, sieve.gpu, run_commands, sieve.Metadata with the README beside it', async () => {
+    const [fn] = functionsOf(await inspectFiles({
+      'README.md': '# Shout\n\nUpper-cases text.\n',
+      'main.py': py`
+        import sieve
+
+        metadata = sieve.Metadata(
+            title="Shout",
+            description="Upper-cases text",
+            code_url="https://example.com/shout",
+            image=sieve.Image(url="https://example.com/shout.png"),
+            tags=["Text"],
+            readme=open("README.md", "r").read(),
+        )
+
+        @sieve.Model(
+            name="shout",
+            gpu=sieve.gpu.A10020GB(split=2),
+            python_packages=["six"],
+            run_commands=["echo one", "mkdir -p $VIRTUAL_ENV/data"],
+            environment_variables=[sieve.Env(name="TOKEN", description="a token")],
+            metadata=metadata,
+        )
+        class Shout:
+            def __setup__(self):
+                pass
+
+            def __predict__(self, text: str, picture: sieve.Image, config: sieve.Struct) -> sieve.File:
+                return picture
+      `,
+    }));
+    expect(fn).toMatchObject({
+      name: 'shout',
+      entrypoint: { file: 'main.py', symbol: 'Shout', kind: 'class', generator: false },
+      gpu: { machine_type: 'a100-20gb', split: 2 },
+      python_packages: ['six'],
+      run_commands: ['echo one', 'mkdir -p $VIRTUAL_ENV/data'],
+      environment_variables: [{ name: 'TOKEN', description: 'a token', default: '' }],
+      title: 'Shout',
+      description: 'Upper-cases text',
+      code_url: 'https://example.com/shout',
+      cover_image_url: 'https://example.com/shout.png',
+      tags: ['Text'],
+      readme: '# Shout\n\nUpper-cases text.\n',
+    });
+    expect(fn!.inputs.map((i) => [i.name, i.type])).toEqual([['text', 'str'], ['picture', 'sieve.File'], ['config', 'dict']]);
+    expect(fn!.outputs.map((o) => o.type)).toEqual(['sieve.File']);
+  });
+
+  it('reads sieve imports in every spelling, and metadata given inline, with a README from a subfolder and a local cover image', async () => {
+    const functions = functionsOf(await inspectFiles({
+      'docs/README.md': 'Read me.',
+      'logo.png': 'PNG',
+      'a.py': 'from sieve import function, Metadata, File\n\n@function(name="a", metadata=Metadata(readme=open("docs/README.md").read(), image=File(path="logo.png")))\ndef a(f: File) -> File:\n    return f\n',
+      'b.py': 'import sieve as sv\nfrom pathlib import Path\n\n@sv.function(name="b", metadata=sv.Metadata(readme=Path("docs/README.md").read_text()))\ndef b() -> None:\n    sv.function.get("acme/child").run(1)\n',
+    }));
+    const [a, b] = functions;
+    expect(a).toMatchObject({ name: 'a', readme: 'Read me.', cover_image_url: `data:image/png;base64,${Buffer.from('PNG').toString('base64')}` });
+    expect(a!.inputs[0]!.type).toBe('sieve.File');
+    expect(b).toMatchObject({ name: 'b', readme: 'Read me.', function_dependencies: ['acme/child'] });
   });
 
   it('inspects the examples cleanly', async () => {
@@ -557,6 +620,13 @@ describe.concurrent('python inspector errors (exit 2, {"errors": [...]}, each na
     ['*args input', decorated('name="x"', 'def f(*args):\n    pass\n'), 'main.py:4: f: *args cannot be an input'],
     ['nested function', 'import sluice\n\ndef outer():\n    @sluice.function(name="x")\n    def f():\n        pass\n', 'main.py:4: @sluice.function must decorate a function or class at the top level'],
     ['bad dependency name', decorated('name="x"', 'def f():\n    sluice.function.get("no-owner")\n'), 'main.py:5: sluice.function.get("no-owner"): the name must look like "owner/name"'],
+    ['run_commands as a string', decorated('name="x", run_commands="make"'), 'main.py:3: run_commands must be a list of strings'],
+    ['an empty run command', decorated('name="x", run_commands=["echo", " "]'), "main.py:3: run_commands: ' ' is not a shell command"],
+    ['metadata that is not sieve.Metadata', decorated('name="x", metadata={"title": "T"}'), 'main.py:3: metadata must be sieve.Metadata(...)'],
+    ['a metadata field given twice', decorated('name="x", title="A", metadata=sluice.Metadata(title="B")'), 'main.py:3: title is given twice: as an argument and in metadata'],
+    ['a README outside the folder', decorated('name="x", metadata=sluice.Metadata(readme=open("../secret").read())'), 'main.py:3: ../secret is outside the function\'s folder'],
+    ['a README that is missing', decorated('name="x", metadata=sluice.Metadata(readme=open("README.md").read())'), 'main.py:3: metadata.readme: cannot read README.md'],
+    ['an unknown Sieve GPU', 'import sieve\n\n@sieve.function(name="x", gpu=sieve.gpu.H100())\ndef f():\n    pass\n', 'main.py:3: gpu: unknown GPU sluice.gpu.H100'],
   ])('%s', async (_case, source, expected) => {
     const errors = await inspectErrors({ 'main.py': source });
     expect(errors).toEqual([expect.stringContaining(expected)]);

@@ -203,6 +203,58 @@ describe.concurrent('python runtime', () => {
     expect(next.outputs.map((o) => o.value)).toEqual([3]);
   });
 
+  it('marks a sieve.FatalException as fatal, so the agent keeps the replica; any other error is not', async () => {
+    const replica = await ready(py`
+      import sieve
+
+      @sieve.function(name="picky")
+      def picky(n: int) -> int:
+          if n < 0:
+              raise sieve.FatalException("n must not be negative")
+          if n == 0:
+              raise ValueError("zero")
+          return n
+    `, 'picky');
+    const fatal = await runJob(replica, { n: -1 });
+    expect(fatal.end).toMatchObject({ type: 'error', fatal: true });
+    expect((fatal.end.error as string).split('\n')[0]).toBe('FatalException: n must not be negative');
+    const plain = await runJob(replica, { n: 0 });
+    expect(plain.end.type).toBe('error');
+    expect(plain.end.fatal).toBeUndefined();
+  });
+
+  it('passes a dict input to a sieve.Struct parameter as the Struct, and sends a Struct output as its fields', async () => {
+    const replica = await ready(py`
+      import sieve
+
+      class Box(sieve.Struct):
+          width: int
+          height: int = 1
+
+      @sieve.function(name="grow")
+      def grow(box: Box) -> sieve.Struct:
+          return Box(width=box.width * 2, height=box.height * 2)
+    `, 'grow');
+    const job = await runJob(replica, { box: { width: 3 } });
+    expect(job.end.type).toBe('done');
+    expect(job.outputs.map((o) => o.value)).toEqual([{ width: 6, height: 2 }]);
+  });
+
+  it('sends positional arguments of a call as args, for the agent to name after the called inputs', async () => {
+    const replica = await ready(py`
+      import sieve
+
+      @sieve.function(name="caller")
+      def caller() -> int:
+          return sieve.function.get("acme/add").run(2, 3, scale=10)
+    `, 'caller');
+    replica.send({ type: 'run', job_id: 'job-args', run_id: 'run-args', inputs: {}, env: {} });
+    const call = (await replica.next('call')).message;
+    expect(call).toEqual({ type: 'call', call_id: call.call_id, function: 'acme/add', inputs: { scale: 10 }, args: [2, 3], wait: true });
+    replica.send({ type: 'call_result', call_id: call.call_id, ok: true, job_id: 'child', outputs: [50] });
+    expect((await replica.next('output')).message.value).toBe(50);
+  });
+
   it('reports a failing __setup__ as setup_error and exits 1', async () => {
     const replica = await start({
       files: { 'main.py': py`

@@ -1,5 +1,6 @@
 import { StartBuildCommand, type CodeBuildClient } from '@aws-sdk/client-codebuild';
 import type { BuildStatus } from '../../domain/buildStatus.js';
+import { encodeRunCommands } from '../../domain/runCommands.js';
 import type { VersionRecord } from '../../domain/version.js';
 import type { Builder } from '../../ports/builder.js';
 import type { Clock } from '../../ports/clock.js';
@@ -40,6 +41,7 @@ export function createCodeBuildBuilder(options: CodeBuildBuilderOptions): Builde
       PYTHON_VERSION: version.pythonVersion,
       PYTHON_PACKAGES: version.pythonPackages.join(' '),
       SYSTEM_PACKAGES: version.systemPackages.join(' '),
+      RUN_COMMANDS: encodeRunCommands(version.runCommands ?? []),
       CUDA_VERSION: version.cudaVersion ?? '',
     }).map(([name, value]) => ({ name, value, type: 'PLAINTEXT' as const }));
 

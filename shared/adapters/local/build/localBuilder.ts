@@ -81,7 +81,7 @@ export class LocalBuilder implements Builder {
       const interpreter = await findPythonInterpreter(version.pythonVersion, this.options.defaultPython);
       say(`Using Python ${interpreter.version} at ${interpreter.executable}`);
       await checkSystemPackages(version.systemPackages);
-      const environment = await this.options.environments.ensure(interpreter, version.pythonPackages, say);
+      const environment = await this.options.environments.ensure(interpreter, { packages: version.pythonPackages, runCommands: version.runCommands ?? [] }, say);
       await this.move(version, 'building', { buildStatus: 'pushing', builtAt: clock.now() });
       say('Installing the code');
       await this.installCode(version, environment);

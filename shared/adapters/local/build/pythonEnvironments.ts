@@ -12,6 +12,13 @@ import { pythonInstallation } from './pythonInterpreters.js';
 
 export type OutputLine = (line: string) => void;
 
+/** What an environment holds besides its interpreter: Python packages, then what the build commands made. */
+export interface EnvironmentContents {
+  packages: string[];
+  /** Shell commands run in order after the packages are installed, in the environment (`run_commands`). */
+  runCommands: string[];
+}
+
 export interface PythonEnvironmentsOptions {
   /** Where environments go: <folder>/<key>. */
   folder: string;
@@ -24,9 +31,9 @@ export interface PythonEnvironmentsOptions {
 }
 
 /**
- * Virtual environments, one per (interpreter, package list), under <data dir>/envs.
- * Versions that declare the same Python and packages share one, so a redeploy of the same
- * dependencies builds in an instant. An environment is made in a scratch folder and renamed
+ * Virtual environments, one per (interpreter, package list, run commands), under <data dir>/envs.
+ * Versions that declare the same Python, packages and commands share one, so a redeploy of the
+ * same dependencies builds in an instant. An environment is made in a scratch folder and renamed
  * into place when complete, so a crash never leaves a half-made one that looks ready.
  *
  * venv and pip run in the sandbox (a package's build runs its author's code): they see the
@@ -39,21 +46,23 @@ export class PythonEnvironments {
   constructor(private readonly options: PythonEnvironmentsOptions) {}
 
   /** The environment's folder, made if needed. */
-  ensure(interpreter: PythonInterpreter, packages: string[], output: OutputLine): Promise<string> {
-    const key = environmentKey(interpreter, packages);
+  ensure(interpreter: PythonInterpreter, contents: EnvironmentContents, output: OutputLine): Promise<string> {
+    const key = environmentKey(interpreter, contents);
     const path = join(this.options.folder, key);
     if (existsSync(join(path, '.ready'))) {
-      output(`Reusing the environment ${key} (Python ${interpreter.version}${packages.length ? `, ${packages.join(' ')}` : ''}).`);
+      const { packages, runCommands } = contents;
+      const commands = runCommands.length ? `, ${runCommands.length} build command${runCommands.length > 1 ? 's' : ''}` : '';
+      output(`Reusing the environment ${key} (Python ${interpreter.version}${packages.length ? `, ${packages.join(' ')}` : ''}${commands}).`);
       return Promise.resolve(path);
     }
     const running = this.inProgress.get(key);
     if (running) return running;
-    const making = this.make(interpreter, packages, path, output).finally(() => this.inProgress.delete(key));
+    const making = this.make(interpreter, contents, path, output).finally(() => this.inProgress.delete(key));
     this.inProgress.set(key, making);
     return making;
   }
 
-  private async make(interpreter: PythonInterpreter, packages: string[], path: string, output: OutputLine): Promise<string> {
+  private async make(interpreter: PythonInterpreter, { packages, runCommands }: EnvironmentContents, path: string, output: OutputLine): Promise<string> {
     const scratch = `${path}.partial-${process.pid}`;
     await rm(scratch, { recursive: true, force: true });
     await mkdir(scratch, { recursive: true });
@@ -71,8 +80,14 @@ export class PythonEnvironments {
         const pip = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...this.options.pipArgs, ...packages];
         await this.step(join(scratch, 'bin', 'python'), pip, spec, pipConfig.env, output, 'pip install failed');
       }
+      // As a Dockerfile's RUN lines: each in a shell, in the environment, its output in the build log.
+      const activated = { ...pipConfig.env, VIRTUAL_ENV: scratch, PATH: `${join(scratch, 'bin')}:${process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}` };
+      for (const [index, command] of runCommands.entries()) {
+        output(`Running build command ${index + 1} of ${runCommands.length}: ${command}`);
+        await this.step('/bin/sh', ['-c', command], { ...spec, cwd: scratch }, activated, output, `Build command ${index + 1} (${command}) failed`);
+      }
       await relocateScripts(scratch, path);
-      await writeFile(join(scratch, '.ready'), `${interpreter.executable}\n${packages.join('\n')}\n`);
+      await writeFile(join(scratch, '.ready'), `${interpreter.executable}\n${[...packages, ...runCommands].join('\n')}\n`);
       await rm(path, { recursive: true, force: true });
       await rename(scratch, path);
       return path;
@@ -86,7 +101,7 @@ export class PythonEnvironments {
   private async step(command: string, args: string[], spec: SandboxSpec, pipEnv: Record<string, string>, output: OutputLine, failure: string): Promise<void> {
     const confined = this.options.sandbox.wrap(command, args, spec);
     const inherited = inheritedEnvironment(process.env, /^PIP_/);
-    const env = { ...inherited, ...pipEnv, PATH: inherited.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: confined.scratch, TMPDIR: confined.scratch };
+    const env = { ...inherited, PATH: inherited.PATH ?? '/usr/local/bin:/usr/bin:/bin', ...pipEnv, HOME: confined.scratch, TMPDIR: confined.scratch };
     const result = await runCommand(confined.command, confined.args, { cwd: confined.cwd, env, onLine: output, timeoutMs: 30 * 60_000 });
     if (result.exitCode === 0) return;
     const why = result.spawnError ?? (result.timedOut ? 'timed out' : `exit status ${result.exitCode ?? result.signal}`);
@@ -108,7 +123,11 @@ async function relocateScripts(scratch: string, path: string): Promise<void> {
   }
 }
 
-function environmentKey(interpreter: PythonInterpreter, packages: string[]): string {
-  const identity = [interpreter.executable, ...[...packages].sort()].join('\n');
+function environmentKey(interpreter: PythonInterpreter, { packages, runCommands }: EnvironmentContents): string {
+  // Packages in any order make the same environment; commands run in order, so their order counts.
+  // JSON keeps a command holding a newline apart from two commands.
+  const identity = runCommands.length === 0
+    ? [interpreter.executable, ...[...packages].sort()].join('\n')
+    : JSON.stringify([interpreter.executable, [...packages].sort(), runCommands]);
   return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }

@@ -1,0 +1,130 @@
+"""The service's HTTP API from any Python program, with the standard library only (urllib).
+
+Configured by SLUICE_URL and SLUICE_API_KEY, or Sieve's SIEVE_API_URL and SIEVE_API_KEY, so a
+program written for Sieve only needs its variables pointed here. Used by
+``sluice.function.get(...).run / .push`` outside a deployed function.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mimetypes
+import os
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Dict, List, Optional
+
+__all__ = ["Client", "ApiError", "DEFAULT_URL", "FINAL_STATUSES"]
+
+DEFAULT_URL = "http://127.0.0.1:8080"
+FINAL_STATUSES = ("finished", "error", "cancelled")
+REQUEST_TIMEOUT_S = 660  # longer than the service's await window (10 minutes), which answers 408 first
+
+
+class ApiError(Exception):
+    """The service answered with an error: its status and its ``detail``."""
+
+    def __init__(self, status: int, detail: Any, path: str) -> None:
+        super().__init__(f"{path} answered {status}: {detail if isinstance(detail, str) else json.dumps(detail)}")
+        self.status = status
+        self.detail = detail
+
+
+class Client:
+    """One service and key. Thread-safe: each request is its own connection."""
+
+    def __init__(self, url: str, api_key: Optional[str]) -> None:
+        url = url.rstrip("/")
+        self.url = url[: -len("/v2")] if url.endswith("/v2") else url  # Sieve's variable may name the /v2 base
+        self.api_key = api_key
+
+    @classmethod
+    def from_environment(cls, env: Optional[Dict[str, str]] = None) -> "Client":
+        env = dict(os.environ) if env is None else env
+        url = env.get("SLUICE_URL") or env.get("SIEVE_API_URL") or DEFAULT_URL
+        return cls(url, env.get("SLUICE_API_KEY") or env.get("SIEVE_API_KEY"))
+
+    def request(self, method: str, path: str, body: Any = None, allow: tuple = ()) -> Any:
+        """A JSON request; the decoded answer, or ApiError (statuses in ``allow`` answer None)."""
+        if not self.api_key:
+            raise ApiError(401, "no API key: set SLUICE_API_KEY (or SIEVE_API_KEY)", path)
+        data = None if body is None else json.dumps(body, default=encode_value).encode("utf-8")
+        headers = {"X-API-Key": self.api_key, "Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_S) as response:  # noqa: S310 - the configured service
+                text = response.read().decode("utf-8")
+        except urllib.error.HTTPError as error:
+            if error.code in allow:
+                return None
+            raise ApiError(error.code, _detail(error), path) from None
+        return json.loads(text) if text else None
+
+    def version(self, ref: str) -> Dict[str, Any]:
+        """The version a push of ``owner/name[:version]`` runs (the latest, unless named)."""
+        owner, _, rest = ref.partition("/")
+        name, _, slug = rest.partition(":")
+        quote = urllib.parse.quote
+        return self.request("GET", f"/v2/functions/{quote(owner)}/{quote(name)}/versions/{quote(slug or 'latest')}")
+
+    def push(self, ref: str, inputs: Dict[str, Any], webhooks: Optional[List[Dict[str, str]]] = None) -> Dict[str, Any]:
+        body: Dict[str, Any] = {"function": ref, "inputs": inputs}
+        if webhooks is not None:
+            body["webhooks"] = list(webhooks)
+        return self.request("POST", "/v2/push", body)
+
+    def job(self, job_id: str, offset: int = 0) -> Dict[str, Any]:
+        return self.request("GET", f"/v2/jobs/{urllib.parse.quote(job_id)}?offset={offset}")
+
+    def wait(self, job_id: str) -> Dict[str, Any]:
+        """The job once it has ended: the service's await, asked again while it answers 408."""
+        while True:
+            job = self.request("GET", f"/v2/jobs/{urllib.parse.quote(job_id)}/await", allow=(408,))
+            if job is not None and job.get("status") in FINAL_STATUSES:
+                return job
+            if job is not None:  # answered before the end (should not happen): don't spin
+                time.sleep(0.5)
+
+
+def _detail(error: urllib.error.HTTPError) -> Any:
+    try:
+        return json.loads(error.read().decode("utf-8")).get("detail")
+    except Exception:  # not JSON: the reason phrase will do
+        return error.reason
+
+
+def encode_value(value: Any) -> Any:
+    """JSON for the SDK's own types in inputs: a File as ``{"url": ...}`` (a local file as a
+    data: URL, which the service accepts), a Struct as its fields."""
+    from sluice._struct import Struct
+    from sluice._types import File
+
+    if isinstance(value, File):
+        if value.url:
+            return {"url": value.url}
+        return {"url": _data_url(value.path)}
+    if isinstance(value, Struct):
+        return value.to_dict()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _data_url(path: str) -> str:
+    kind = mimetypes.guess_type(path)[0] or "application/octet-stream"
+    with open(path, "rb") as f:
+        return f"data:{kind};base64,{base64.b64encode(f.read()).decode('ascii')}"
+
+
+def decode_output(output: Dict[str, Any]) -> Any:
+    """An output as the function returned it: a File output as a File with its URL."""
+    from sluice._types import File
+
+    data = output.get("data")
+    kind = str(output.get("type") or "")
+    if kind.endswith(".File") and isinstance(data, dict) and isinstance(data.get("url"), str):
+        return File(url=data["url"])
+    return data

@@ -1,0 +1,153 @@
+"""Calling deployed functions: ``sluice.function.get("owner/name").run(...)`` and ``.push(...)``.
+
+Inside a deployed function the runtime installs a caller that goes through the agent (the
+replica protocol's ``call`` message: the child job is the parent's). Anywhere else, calls go to
+the service's HTTP API (``sluice._client``), configured by SLUICE_URL / SLUICE_API_KEY or Sieve's
+SIEVE_API_URL / SIEVE_API_KEY. Positional arguments map to the version's declared inputs, in order.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from sluice._client import FINAL_STATUSES, Client, decode_output
+
+__all__ = ["Job", "RemoteCaller", "RemoteError", "RemoteFunction", "RemoteJob", "set_remote_caller"]
+
+# ``caller(ref, inputs, wait, args)``: the output when ``wait`` is true, else a RemoteJob.
+RemoteCaller = Callable[[str, Dict[str, Any], bool, Tuple[Any, ...]], Any]  # typing's generics: Python 3.8 too
+_remote_caller: Optional[RemoteCaller] = None
+POLL_S = 0.25
+
+
+def set_remote_caller(caller: Optional[RemoteCaller]) -> None:
+    """Used by the runtime: how ``RemoteFunction.run`` and ``.push`` reach the service from a job."""
+    global _remote_caller
+    _remote_caller = caller
+
+
+class RemoteError(Exception):
+    """A called function failed (or its job was cancelled); ``error`` is its error text."""
+
+    def __init__(self, function: str, error: str) -> None:
+        super().__init__(f"{function} failed: {error}")
+        self.function = function
+        self.error = error
+
+
+@dataclass(frozen=True)
+class RemoteJob:
+    """A job pushed from inside a deployed function: the service runs it without this job waiting."""
+
+    function: str
+    job_id: str
+
+
+class Job(concurrent.futures.Future):
+    """A job pushed over the API, as Sieve's SDK hands one back: a ``concurrent.futures.Future``
+    that resolves to the function's result (so ``as_completed`` and ``wait`` work), with
+    ``job_id``, ``status`` and ``outputs``, the outputs as they are produced."""
+
+    def __init__(self, client: Client, function: str, job_id: str, stream: bool) -> None:
+        super().__init__()
+        self.client = client
+        self.function = function
+        self.job_id = self.id = job_id
+        self.stream = stream
+        self.set_running_or_notify_cancel()
+        threading.Thread(target=self._wait, name=f"sluice-job-{job_id}", daemon=True).start()
+
+    @property
+    def status(self) -> str:
+        """The job's status now: queued, processing, finished, error or cancelled."""
+        return str(self.job["status"])
+
+    @property
+    def job(self) -> Dict[str, Any]:
+        """The job as the API shows it now."""
+        return self.client.job(self.job_id)
+
+    @property
+    def outputs(self) -> Iterator[Any]:
+        """Each output as the function produces it (a streaming function's as they come), until the job ends."""
+        seen = 0
+        while True:
+            job = self.client.job(self.job_id, offset=seen)
+            for output in job.get("outputs") or []:
+                seen += 1
+                yield decode_output(output)
+            if job.get("status") in FINAL_STATUSES:
+                if job.get("status") != "finished":
+                    raise _failure(self.function, job)
+                return
+            time.sleep(POLL_S)
+
+    def _wait(self) -> None:
+        try:
+            job = self.client.wait(self.job_id)
+        except BaseException as error:  # the service unreachable, say: the future says so
+            self.set_exception(error)
+            return
+        if job.get("status") != "finished":
+            self.set_exception(_failure(self.function, job))
+            return
+        outputs = [decode_output(output) for output in job.get("outputs") or []]
+        self.set_result(outputs if self.stream else (outputs[0] if outputs else None))
+
+    def __repr__(self) -> str:
+        return f"<sluice.Job {self.job_id} of {self.function}>"
+
+
+def _failure(function: str, job: Dict[str, Any]) -> RemoteError:
+    return RemoteError(function, str(job.get("error") or f"the job ended {job.get('status')}"))
+
+
+@dataclass(frozen=True)
+class RemoteFunction:
+    """Another deployed function, as returned by ``sluice.function.get("owner/name")``.
+
+    The inspector records each such name as a function dependency at deploy time.
+    """
+
+    ref: str
+
+    def run(self, *args: Any, webhooks: Optional[Sequence[Dict[str, str]]] = None, **inputs: Any) -> Any:
+        """Run the function and wait for it: what it returned (a generator of the outputs for a
+        streaming function called over the API). Raises RemoteError when it fails."""
+        if _remote_caller is not None:
+            _no_webhooks(webhooks)
+            return _remote_caller(self.ref, inputs, True, args)
+        job = self.push(*args, webhooks=webhooks, **inputs)
+        return job.outputs if job.stream else job.result()
+
+    def push(self, *args: Any, webhooks: Optional[Sequence[Dict[str, str]]] = None, **inputs: Any) -> Any:
+        """Start the function without waiting: a Job (over the API), or a RemoteJob naming the child job (in a job)."""
+        if _remote_caller is not None:
+            _no_webhooks(webhooks)
+            return _remote_caller(self.ref, inputs, False, args)
+        client = Client.from_environment()
+        version = client.version(self.ref)
+        pushed = client.push(self.ref, _named(self.ref, version, args, inputs), list(webhooks) if webhooks else None)
+        return Job(client, self.ref, str(pushed["id"]), bool(pushed.get("stream_output", version.get("stream_output"))))
+
+
+def _no_webhooks(webhooks: Optional[Sequence[Dict[str, str]]]) -> None:
+    if webhooks:
+        raise ValueError("webhooks= is for calls over the API; a job's calls to other functions take none")
+
+
+def _named(ref: str, version: Dict[str, Any], args: Tuple[Any, ...], inputs: Dict[str, Any]) -> Dict[str, Any]:
+    """Positional arguments named after the version's inputs, in order."""
+    names: List[str] = [str(spec.get("name")) for spec in version.get("inputs") or []]
+    if len(args) > len(names):
+        raise TypeError(f"{ref} takes {len(names)} input{'s' if len(names) != 1 else ''} ({', '.join(names) or 'none'}), "
+                        f"{len(args)} positional arguments were given")
+    named = dict(zip(names, args))
+    twice = sorted(set(named) & set(inputs))
+    if twice:
+        raise TypeError(f"{ref} got input {twice[0]!r} both by position and by name")
+    return {**named, **inputs}
