@@ -77,7 +77,7 @@ describe('functions and versions over HTTP', () => {
     expect(ambiguous.status).toBe(400);
     expect(ambiguous.body.detail).toMatch(/ambiguous/);
     const missing = await get('/v2/functions/local/many/versions/zzzz');
-    expect(missing).toEqual({ status: 404, body: { detail: 'Version not found.' } });
+    expect(missing).toEqual({ status: 404, body: { detail: 'Function version not found.' } });
     await service.running.app.builder.idle();
   });
 
