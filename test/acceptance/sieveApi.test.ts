@@ -1,9 +1,10 @@
+import { DescribeScalableTargetsCommand } from '@aws-sdk/client-application-auto-scaling';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../e2e/support/cli.js';
 import { api, writeFunctionDir, type ApiResponse } from '../e2e/support/testService.js';
 import { startWebhookReceiver } from '../e2e/support/webhookReceiver.js';
 import { componentProblems, responseProblems, SIEVE_OPERATIONS } from '../support/sieveSchemas.js';
-import { startAwsTarget, startLocalTarget, type Target } from './targets.js';
+import { startAwsTarget, startLocalTarget, type AwsTarget, type Target } from './targets.js';
 
 /**
  * Every operation of Sieve's OpenAPI document, called as a Sieve client would against
@@ -112,6 +113,14 @@ describe.each(['local', 'aws'] as const)('Sieve’s API document, operation by o
       const body = await response.json();
       expect([operation.operationId, response.status, responseProblems(operation.operationId, response.status, body)]).toEqual([operation.operationId, 401, []]);
     }
+  });
+
+  it.runIf(mode === 'aws')('registers an edited version’s replica bounds with its ECS service’s scaling, without a redeploy', async () => {
+    const edited = (await call('POST', '/v2/functions/local/sleepy/versions/latest/edit', { minimum_replicas: 0, maximum_replicas: 3 })).body;
+    expect(edited.maximum_replicas).toBe(3);
+    const { ScalableTargets = [] } = await (target as AwsTarget).clients.autoScaling.send(new DescribeScalableTargetsCommand({ ServiceNamespace: 'ecs' }));
+    const scaling = ScalableTargets.find((candidate) => candidate.ResourceId?.endsWith(`/v-${edited.id}`));
+    expect(scaling).toMatchObject({ MinCapacity: 0, MaxCapacity: 3 });
   });
 
   it('answers a validation error in the document’s HTTPValidationError shape', async () => {
