@@ -1,4 +1,4 @@
-import { badRequest, notFound } from '../domain/errors.js';
+import { badRequest } from '../domain/errors.js';
 import type { JobRecord } from '../domain/job.js';
 import type { Pricing } from '../domain/pricing.js';
 import { charge } from '../domain/pricing.js';
