@@ -6,7 +6,7 @@ import { KeyService } from '../shared/services/keyService.js';
 import { createSystemClock } from '../shared/adapters/systemClock.js';
 import { apiRoutes, startHttpFront } from './apiGateway.js';
 import { AutoScalingEmulator } from './autoScaling.js';
-import { awsClients, awsEnvironment, EMULATED_ACCOUNT, EMULATED_REGION } from './awsClients.js';
+import { awsClients, type AwsClients, awsEnvironment, EMULATED_ACCOUNT, EMULATED_REGION } from './awsClients.js';
 import { startAwsProxy, type ObservedCall } from './awsProxy.js';
 import { synthesize } from './cloudAssembly.js';
 import { CodeBuildEmulator } from './codeBuild.js';
@@ -47,6 +47,8 @@ export interface AwsLocal {
   awaitUrl: string;
   bootstrapKey: BootstrapKey;
   ecs: EcsEmulator;
+  /** The emulated services' own clients (straight to moto and dynalite), to look at what the deployment did. */
+  clients: AwsClients;
   close(): Promise<void>;
 }
 
@@ -156,7 +158,7 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     const store = createDynamoDbStore({ tablePrefix: options.prefix, client: createDocumentClient(clients.dynamoDb) });
     const bootstrapKey = await ensureBootstrapKey(new KeyService(store, createSystemClock()), dataDir, options.organization, options.apiKey);
 
-    return { url: api.url, awaitUrl, bootstrapKey, ecs, close };
+    return { url: api.url, awaitUrl, bootstrapKey, ecs, clients, close };
   } catch (error) {
     await close();
     throw error;

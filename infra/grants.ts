@@ -69,6 +69,12 @@ export function permissionStatements(scope: IConstruct, names: SluiceNames, perm
     // Application Auto Scaling cannot scope a scalable target by resource in IAM.
     allow(['application-autoscaling:RegisterScalableTarget'], ['*']);
   }
+  if (permissions.ecs?.includes('scale')) {
+    // Application Auto Scaling cannot scope a scalable target or policy by resource in IAM; the
+    // alarms are the versions' queues' (`<prefix>v-<version>-backlog`, `-idle`).
+    allow(['application-autoscaling:RegisterScalableTarget', 'application-autoscaling:PutScalingPolicy'], ['*']);
+    allow(['cloudwatch:PutMetricAlarm'], [arns.alarms(scope, names.versionQueuePattern)]);
+  }
   if (permissions.ecs?.includes('deploy')) {
     if (!deployRoles) throw new Error('ECS deploy permissions need the worker task roles to pass');
     const clusterCondition = { ArnEquals: { 'ecs:cluster': arns.cluster(scope, names.cluster) } };

@@ -33,9 +33,10 @@ export interface Permissions {
    * (register its task definition, create or update its service, pass the task roles, register
    * its Application Auto Scaling target and policy); `protect` its own task from scale-in
    * while it runs jobs (a worker, through the ECS agent's endpoint); `stop` a version whose
-   * tasks cannot start (its service and scalable target set to zero).
+   * tasks cannot start (its service and scalable target set to zero); `scale` a version anew
+   * (its edited replica bounds: its scalable target, step policies and queue alarms again).
    */
-  ecs?: ('describe' | 'deploy' | 'protect' | 'stop')[];
+  ecs?: ('describe' | 'deploy' | 'protect' | 'stop' | 'scale')[];
   /**
    * spill/ access follows table access (bucketAccess); true narrows it to reading, for a role
    * that updates those tables without ever writing a large value.
@@ -68,6 +69,8 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   editFunction: { tables: { functions: 'readWrite', versions: 'read' }, ecs: ['describe'] },
   listVersions: { tables: READ_FUNCTIONS, ecs: ['describe'] },
   getVersion: { tables: READ_FUNCTIONS, ecs: ['describe'] },
+  // Stores the version's new replica bounds and registers them with its ECS service's scaling.
+  editVersion: { tables: { functions: 'read', versions: 'readWrite' }, ecs: ['describe', 'scale'] },
   // Signs an upload URL: the URL can do what this role can, so it may write uploads/ only.
   createUpload: { bucket: { write: ['uploads/'] } },
   // Stores the bundle (inline, or copied from an upload it reads through first, checking the
@@ -91,8 +94,18 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   getJobFile: { tables: { jobs: 'read' }, bucket: { read: ['files/'] } },
   readLogs: { tables: { jobs: 'read', versions: 'read', logs: 'read' } },
   getUsage: { tables: { usageHours: 'read' } },
+  getFunctionUsage: { tables: { functions: 'read', usageHours: 'read' } },
+  // Names each function used (by id) as owner/name.
+  getUsagePerFunction: { tables: { functions: 'read', usageHours: 'read' } },
   getVersionUsage: { tables: { ...READ_FUNCTIONS, usageHours: 'read' } },
+  // The job and, aggregated, the jobs it pushed (by_parent), each priced by its version.
   getJobUsage: { tables: { jobs: 'read', versions: 'read' } },
+  getCredits: { tables: { usageHours: 'read' } },
+  // Counts the organization's queued and processing jobs (the active index).
+  getConcurrency: { tables: { jobs: 'read' } },
+  getConcurrencyStats: { tables: { functions: 'read', jobs: 'read' } },
+  // From the deployment's configuration (its capacity providers): no AWS call.
+  getComputeAvailability: {},
   listJobWebhooks: { tables: { jobs: 'read', deliveries: 'read' } },
   resendJobWebhooks: { tables: { ...READ_JOBS, deliveries: 'readWrite' }, startDeliveries: true },
   // An organization made before secrets existed gets one on first read: both may write.

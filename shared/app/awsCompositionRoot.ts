@@ -17,6 +17,7 @@ import { dnsResolver } from '../adapters/dnsResolver.js';
 import { createHttpWebhookSender } from '../adapters/httpWebhookSender.js';
 import { createSystemClock } from '../adapters/systemClock.js';
 import type { Config } from '../config.js';
+import type { MachineType } from '../domain/machineTypes.js';
 import type { Artifacts } from '../ports/artifacts.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobQueue } from '../ports/jobQueue.js';
@@ -74,6 +75,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     subnets: aws.subnets.length > 0 ? aws.subnets : undefined,
     securityGroups: aws.securityGroups,
     capacityProviderOf: (machineType) => aws.capacityProviders[machineType] ?? `${config.tablePrefix}${machineType}`,
+    machineTypes: Object.keys(aws.capacityProviders) as MachineType[],
     environment: { SLUICE_MODE: 'aws', SLUICE_TABLE_PREFIX: config.tablePrefix, SLUICE_BUCKET: aws.bucket, SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn, SLUICE_PUBLIC_URL: aws.publicUrl, SLUICE_MAX_OUTPUT_MB: String(config.maxOutputBytes / 1024 / 1024) },
   });
   const artifacts = createS3Artifacts({ client: s3, bucket: aws.bucket });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MACHINE_TYPES, MAX_SPLIT } from './machineTypes.js';
+import { MAX_REPLICAS, maximumAllows } from './replicaBounds.js';
 
 /**
  * What a deploy declares about a function: the decorator's fields as the Python
@@ -88,8 +89,8 @@ export const functionMetadataSchema = z
     /** Shell commands run at build, in order, after the Python packages are installed. */
     run_commands: z.array(z.string().trim().min(1, 'must be a shell command').refine((command) => !command.includes('\0'), 'must not hold a NUL character')).default([]),
     environment_variables: z.array(environmentVariableSchema).default([]),
-    minimum_replicas: z.int().min(0).max(64).default(0),
-    maximum_replicas: z.int().min(0).max(64).nullable().default(null),
+    minimum_replicas: z.int().min(0).max(MAX_REPLICAS).default(0),
+    maximum_replicas: z.int().min(0).max(MAX_REPLICAS).nullable().default(null),
     restart_on_error: z.boolean().default(true),
     timeout: timeoutSchema.nullable().default(null),
     title: nullableText,
@@ -102,7 +103,7 @@ export const functionMetadataSchema = z
     outputs: z.array(outputSpecSchema).default([]),
     function_dependencies: z.array(z.string().regex(/^[^/]+\/[^/]+$/, 'must be "owner/name"')).default([]),
   })
-  .refine((m) => m.maximum_replicas === null || m.maximum_replicas === 0 || m.maximum_replicas >= m.minimum_replicas, {
+  .refine((m) => maximumAllows({ minimumReplicas: m.minimum_replicas, maximumReplicas: m.maximum_replicas }), {
     path: ['maximum_replicas'],
     message: 'must be at least minimum_replicas',
   })

@@ -46,3 +46,6 @@ export interface VersionRecord {
 }
 
 export type VersionPatch = Partial<Pick<VersionRecord, 'buildStatus' | 'builtAt' | 'readyAt' | 'buildError' | 'taskFailures'>>;
+
+/** What an edit of a version changes without a redeploy (the edit-version route). */
+export type ReplicaBounds = Pick<VersionRecord, 'minimumReplicas' | 'maximumReplicas'>;

@@ -3,8 +3,11 @@ import { z } from 'zod';
 export const WEBHOOK_EVENT_TYPES = ['job.start', 'job.complete', 'job.complete.no_output', 'job.new_output'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/** Sieve's legacy names, still accepted: they subscribe to the events of today's names. */
+const LEGACY_EVENT_TYPES: Record<string, WebhookEventType> = { job_start: 'job.start', job_complete: 'job.complete' };
+
 export const webhookSchema = z.object({
-  type: z.enum(WEBHOOK_EVENT_TYPES),
+  type: z.preprocess((type) => (typeof type === 'string' ? (LEGACY_EVENT_TYPES[type] ?? type) : type), z.enum(WEBHOOK_EVENT_TYPES)),
   url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }),
 });
 export type Webhook = z.infer<typeof webhookSchema>;

@@ -17,7 +17,10 @@ import { listJobs } from './routes/listJobs.js';
 import { listVersionJobs } from './routes/listVersionJobs.js';
 import { pushJob } from './routes/pushJob.js';
 import { listJobWebhooks, resendJobWebhooks } from './routes/jobWebhooks.js';
-import { getJobUsage, getUsage, getVersionUsage } from './routes/usage.js';
+import { getCredits, getFunctionUsage, getJobUsage, getUsage, getUsagePerFunction, getVersionUsage } from './routes/usage.js';
+import { getConcurrency, getConcurrencyStats } from './routes/concurrency.js';
+import { getComputeAvailability } from './routes/computeAvailability.js';
+import { editVersion } from './routes/editVersion.js';
 import { getWebhookSecret, rotateWebhookSecret } from './routes/webhookSecret.js';
 
 /**
@@ -31,6 +34,7 @@ export const ROUTES: readonly Route[] = [
   editFunction,
   listVersions,
   getVersion,
+  editVersion,
   createUpload,
   deployVersion,
   listFunctionJobs,
@@ -43,8 +47,14 @@ export const ROUTES: readonly Route[] = [
   getJobFile,
   readLogs,
   getUsage,
+  getFunctionUsage,
+  getUsagePerFunction,
   getVersionUsage,
   getJobUsage,
+  getCredits,
+  getConcurrency,
+  getConcurrencyStats,
+  getComputeAvailability,
   listJobWebhooks,
   resendJobWebhooks,
   getWebhookSecret,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { badRequest } from '../domain/errors.js';
 import { parsePosixTimestamp } from '../domain/time.js';
 
 /** Default page size is the interface's 500; more than 1000 at once is refused. */
@@ -14,15 +15,25 @@ export const truncateQuery = { truncate: z.stringbool().default(false) };
 export const functionPath = z.object({ owner_name: z.string().min(1), function_name: z.string().min(1) });
 export const versionPath = functionPath.extend({ version_slug: z.string().min(1) });
 
-/** A POSIX timestamp as float seconds or integer nanoseconds, read as nanoseconds. */
-export const posixTimestamp = z.string().transform((text, ctx) => {
-  const value = parsePosixTimestamp(text);
-  if (value === null) {
-    ctx.addIssue({ code: 'custom', message: 'must be a POSIX timestamp: float seconds or integer nanoseconds' });
-    return z.NEVER;
+/** A POSIX timestamp parameter, read by posixTimestamps: Sieve answers a bad one 400, not 422. */
+export const posixTimestamp = z.string().optional();
+
+/**
+ * POSIX timestamps (float seconds or integer nanoseconds) as nanoseconds; empty or `null` is
+ * absent (the parameters are nullable). One that is not a timestamp is Sieve's
+ * 400 `Invalid timestamps provided.`
+ */
+export function posixTimestamps<K extends string>(query: Partial<Record<K, string | undefined>>, names: readonly K[]): Partial<Record<K, bigint>> {
+  const values: Partial<Record<K, bigint>> = {};
+  for (const name of names) {
+    const text = query[name];
+    if (text === undefined || text === '' || text === 'null') continue;
+    const value = parsePosixTimestamp(text);
+    if (value === null) throw badRequest('Invalid timestamps provided.');
+    values[name] = value;
   }
-  return value;
-});
+  return values;
+}
 
 /** Fetch one more than the page holds: if it comes back, there is a next page. */
 export function pageWithNext<T>(rows: T[], limit: number, offset: number): { data: T[]; next_offset: number } {

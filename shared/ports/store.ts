@@ -7,7 +7,7 @@ import type { UsageIncrement, UsageTotals } from '../domain/usage.js';
 import type { DeliveryAttempt, DeliveryState, WebhookDelivery } from '../domain/webhookDelivery.js';
 import type { LogEntry } from '../domain/log.js';
 import type { Organization } from '../domain/organization.js';
-import type { VersionPatch, VersionRecord } from '../domain/version.js';
+import type { ReplicaBounds, VersionPatch, VersionRecord } from '../domain/version.js';
 
 /**
  * The persistence port. Every adapter (SQLite, DynamoDB) passes the same contract suite
@@ -75,6 +75,11 @@ export interface VersionStore {
    */
   transition(id: string, from: readonly BuildStatus[], patch: VersionPatch): Promise<VersionRecord | null>;
   /**
+   * Sets a version's replica bounds, whatever its build status (an edit, without a redeploy).
+   * Returns the updated record, or null when there is no such version.
+   */
+  setReplicaBounds(id: string, bounds: ReplicaBounds): Promise<VersionRecord | null>;
+  /**
    * Versions in any of the statuses, oldest first, read by index: builds to resume after a
    * restart; with `createdBefore`, only versions created before it (the sweeper's stuck builds).
    */
@@ -115,6 +120,10 @@ export interface JobStore {
   listByFunction(functionId: string, filter: JobFilter, page: Page): Promise<JobRecord[]>;
   listByVersion(versionId: string, filter: JobFilter, page: Page): Promise<JobRecord[]>;
   listByOrganization(filter: JobFilter, page: Page): Promise<JobRecord[]>;
+  /** How many of the organization's jobs are queued and processing now, read by index. */
+  countActive(organizationId: string): Promise<ActiveJobCounts>;
+  /** The organization's jobs created in [from, to) (microseconds), oldest first, read by index. */
+  listCreatedBetween(organizationId: string, from: number, to: number): Promise<JobRecord[]>;
   /** Jobs pushed from inside this job, oldest first. */
   listChildren(parentJobId: string): Promise<JobRecord[]>;
   /** Every job in these statuses, oldest first: to requeue work after a restart. */
@@ -127,6 +136,11 @@ export interface JobStore {
   appendOutput(output: JobOutput): Promise<void>;
   /** A job's outputs by index, skipping the first `offset`. */
   listOutputs(jobId: string, offset: number): Promise<JobOutput[]>;
+}
+
+export interface ActiveJobCounts {
+  queued: number;
+  processing: number;
 }
 
 export interface DeliveryStore {
@@ -164,4 +178,6 @@ export interface UsageStore {
   add(increment: UsageIncrement): Promise<void>;
   /** Sums by billing class over the hours asked for. */
   totals(query: UsageQuery): Promise<Map<BillingClass, UsageTotals>>;
+  /** Sums by function id, then billing class, over the hours asked for (of the version, when one is named). */
+  totalsByFunction(query: UsageQuery): Promise<Map<string, Map<BillingClass, UsageTotals>>>;
 }

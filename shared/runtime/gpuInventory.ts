@@ -1,5 +1,6 @@
+import type { MachineAvailability } from '../domain/machineAvailability.js';
 import type { MachineType } from '../domain/machineTypes.js';
-import { MAX_SPLIT } from '../domain/machineTypes.js';
+import { MACHINE_TYPES, MAX_SPLIT } from '../domain/machineTypes.js';
 
 export interface Gpu {
   index: number;
@@ -45,6 +46,17 @@ export class GpuInventory {
 
   get emulating(): boolean {
     return this.emulate;
+  }
+
+  /** Every machine type: cpu always, a GPU type when a GPU of it was found, or all of them when emulating. */
+  availability(): MachineAvailability[] {
+    return MACHINE_TYPES.map((machineType) => {
+      const base = { machineType, capacityProvider: null };
+      if (machineType === 'cpu') return { ...base, available: true, gpus: null, emulated: false };
+      if (this.emulate) return { ...base, available: true, gpus: null, emulated: true };
+      const gpus = this.gpus.filter((gpu) => gpu.machineType === machineType).length;
+      return { ...base, available: gpus > 0, gpus, emulated: false };
+    });
   }
 
   place(machineType: MachineType, split: number): Placement {

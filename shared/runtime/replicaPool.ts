@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JobRecord } from '../domain/job.js';
 import { jobLogStream, versionLogStream } from '../domain/log.js';
-import type { VersionRecord } from '../domain/version.js';
+import type { ReplicaBounds, VersionRecord } from '../domain/version.js';
 import type { WorkerCounts } from '../domain/wire/common.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobQueue } from '../ports/jobQueue.js';
@@ -90,9 +90,23 @@ export class ReplicaPool {
   private unrecordedIdleSeconds = 0;
 
   constructor(
-    readonly version: VersionRecord,
+    /** Its replica bounds change when the version is edited (setReplicaBounds). */
+    public version: VersionRecord,
     private readonly context: PoolContext,
   ) {}
+
+  /** The version's replica bounds were edited: scale between the new ones; idle replicas beyond the new maximum stop now. */
+  setReplicaBounds(bounds: ReplicaBounds): void {
+    this.version = { ...this.version, minimumReplicas: bounds.minimumReplicas, maximumReplicas: bounds.maximumReplicas };
+    let excess = this.members.size - this.cap();
+    for (const { replica } of this.members.values()) {
+      if (excess <= 0) break;
+      if (replica.state !== 'idle') continue;
+      replica.kill();
+      excess -= 1;
+    }
+    this.wake();
+  }
 
   /** Something changed (a job queued, a replica freed): scale and hand out jobs. */
   wake(): void {
@@ -177,9 +191,15 @@ export class ReplicaPool {
     }
   }
 
-  private scale(): void {
+  /** The most replicas the version may have: its maximum (or the default), never below its minimum. */
+  private cap(): number {
     const { minimumReplicas, maximumReplicas } = this.bounds();
-    const cap = Math.max(maximumReplicas || this.context.defaultMaxReplicas, minimumReplicas);
+    return Math.max(maximumReplicas || this.context.defaultMaxReplicas, minimumReplicas);
+  }
+
+  private scale(): void {
+    const { minimumReplicas } = this.bounds();
+    const cap = this.cap();
     const busy = [...this.members.keys()].filter((replica) => replica.state === 'active').length;
     const wanted = Math.min(cap, Math.max(minimumReplicas, busy + this.context.queue.depth(this.version.id)));
     this.awaitingResources = 0;

@@ -1,3 +1,4 @@
+import type { MachineAvailability } from '../domain/machineAvailability.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { WorkerCounts } from '../domain/wire/common.js';
 import { NO_WORKERS } from '../domain/wire/common.js';
@@ -37,6 +38,17 @@ export class WorkerAgent implements Compute {
   /** A version became ready: start its minimum replicas. */
   versionReady(version: VersionRecord): void {
     if (version.minimumReplicas > 0) this.wake(version.id);
+  }
+
+  async applyReplicaBounds(version: VersionRecord): Promise<void> {
+    const pool = this.pools.get(version.id);
+    if (pool) return pool.setReplicaBounds(version);
+    // No replicas yet: a raised minimum starts them (the pool reads the version as stored).
+    if (version.buildStatus === 'ready') this.versionReady(version);
+  }
+
+  async machineTypes(): Promise<MachineAvailability[]> {
+    return this.context.gpus.availability();
   }
 
   async currentWorkers(versionId: string): Promise<WorkerCounts> {

@@ -11,7 +11,8 @@ import type { WebhookUrlPolicy } from './webhookUrlPolicy.js';
 
 /** The edit-function body; absent fields are left as they are. */
 export interface FunctionEdit {
-  webhooks?: { hooks: Webhook[] };
+  /** null, as absent, leaves them. */
+  webhooks?: { hooks: Webhook[] } | null;
   visibility?: 'public' | 'private' | null;
   title?: string | null;
   code_url?: string | null;
@@ -63,7 +64,7 @@ export class FunctionService {
       ...fn,
       // A function always has a visibility: null leaves it unchanged.
       visibility: edit.visibility ?? fn.visibility,
-      webhooks: edit.webhooks === undefined ? fn.webhooks : edit.webhooks.hooks,
+      webhooks: edit.webhooks ? edit.webhooks.hooks : fn.webhooks,
       title: edit.title === undefined ? fn.title : edit.title,
       codeUrl: edit.code_url === undefined ? fn.codeUrl : edit.code_url,
       description: edit.description === undefined ? fn.description : edit.description,

@@ -17,7 +17,7 @@ import type { JobNotifier } from './jobNotifier.js';
 import type { WebhookUrlPolicy } from './webhookUrlPolicy.js';
 import { readOwnJob } from './ownJob.js';
 import type { Principal } from './principal.js';
-import { checkInputs, mergeEnvironment, namePositionalInputs, parseFunctionReference } from './pushRequest.js';
+import { checkInputs, mergeEnvironment, namedInputs, namePositionalInputs, parseFunctionReference } from './pushRequest.js';
 import type { VersionService } from './versionService.js';
 
 /** The stricter of two time limits, null meaning none. */
@@ -27,11 +27,12 @@ const shorterLimit = (a: number | null, b: number | null): number | null => (a =
 const CHILD_WAIT_MS = 24 * 60 * 60 * 1000;
 
 export interface PushBody {
-  inputs: Record<string, unknown>;
+  /** By name, or by position (Sieve's array form). */
+  inputs: Record<string, unknown> | unknown[];
   function?: string | null;
   id?: string | null;
   webhooks?: Webhook[] | null;
-  env?: Record<string, string>;
+  env?: Record<string, string> | null;
   /** Inputs given by position (an SDK's `run(1, 2)`): named after the version's inputs, in order. */
   args?: unknown[];
   /** Seconds the job may run; it cannot extend the function's own `timeout`. */
@@ -65,8 +66,10 @@ export class JobService {
   async push(principal: Principal, body: PushBody, source: PushSource, parentJobId: string | null = null): Promise<{ job: JobRecord; version: VersionRecord }> {
     const { store, queue, clock } = this.deps;
     const { fn, version } = await this.resolveTarget(principal, body);
-    const inputs = body.args?.length ? namePositionalInputs(version, body.args, body.inputs) : body.inputs;
-    const issues = checkInputs(version, inputs);
+    // By position: a call's `args` (an SDK's `run(1, 2)`), or `inputs` as an array (Sieve's document allows it).
+    const given = body.args?.length ? namePositionalInputs(version, body.args, Array.isArray(body.inputs) ? {} : body.inputs) : body.inputs;
+    const named = namedInputs(version, given);
+    const issues = [...named.issues, ...checkInputs(version, named.inputs)];
     if (issues.length > 0) throw new ValidationError(issues);
     if (body.webhooks) await this.deps.webhookPolicy.assertAllowed(body.webhooks, ['body', 'webhooks']);
     const job: JobRecord = {
@@ -83,7 +86,7 @@ export class JobService {
       error: '',
       visibility: fn.visibility,
       runId: newShortId(),
-      inputs,
+      inputs: named.inputs,
       env: mergeEnvironment(version, body.env ?? {}),
       // The function's own webhooks are its owner's: they never see another organization's jobs.
       webhooks: body.webhooks ?? (fn.organizationId === principal.organizationId ? fn.webhooks : []),
@@ -215,7 +218,7 @@ export class JobService {
   /** Cancels a queued job at once, or a processing one by stopping its run. */
   async cancel(principal: Principal, jobId: string): Promise<JobView> {
     const job = await this.ownJob(principal, jobId);
-    if (isFinalJobStatus(job.status)) throw badRequest(`The job has already ended (${job.status}) and cannot be cancelled.`);
+    if (isFinalJobStatus(job.status)) throw badRequest('Job is not processing.');
     const cancelled = await this.deps.store.jobs.transition(job.id, ['queued', 'processing'], { status: 'cancelled', completedAt: this.deps.clock.now() });
     if (!cancelled) return this.cancel(principal, jobId); // it moved meanwhile: look again
     if (job.status === 'processing' || cancelled.startedAt !== null) this.deps.compute().stopJob(job.id);
@@ -252,7 +255,8 @@ export class JobService {
     let version: VersionRecord;
     if (hasFunction) {
       const reference = parseFunctionReference(body.function as string);
-      if (!reference) throw new ValidationError([{ loc: ['body', 'function'], msg: 'Must be "owner/name" or "owner/name:version".', type: 'value_error' }]);
+      // Sieve's answer to a reference it cannot read; what it should look like follows.
+      if (!reference) throw badRequest('Invalid function specified. It must be "owner/name" or "owner/name:version".');
       fn = await access.readable(principal, reference.ownerName, reference.name);
       version = reference.versionSlug ? await versions.resolveSlug(fn, reference.versionSlug) : await this.runnableVersion(fn);
     } else {

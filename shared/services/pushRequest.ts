@@ -22,6 +22,20 @@ function isFileUrl(value: unknown): boolean {
 }
 
 /**
+ * Inputs as Sieve takes them: by name (an object), or by position (an array, in the order the
+ * function declares its parameters), given names here. More values than parameters is 422.
+ */
+export function namedInputs(version: VersionRecord, inputs: Record<string, unknown> | unknown[]): { inputs: Record<string, unknown>; issues: ValidationIssue[] } {
+  if (!Array.isArray(inputs)) return { inputs, issues: [] };
+  const issues = inputs.slice(version.inputs.length).map((_, extra): ValidationIssue => ({
+    loc: ['body', 'inputs', version.inputs.length + extra],
+    msg: `Too many positional inputs: the function takes ${version.inputs.length} (${version.inputs.map((input) => input.name).join(', ') || 'none'})`,
+    type: 'extra_forbidden',
+  }));
+  return { inputs: Object.fromEntries(inputs.slice(0, version.inputs.length).map((value, index) => [(version.inputs[index] as InputSpec).name, value])), issues };
+}
+
+/**
  * Checks a push's inputs against the version's declared inputs: every required one present,
  * none unknown, each of the declared type (null is accepted for optional inputs).
  */

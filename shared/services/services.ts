@@ -13,6 +13,7 @@ import type { WebhookSender } from '../ports/webhookSender.js';
 import type { RestrictedKind } from '../domain/networkAddress.js';
 import { AuthService } from './authService.js';
 import { BuildProgress } from './buildProgress.js';
+import { ConcurrencyService } from './concurrencyService.js';
 import { DeployService } from './deployService.js';
 import { FunctionAccess } from './functionAccess.js';
 import { FunctionService } from './functionService.js';
@@ -67,6 +68,7 @@ export interface Services {
   webhookSecrets: WebhookSecrets;
   webhookDeliverer: WebhookDeliverer;
   usage: UsageService;
+  concurrency: ConcurrencyService;
   buildProgress: BuildProgress;
   sweeper: Sweeper;
   compute: () => Compute;
@@ -76,12 +78,12 @@ export interface Services {
 export function createServices(adapters: Adapters): Services {
   const { store, clock } = adapters;
   const access = new FunctionAccess(store);
-  const versions = new VersionService(store, access);
+  const versions = new VersionService(store, access, adapters.compute);
   const auth = new AuthService(store);
   const webhookPolicy = new WebhookUrlPolicy(adapters.resolveHost, adapters.webhookAllow);
   const notifier = new JobNotifier(adapters.events, adapters.onObserverError);
   const webhooks = new WebhookService(store, adapters.deliveryScheduler, clock);
-  const usage = new UsageService(store, versions, adapters.pricing, clock);
+  const usage = new UsageService(store, versions, access, adapters.pricing, clock);
   notifier.observe((event) => webhooks.onJobEvent(event));
   notifier.observe((event) => usage.onJobEvent(event));
   const lifecycle = new JobLifecycle(store, adapters.queue, notifier, clock);
@@ -113,6 +115,7 @@ export function createServices(adapters: Adapters): Services {
     webhookSecrets,
     webhookDeliverer,
     usage,
+    concurrency: new ConcurrencyService(store, access, clock),
     buildProgress: new BuildProgress(store, clock, (version) => jobs.releaseWaitingJobs(version)),
     sweeper: new Sweeper(store, adapters.builder, adapters.deliveryScheduler, webhookDeliverer, lifecycle, clock),
     compute: adapters.compute,

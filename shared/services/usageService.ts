@@ -1,4 +1,4 @@
-import { notFound, ValidationError } from '../domain/errors.js';
+import { badRequest } from '../domain/errors.js';
 import type { JobRecord } from '../domain/job.js';
 import type { Pricing } from '../domain/pricing.js';
 import { charge } from '../domain/pricing.js';
@@ -8,7 +8,8 @@ import type { VersionRecord } from '../domain/version.js';
 import { serializeUsage } from '../domain/wire/usage.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobEvent } from '../ports/jobEvents.js';
-import type { Store } from '../ports/store.js';
+import type { Store, UsageQuery } from '../ports/store.js';
+import type { FunctionAccess } from './functionAccess.js';
 import { readOwnJob } from './ownJob.js';
 import type { Principal } from './principal.js';
 import type { VersionService } from './versionService.js';
@@ -30,6 +31,7 @@ export class UsageService {
   constructor(
     private readonly store: Store,
     private readonly versions: VersionService,
+    private readonly access: FunctionAccess,
     private readonly pricing: Pricing,
     private readonly clock: Clock,
   ) {}
@@ -90,22 +92,67 @@ export class UsageService {
     return this.totals(principal, version.id, range);
   }
 
-  /** One job's compute time and cost (its last attempt: from started_at to completed_at, or to now while it runs). */
-  async jobUsage(principal: Principal, jobId: string) {
+  /** The caller's usage of one function, all its versions. */
+  async functionReport(principal: Principal, ownerName: string, name: string, range: UsageRange) {
+    const fn = await this.access.readable(principal, ownerName, name);
+    const byFunction = await this.store.usage.totalsByFunction(this.query(principal, undefined, range));
+    return serializeUsage(byFunction.get(fn.id) ?? new Map());
+  }
+
+  /** The caller's usage by function, keyed `owner/name`; functions it did not use are left out. */
+  async perFunctionReport(principal: Principal, range: UsageRange) {
+    const byFunction = await this.store.usage.totalsByFunction(this.query(principal, undefined, range));
+    const entries = await Promise.all(
+      [...byFunction].map(async ([functionId, totals]) => {
+        const fn = await this.store.functions.getById(functionId);
+        return [fn ? `${fn.ownerName}/${fn.name}` : functionId, serializeUsage(totals)] as const;
+      }),
+    );
+    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  /**
+   * A job's cost (its last attempt: started_at to completed_at, or to now while it runs); with
+   * `aggregated`, plus that of every job it pushed, and theirs, all the way down.
+   */
+  async jobCost(principal: Principal, jobId: string, aggregated: boolean) {
     const job = await readOwnJob(this.store, principal, jobId);
-    const version = await this.store.versions.get(job.versionId);
-    if (!version) throw notFound('Job not found.');
-    const usage = this.chargeOf(job, version);
+    const own = await this.jobCharge(job);
+    let cost = own.costDollars;
+    let computeSeconds = own.computeSeconds;
+    if (aggregated) {
+      for (let pending = await this.store.jobs.listChildren(job.id); pending.length > 0; ) {
+        const child = pending.shift() as JobRecord;
+        const charge = await this.jobCharge(child);
+        cost += charge.costDollars;
+        computeSeconds += charge.computeSeconds;
+        pending.push(...(await this.store.jobs.listChildren(child.id)));
+      }
+    }
     return {
       job_id: job.id,
-      status: job.status,
-      machine_type: version.computeType,
-      split: version.split,
-      billing_class: usage.billingClass,
-      price_per_second: usage.pricePerSecond,
-      compute_seconds: usage.computeSeconds,
-      cost_dollars: usage.costDollars,
+      function_name: job.functionName,
+      function_owner_name: job.ownerName,
+      function_id: job.functionId,
+      cost,
+      // Sluice extensions: what the cost is made of.
+      compute_seconds: computeSeconds,
+      aggregated,
     };
+  }
+
+  /**
+   * Sluice bills no credits: usage is reported, never refused. The answer says so, with what
+   * the current billing period has cost so far.
+   */
+  async credits(principal: Principal) {
+    const report = await this.totals(principal, undefined, {});
+    return { credits_remaining: null, unlimited: true, billing_period_cost_dollars: report.total_cost_dollars };
+  }
+
+  private async jobCharge(job: JobRecord) {
+    const version = await this.versionOf(job.versionId);
+    return version ? this.chargeOf(job, version) : { computeSeconds: 0, costDollars: 0 };
   }
 
   private async versionOf(versionId: string): Promise<VersionRecord | null> {
@@ -129,19 +176,15 @@ export class UsageService {
    * Usage is kept per hour: a range covers every hour it touches. Omitted bounds are the
    * current billing period's (the calendar month, UTC).
    */
-  private async totals(principal: Principal, versionId: string | undefined, range: UsageRange) {
+  private query(principal: Principal, versionId: string | undefined, range: UsageRange): UsageQuery {
     const period = billingPeriod(this.clock.now() / 1e6);
     const start = range.startNs === undefined ? period.start : Number(range.startNs / 1_000_000_000n);
     const end = range.endNs === undefined ? period.end : Number(range.endNs / 1_000_000_000n);
-    if (start > end) {
-      throw new ValidationError([{ loc: ['query', 'start_timestamp'], msg: 'must not be after end_timestamp', type: 'value_error' }]);
-    }
-    const totals = await this.store.usage.totals({
-      organizationId: principal.organizationId,
-      versionId,
-      fromHour: hourOf(start),
-      toHour: hourOf(end) + (end % HOUR_SECONDS === 0 ? 0 : HOUR_SECONDS),
-    });
-    return serializeUsage(totals);
+    if (start > end) throw badRequest('Invalid timestamps provided.');
+    return { organizationId: principal.organizationId, versionId, fromHour: hourOf(start), toHour: hourOf(end) + (end % HOUR_SECONDS === 0 ? 0 : HOUR_SECONDS) };
+  }
+
+  private async totals(principal: Principal, versionId: string | undefined, range: UsageRange) {
+    return serializeUsage(await this.store.usage.totals(this.query(principal, versionId, range)));
   }
 }

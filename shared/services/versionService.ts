@@ -1,15 +1,40 @@
 import { badRequest, notFound } from '../domain/errors.js';
 import type { FunctionRecord } from '../domain/function.js';
+import { replicaBoundsProblem } from '../domain/replicaBounds.js';
 import type { VersionRecord } from '../domain/version.js';
+import type { Compute } from '../ports/compute.js';
 import type { Page, Store } from '../ports/store.js';
 import type { FunctionAccess } from './functionAccess.js';
 import type { Principal } from './principal.js';
+
+/** The edit-version body: absent or null fields are left as they are. */
+export interface VersionEdit {
+  minimum_replicas?: number | null;
+  maximum_replicas?: number | null;
+}
 
 export class VersionService {
   constructor(
     private readonly store: Store,
     private readonly access: FunctionAccess,
+    private readonly compute: () => Compute,
   ) {}
+
+  /**
+   * Changes a version's replica bounds without a redeploy (owner only): stored, then applied
+   * to its running replicas (the local pool, or the ECS service's scaling on AWS).
+   */
+  async edit(principal: Principal, ownerName: string, name: string, slug: string, edit: VersionEdit): Promise<VersionRecord> {
+    const fn = await this.access.editable(principal, ownerName, name);
+    const version = await this.resolveSlug(fn, slug);
+    const bounds = { minimumReplicas: edit.minimum_replicas ?? version.minimumReplicas, maximumReplicas: edit.maximum_replicas ?? version.maximumReplicas };
+    const problem = replicaBoundsProblem(bounds);
+    if (problem) throw badRequest(`Invalid values passed. ${problem}`);
+    const edited = await this.store.versions.setReplicaBounds(version.id, bounds);
+    if (!edited) throw notFound('Function version not found.');
+    await this.compute().applyReplicaBounds(edited);
+    return edited;
+  }
 
   async list(principal: Principal, ownerName: string, name: string, page: Page): Promise<VersionRecord[]> {
     const fn = await this.access.readable(principal, ownerName, name);
@@ -30,13 +55,13 @@ export class VersionService {
   async resolveSlug(fn: FunctionRecord, slug: string): Promise<VersionRecord> {
     if (slug === 'latest') {
       const latest = await this.latest(fn);
-      if (!latest) throw notFound('Version not found.');
+      if (!latest) throw notFound('Function version not found.');
       return latest;
     }
     const exact = await this.store.versions.get(slug);
     if (exact && exact.functionId === fn.id) return exact;
     const matches = await this.store.versions.findByPrefix(fn.id, slug, 2);
-    if (matches.length === 0) throw notFound('Version not found.');
+    if (matches.length === 0) throw notFound('Function version not found.');
     if (matches.length > 1) {
       throw badRequest(`Version prefix "${slug}" is ambiguous: it matches more than one version of ${fn.ownerName}/${fn.name}. Give more characters.`);
     }

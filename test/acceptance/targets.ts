@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAwsLocal } from '../../emulator/awsLocal.js';
+import type { AwsClients } from '../../emulator/awsClients.js';
 import type { EcsEmulator } from '../../emulator/ecs.js';
 import { startTestService } from '../e2e/support/testService.js';
 
@@ -26,8 +27,8 @@ export async function startLocalTarget(): Promise<Target> {
   return { name: 'local', url: service.url, awaitBase: `${service.url}/`, key: service.key, close: () => service.close() };
 }
 
-/** `npm run aws:local`'s deployment, with what the AWS-only specs look into: the emulated ECS and the data folder. */
-export type AwsTarget = Target & { ecs: EcsEmulator; dataDir: string };
+/** `npm run aws:local`'s deployment, with what the AWS-only specs look into: the emulated ECS, the emulated services' clients and the data folder. */
+export type AwsTarget = Target & { ecs: EcsEmulator; clients: AwsClients; dataDir: string };
 
 /** `npm run aws:local`'s deployment: the AWS composition on moto and dynalite, on a free port. */
 export async function startAwsTarget(): Promise<AwsTarget> {
@@ -52,6 +53,7 @@ export async function startAwsTarget(): Promise<AwsTarget> {
     awaitBase: emulation.awaitUrl,
     key: emulation.bootstrapKey.key,
     ecs: emulation.ecs,
+    clients: emulation.clients,
     dataDir,
     async close() {
       await emulation.close();

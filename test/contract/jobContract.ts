@@ -323,5 +323,35 @@ export function describeJobContract(store: CurrentStore): void {
       expect(indexes(await store().jobs.listOutputs('job-2', 0))).toEqual([0, 1]);
       expect(await store().jobs.listOutputs('job-3', 0)).toEqual([]);
     });
+
+    it("countActive counts the organization's queued and processing jobs, following every move", async () => {
+      await createAll([
+        aJob({ id: 'q1', status: 'queued' }),
+        aJob({ id: 'q2', status: 'queued' }),
+        aJob({ id: 'p1', status: 'processing', startedAt: 1 }),
+        aJob({ id: 'f1', status: 'finished', startedAt: 1, completedAt: 2 }),
+        aJob({ id: 'other', status: 'queued', organizationId: 'org-2' }),
+      ]);
+      expect(await store().jobs.countActive('org-1')).toEqual({ queued: 2, processing: 1 });
+      await store().jobs.transition('q1', ['queued'], { status: 'processing', startedAt: 3 });
+      await store().jobs.transition('p1', ['processing'], { status: 'finished', completedAt: 4 });
+      await store().jobs.transition('q2', ['queued'], { status: 'cancelled', completedAt: 4 });
+      expect(await store().jobs.countActive('org-1')).toEqual({ queued: 0, processing: 1 });
+      await store().jobs.transition('q1', ['processing'], { status: 'queued' });
+      expect(await store().jobs.countActive('org-1')).toEqual({ queued: 1, processing: 0 });
+      expect(await store().jobs.countActive('org-3')).toEqual({ queued: 0, processing: 0 });
+    });
+
+    it("listCreatedBetween returns the organization's jobs created in [from, to), oldest first", async () => {
+      await createAll([
+        aJob({ id: 'before', createdAt: 9 }),
+        aJob({ id: 'b', createdAt: 20 }),
+        aJob({ id: 'a', createdAt: 10 }),
+        aJob({ id: 'at the end', createdAt: 30 }),
+        aJob({ id: 'theirs', createdAt: 15, organizationId: 'org-2' }),
+      ]);
+      expect(ids(await store().jobs.listCreatedBetween('org-1', 10, 30))).toEqual(['a', 'b']);
+      expect(await store().jobs.listCreatedBetween('org-1', 30, 10)).toEqual([]);
+    });
   });
 }

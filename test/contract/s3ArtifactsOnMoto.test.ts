@@ -140,7 +140,12 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
         clock,
         queue: { enqueue: async () => undefined } as never,
         events: createMemoryJobEvents(),
-        compute: () => ({ stopJob: () => undefined, currentWorkers: async () => ({ starting: 0, setup: 0, active: 0, idle: 0, awaiting_resources: 0 }) }),
+        compute: () => ({
+          stopJob: () => undefined,
+          currentWorkers: async () => ({ starting: 0, setup: 0, active: 0, idle: 0, awaiting_resources: 0 }),
+          applyReplicaBounds: async () => undefined,
+          machineTypes: async () => [],
+        }),
         deliveryScheduler: {} as never,
         webhookSender: {} as never,
         resolveHost: dnsResolver,

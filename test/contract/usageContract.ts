@@ -109,5 +109,21 @@ export function describeUsageContract(store: CurrentStore): void {
       expect(totals?.computeSeconds).toBeCloseTo(1 + 1 / 3, 9);
       expect(totals?.costDollars).toBeCloseTo(0.000_123 + 1e-7, 12);
     });
+
+    it('totalsByFunction sums by function, then billing class, of the organization (and version) asked for', async () => {
+      await store().usage.add(anIncrement({ computeSeconds: 60, costDollars: 1 }));
+      await store().usage.add(anIncrement({ versionId: 'version-2', computeSeconds: 30, costDollars: 0.5 }));
+      await store().usage.add(anIncrement({ billingClass: 'cpu', computeSeconds: 10, costDollars: 0.1 }));
+      await store().usage.add(anIncrement({ functionId: 'function-2', versionId: 'version-3', computeSeconds: 5, costDollars: 0.05 }));
+      await store().usage.add(anIncrement({ organizationId: 'org-2', computeSeconds: 1000, costDollars: 100 }));
+      await store().usage.add(anIncrement({ hour: H + 24 * HOUR_SECONDS, computeSeconds: 1000, costDollars: 100 }));
+      const byFunction = await store().usage.totalsByFunction(day);
+      expect([...byFunction.keys()].sort()).toEqual(['function-1', 'function-2']);
+      expect(plain(byFunction.get('function-1') as Map<BillingClass, UsageTotals>)).toEqual({ a100: { computeSeconds: 90, costDollars: 1.5 }, cpu: { computeSeconds: 10, costDollars: 0.1 } });
+      expect(plain(byFunction.get('function-2') as Map<BillingClass, UsageTotals>)).toEqual({ a100: { computeSeconds: 5, costDollars: 0.05 } });
+      const ofVersion = await store().usage.totalsByFunction({ ...day, versionId: 'version-2' });
+      expect(plain(ofVersion.get('function-1') as Map<BillingClass, UsageTotals>)).toEqual({ a100: { computeSeconds: 30, costDollars: 0.5 } });
+      expect(await store().usage.totalsByFunction({ ...day, organizationId: 'org-3' })).toEqual(new Map());
+    });
   });
 }

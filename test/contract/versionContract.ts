@@ -192,5 +192,29 @@ export function describeVersionContract(store: CurrentStore): void {
       expect(await store().versions.listByBuildStatus(['queued'])).toEqual([]);
       expect(ids(await store().versions.listByBuildStatus(['building']))).toEqual([version.id]);
     });
+
+    it('setReplicaBounds changes the bounds, whatever the build status, and leaves every other field', async () => {
+      const version = aVersion({ buildStatus: 'ready', minimumReplicas: 0, maximumReplicas: null });
+      await store().versions.create(version);
+      const edited = { ...version, minimumReplicas: 2, maximumReplicas: 5 };
+      expect(await store().versions.setReplicaBounds(version.id, { minimumReplicas: 2, maximumReplicas: 5 })).toEqual(edited);
+      expect(await store().versions.get(version.id)).toEqual(edited);
+      expect((await store().versions.listByFunction(version.functionId, { limit: 10, offset: 0 }))[0]).toEqual(edited);
+      await store().versions.setReplicaBounds(version.id, { minimumReplicas: 0, maximumReplicas: null });
+      expect(await store().versions.get(version.id)).toEqual(version);
+    });
+
+    it('setReplicaBounds keeps the bounds through a later build transition', async () => {
+      const version = aVersion({ buildStatus: 'building' });
+      await store().versions.create(version);
+      await store().versions.setReplicaBounds(version.id, { minimumReplicas: 1, maximumReplicas: 3 });
+      const ready = await store().versions.transition(version.id, ['building'], { buildStatus: 'ready', readyAt: 9 });
+      expect(ready).toMatchObject({ buildStatus: 'ready', minimumReplicas: 1, maximumReplicas: 3 });
+    });
+
+    it('setReplicaBounds answers null for an unknown version, creating nothing', async () => {
+      expect(await store().versions.setReplicaBounds('no-such-id', { minimumReplicas: 1, maximumReplicas: 1 })).toBeNull();
+      expect(await store().versions.get('no-such-id')).toBeNull();
+    });
   });
 }

@@ -48,7 +48,7 @@ describe('organizations, keys and who may see what', () => {
     const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': pythonFunction('tool') }), otherKey, 'acme');
     expect(deployed.status).toBe(201);
     expect(deployed.body.function.owner_name).toBe('acme');
-    expect((await api(service.url, otherKey, 'GET', '/v2/functions?truncate=true')).body.data).toEqual([{ name: 'tool', owner_name: 'acme' }]);
+    expect((await api(service.url, otherKey, 'GET', '/v2/functions?truncate=true')).body).toEqual([{ name: 'tool', owner_name: 'acme' }]);
   });
 
   it('refuses a revoked key', async () => {

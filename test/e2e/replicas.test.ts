@@ -34,7 +34,45 @@ describe('replicas', () => {
     });
   });
 
+  it('takes edited replica bounds at once, without a redeploy: a raised minimum starts replicas, a lowered one lets them go', async () => {
+    const source = `import sluice\n\n@sluice.function(name="tunable")\ndef tunable() -> str:\n    return "ok"\n`;
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+    await waitForBuild(service, 'local/tunable', deployed.body.version.id);
+    expect(await workers('tunable')).toMatchObject({ idle: 0, starting: 0, setup: 0 });
+    const raised = await call('POST', '/v2/functions/local/tunable/versions/latest/edit', { minimum_replicas: 2, maximum_replicas: 4 });
+    expect(raised.status).toBe(200);
+    expect(raised.body).toMatchObject({ id: deployed.body.version.id, minimum_replicas: 2, maximum_replicas: 4, build_status: 'ready' });
+    await until(async () => (await workers('tunable')).idle === 2);
+    // null leaves a bound as it is.
+    const lowered = await call('POST', `/v2/functions/local/tunable/versions/${deployed.body.version.id.slice(0, 8)}/edit`, { minimum_replicas: 1, maximum_replicas: null });
+    expect(lowered.body).toMatchObject({ minimum_replicas: 1, maximum_replicas: 4 });
+    await until(async () => (await workers('tunable')).idle === 1, 10_000);
+    const capped = await call('POST', '/v2/functions/local/tunable/versions/latest/edit', { minimum_replicas: 0, maximum_replicas: 0 });
+    expect(capped.body).toMatchObject({ minimum_replicas: 0, maximum_replicas: 0 });
+    expect((await call('GET', '/v2/functions/local/tunable/versions/latest')).body).toMatchObject({ minimum_replicas: 0, maximum_replicas: 0 });
+  });
+
+  it('refuses replica bounds that cannot hold with Sieve’s 400 "Invalid values passed.", and another organization’s edit with 403', async () => {
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': `import sluice\n\n@sluice.function(name="bounded")\ndef bounded() -> str:\n    return "ok"\n` }));
+    await waitForBuild(service, 'local/bounded', deployed.body.version.id);
+    for (const edit of [{ minimum_replicas: 3, maximum_replicas: 2 }, { minimum_replicas: -1 }, { maximum_replicas: 65 }]) {
+      const { status, body } = await call('POST', '/v2/functions/local/bounded/versions/latest/edit', edit);
+      expect(status).toBe(400);
+      expect(body.detail).toMatch(/^Invalid values passed\. /);
+    }
+    expect((await call('POST', '/v2/functions/local/bounded/versions/latest/edit', { minimum_replicas: 'two' })).status).toBe(422);
+    expect(await call('POST', '/v2/functions/local/bounded/versions/no-such-version/edit', {})).toEqual({ status: 404, body: { detail: 'Function version not found.' } });
+    await call('POST', '/v2/functions/local/bounded/edit', { visibility: 'public' });
+    const other = await service.createOrganization('acme');
+    expect((await api(service.url, other, 'POST', '/v2/functions/local/bounded/versions/latest/edit', { minimum_replicas: 1 })).status).toBe(403);
+    expect((await call('GET', '/v2/functions/local/bounded/versions/latest')).body.minimum_replicas).toBe(0);
+  });
+
   it('runs a GPU function on a machine without GPUs by emulating its machine type', async () => {
+    expect((await call('GET', '/v2/services/compute')).body).toMatchObject({
+      cpu: { available: true, gpu: false, emulated: false },
+      a100: { available: true, gpu: true, emulated: true, gpus: null },
+    });
     const source = `import os, sluice\n\n@sluice.function(name="gpu-fn", gpu=sluice.gpu.A100(split=4))\ndef gpu_fn() -> str:\n    return os.environ.get("CUDA_VISIBLE_DEVICES", "unset")\n`;
     const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
     await waitForBuild(service, 'local/gpu-fn', deployed.body.version.id);

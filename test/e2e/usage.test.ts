@@ -65,8 +65,8 @@ describe('usage and cost', () => {
     expect(version.cpu.compute_seconds).toBe(0);
     expect(version.t4.compute_seconds).toBeCloseTo(jobs.t4!.reduce((sum, job) => sum + seconds(job), 0), 3);
     const job = (await call('GET', `/v2/usage/job/${jobs.a100![0].id}`)).body;
-    expect(job).toMatchObject({ machine_type: 'a100', split: 1, billing_class: 'a100', price_per_second: 2 });
-    expect(job.cost_dollars).toBeCloseTo(seconds(jobs.a100![0]) * 2, 3);
+    expect(job).toMatchObject({ job_id: jobs.a100![0].id, function_name: 'on-a100', function_owner_name: 'local', function_id: jobs.a100![0].function_id, aggregated: true });
+    expect(job.cost).toBeCloseTo(seconds(jobs.a100![0]) * 2, 3);
   });
 
   it('reads ranges as float seconds or integer nanoseconds, in whole hours, and defaults to this month', async () => {
@@ -82,10 +82,30 @@ describe('usage and cost', () => {
     expect(lastYear.total_compute_seconds).toBe(0);
   });
 
-  it('refuses a start after the end with 422', async () => {
-    const { status, body } = await call('GET', '/v2/usage?start_timestamp=2000000000&end_timestamp=1000000000');
-    expect(status).toBe(422);
-    expect(body.detail[0].loc).toEqual(['query', 'start_timestamp']);
+  it('reports one function’s usage, and the usage of each function used, keyed owner/name', async () => {
+    const t4 = jobs.t4!.reduce((sum, job) => sum + seconds(job), 0);
+    const fn = (await call('GET', '/v2/usage/function/local/on-t4')).body;
+    expect(fn.t4.compute_seconds).toBeCloseTo(t4, 3);
+    expect(fn.cpu.compute_seconds).toBe(0);
+    const perFunction = (await call('GET', '/v2/usage/function')).body;
+    expect(Object.keys(perFunction)).toEqual(expect.arrayContaining(['local/on-cpu', 'local/on-t4', 'local/on-a100']));
+    expect(perFunction['local/on-t4'].t4.compute_seconds).toBeCloseTo(t4, 3);
+    expect(perFunction['local/on-a100'].a100.cost_dollars).toBeCloseTo(seconds(jobs.a100![0]) * 2, 3);
+    expect(await call('GET', '/v2/usage/function/local/no-such-function')).toEqual({ status: 404, body: { detail: 'Function not found.' } });
+  });
+
+  it('answers Sieve’s 400 "Invalid timestamps provided." for a start after the end, or a timestamp it cannot read', async () => {
+    for (const query of ['start_timestamp=2000000000&end_timestamp=1000000000', 'start_timestamp=yesterday', 'end_timestamp=1e9']) {
+      expect(await call('GET', `/v2/usage?${query}`)).toEqual({ status: 400, body: { detail: 'Invalid timestamps provided.' } });
+    }
+    expect((await call('GET', '/v2/usage/function?start_timestamp=x')).status).toBe(400);
+    expect((await call('GET', '/v2/logs?start_time=x')).body).toEqual({ detail: 'Invalid timestamps provided.' });
+  });
+
+  it('answers the organization’s credits as unlimited, with what this billing period cost', async () => {
+    const credits = (await call('GET', '/v2/usage/credits')).body;
+    expect(credits).toEqual({ credits_remaining: null, unlimited: true, billing_period_cost_dollars: expect.any(Number) });
+    expect(credits.billing_period_cost_dollars).toBeCloseTo((await call('GET', '/v2/usage')).body.total_cost_dollars, 9);
   });
 
   it('counts a job once even when its completion is reported again', async () => {

@@ -52,7 +52,9 @@ describe('webhooks', () => {
     const hooks = await receiver.waitFor('/order', 5);
     expect(hooks.map((hook) => hook.body.type)).toEqual(['job.start', 'job.new_output', 'job.new_output', 'job.complete', 'job.complete.no_output']);
     expect(hooks[0]?.body.body).toEqual({ job_id: jobId, status: 'processing', error: '', outputs: [] });
-    expect(hooks[1]?.body.body).toMatchObject({ job_id: jobId, output: { type: 'str', data: 'one', name: '', is_optional: false } });
+    // Sieve's NewOutputResponse: the output is a string, the InputOutput as JSON text.
+    expect(hooks[1]?.body.body).toEqual({ job_id: jobId, output: expect.any(String) });
+    expect(JSON.parse(hooks[1]?.body.body.output)).toMatchObject({ type: 'str', data: 'one', name: '', is_optional: false });
     expect(hooks[3]?.body.body).toMatchObject({ job_id: jobId, status: 'finished', error: '', outputs: [{ data: 'one' }, { data: 'two' }] });
     expect(hooks[4]?.body.body).toEqual({ job_id: jobId, status: 'finished', error: '' });
   });

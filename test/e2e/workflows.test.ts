@@ -59,12 +59,25 @@ describe('functions calling functions, and files', () => {
     const parent = await run('pipeline', { n: 21 });
     expect(parent.status).toBe('finished');
     expect(parent.outputs[0].data.doubled).toBe(42);
-    const childIds = Object.keys(parent.children);
+    // Keyed by the function called, each value an array of its jobs (Sieve's shape).
+    expect(Object.keys(parent.children)).toEqual(['local/double']);
+    const childIds = parent.children['local/double'].map((child: any) => child.id);
     expect(childIds).toHaveLength(2);
-    expect(Object.values(parent.children).every((child: any) => child.function === 'local/double')).toBe(true);
     const pushed = (await call('GET', `/v2/jobs/${parent.outputs[0].data.pushed}/await`)).body;
     expect(pushed.outputs[0].data).toBe(200);
     expect(childIds).toContain(pushed.id);
+  });
+
+  it('prices a job with the jobs it pushed (aggregated, the default), or alone', async () => {
+    const parent = await run('pipeline', { n: 1 });
+    const children = parent.children['local/double'];
+    for (const child of children) await call('GET', `/v2/jobs/${child.id}/await`);
+    const alone = (await call('GET', `/v2/usage/job/${parent.id}?aggregated=false`)).body;
+    const together = (await call('GET', `/v2/usage/job/${parent.id}`)).body;
+    const childCosts = await Promise.all(children.map(async (child: any) => (await call('GET', `/v2/usage/job/${child.id}`)).body.cost));
+    expect(alone).toMatchObject({ job_id: parent.id, function_name: 'pipeline', function_owner_name: 'local', function_id: parent.function_id, aggregated: false });
+    expect(childCosts.every((cost: number) => cost > 0)).toBe(true);
+    expect(together.cost).toBeCloseTo(alone.cost + childCosts.reduce((sum: number, cost: number) => sum + cost, 0), 12);
   });
 
   it('hands a File input given by URL to the function as a local path, and serves a File output by URL', async () => {

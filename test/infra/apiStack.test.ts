@@ -72,7 +72,8 @@ describe('ApiStack', () => {
       expect(actions.some((action) => action.startsWith('ecs:'))).toBe((permissions.ecs ?? []).length > 0);
       const bucket = bucketAccess(permissions);
       expect(actions.some((action) => action.startsWith('s3:'))).toBe(bucket.read.length + bucket.write.length > 0);
-      expect(actions.some((action) => action.startsWith('iam:') || action.startsWith('application-autoscaling:'))).toBe(false);
+      expect(actions.some((action) => action.startsWith('iam:'))).toBe(false);
+      expect(actions.some((action) => action.startsWith('application-autoscaling:') || action.startsWith('cloudwatch:'))).toBe(permissions.ecs?.includes('scale') ?? false);
     });
   });
 
@@ -88,6 +89,14 @@ describe('ApiStack', () => {
     expect(send).toHaveLength(1);
     expect(JSON.stringify(send[0]?.Resource)).toContain(`:${PREFIX}v-*`);
     expect(actionsOf(statements).filter((action) => action.startsWith('ecs:'))).toEqual([]);
+  });
+
+  it('lets editVersion register scaling and put its versions’ queue alarms only, passing no role and changing no service', () => {
+    const statements = functionStatements(api, routeFunctionId('editVersion'));
+    const scaling = actionsOf(statements).filter((action) => /^(application-autoscaling|cloudwatch|ecs|iam):/.test(action)).sort();
+    expect(scaling).toEqual(['application-autoscaling:PutScalingPolicy', 'application-autoscaling:RegisterScalableTarget', 'cloudwatch:PutMetricAlarm', 'ecs:DescribeServices']);
+    const alarms = statements.find((statement) => actionsOf([statement]).includes('cloudwatch:PutMetricAlarm'));
+    expect(JSON.stringify(alarms?.Resource)).toContain(`:alarm:${PREFIX}v-*`);
   });
 
   it('lets deployVersion write bundles/ only and start builds of the image project only', () => {

@@ -38,4 +38,19 @@ describe('GPU placement', () => {
     expect(new GpuInventory([], true).place('a100', 1)).toMatchObject({ kind: 'placed', gpuIndex: null });
     expect(new GpuInventory([], false).place('cpu', 1)).toMatchObject({ kind: 'placed', gpuIndex: null });
   });
+
+  it('reports cpu and the GPU types found as available, counting the GPUs of each', () => {
+    const available = new GpuInventory([{ index: 0, machineType: 't4' }, { index: 1, machineType: 't4' }, { index: 2, machineType: 'other' }], false).availability();
+    expect(available.filter((type) => type.available)).toEqual([
+      { machineType: 'cpu', available: true, gpus: null, emulated: false, capacityProvider: null },
+      { machineType: 't4', available: true, gpus: 2, emulated: false, capacityProvider: null },
+    ]);
+    expect(available.find((type) => type.machineType === 'a100')).toMatchObject({ available: false, gpus: 0 });
+  });
+
+  it('reports every GPU type as available, emulated, when emulating', () => {
+    const available = new GpuInventory([], true).availability();
+    expect(available.every((type) => type.available)).toBe(true);
+    expect(available.filter((type) => type.emulated).map((type) => type.machineType)).toEqual(['t4', 'l4', 'a100', 'a100-20gb', 'v100']);
+  });
 });

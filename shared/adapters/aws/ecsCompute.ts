@@ -3,7 +3,7 @@ import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { putQueueScaling, stopQueueScaling, taskBounds } from './queueScaling.js';
 import { CreateServiceCommand, DescribeServicesCommand, RegisterTaskDefinitionCommand, UpdateServiceCommand, type ECSClient } from '@aws-sdk/client-ecs';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { isGpuMachine, type MachineType } from '../../domain/machineTypes.js';
+import { isGpuMachine, MACHINE_TYPES, type MachineType } from '../../domain/machineTypes.js';
 import type { VersionRecord } from '../../domain/version.js';
 import { NO_WORKERS } from '../../domain/wire/common.js';
 import type { Compute } from '../../ports/compute.js';
@@ -27,6 +27,8 @@ export interface EcsComputeOptions {
   region: string;
   /** The cluster's capacity provider (an Auto Scaling group of instances) for a machine type. */
   capacityProviderOf: (machineType: MachineType) => string;
+  /** The machine types the deployment has capacity for (SLUICE_CAPACITY_PROVIDERS): what it can run. */
+  machineTypes: readonly MachineType[];
   /** Given to every worker (table names, bucket, ...). */
   environment: Record<string, string>;
   /**
@@ -127,6 +129,19 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
       const serviceName = serviceNameOf(versionId);
       await stopQueueScaling({ autoScaling, cloudWatch: options.cloudWatch, cluster }, serviceName);
       await ecs.send(new UpdateServiceCommand({ cluster, service: serviceName, desiredCount: 0 }));
+    },
+
+    async applyReplicaBounds(version) {
+      // A version not ready yet gets its bounds when deployed; one ended in error stays at zero.
+      if (version.buildStatus !== 'ready') return;
+      await putQueueScaling({ autoScaling, cloudWatch: options.cloudWatch, cluster }, version, serviceNameOf(version.id), queueNameOf(queuePrefix, version.id));
+    },
+
+    async machineTypes() {
+      return MACHINE_TYPES.map((machineType) => {
+        const configured = options.machineTypes.includes(machineType);
+        return { machineType, available: configured, gpus: null, emulated: false, capacityProvider: configured ? options.capacityProviderOf(machineType) : null };
+      });
     },
 
     async currentWorkers(versionId) {

@@ -19,7 +19,7 @@ export const jobWireSchema = z.strictObject({
   run_id: z.string().nullable(),
   inputs: z.record(z.string(), z.unknown()).optional(),
   outputs: z.array(z.union([inputOutputSchema, z.array(inputOutputSchema)])).optional(),
-  children: z.record(z.string(), z.unknown()).optional(),
+  children: z.record(z.string(), z.array(z.strictObject({ id: z.string(), status: z.enum(JOB_STATUSES), created_at: timestampSchema }))).optional(),
   restarts: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
 });
 export type WireJob = z.infer<typeof jobWireSchema>;
@@ -57,12 +57,19 @@ export function serializeJob(job: JobRecord, outputs: JobOutput[], children: Job
     run_id: job.runId,
     inputs: job.inputs,
     outputs: outputs.map(serializeOutput),
-    // Keyed by child job id; the interface leaves the entries' fields open.
-    children: Object.fromEntries(
-      children.map((child) => [child.id, { function: `${child.ownerName}/${child.functionName}`, status: child.status, created_at: formatTimestamp(child.createdAt) }]),
-    ),
+    children: serializeChildren(children),
     restarts: job.restarts.map((restart) => ({ ...restart, timestamp: formatTimestamp(restart.timestamp) })),
   };
+}
+
+/** Keyed by the function called (`owner/name`), each value the jobs pushed to it, oldest first: Sieve's arrays. */
+function serializeChildren(children: JobRecord[]): Record<string, { id: string; status: JobRecord['status']; created_at: string }[]> {
+  const byFunction: Record<string, { id: string; status: JobRecord['status']; created_at: string }[]> = {};
+  for (const child of children) {
+    const key = `${child.ownerName}/${child.functionName}`;
+    (byFunction[key] ??= []).push({ id: child.id, status: child.status, created_at: formatTimestamp(child.createdAt) });
+  }
+  return byFunction;
 }
 
 export function serializePushResult(job: JobRecord, streamOutput: boolean) {

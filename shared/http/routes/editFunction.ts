@@ -6,8 +6,9 @@ import { functionView } from '../views.js';
 
 const nullableText = z.string().nullable().optional();
 
-const editBody = z.strictObject({
-  webhooks: z.strictObject({ hooks: webhookListSchema }).optional(),
+/** Fields Sieve's edit does not know are ignored, as its API ignores them. */
+const editBody = z.object({
+  webhooks: z.object({ hooks: webhookListSchema }).nullable().optional(),
   visibility: z.enum(['public', 'private']).nullable().optional(),
   title: nullableText,
   code_url: nullableText,

@@ -1,17 +1,16 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.js';
-import { pageQuery, pageWithNext, truncateQuery } from '../schemas.js';
+import { pageQuery, truncateQuery } from '../schemas.js';
 import { functionView } from '../views.js';
 
-/** The caller's organization's functions, by name, paged like a Job page. */
+/** The caller's organization's functions, by name: an array of Function, as Sieve's. */
 export const listFunctions = defineRoute({
   name: 'listFunctions',
   method: 'GET',
   path: '/v2/functions',
   query: z.object({ ...pageQuery, ...truncateQuery }),
   handle: async ({ query, principal, services }) => {
-    const views = await services.functions.list(principal, { limit: query.limit + 1, offset: query.offset });
-    const page = pageWithNext(views, query.limit, query.offset);
-    return { body: { data: await Promise.all(page.data.map((view) => functionView(services, view, query.truncate))), next_offset: page.next_offset } };
+    const views = await services.functions.list(principal, { limit: query.limit, offset: query.offset });
+    return { body: await Promise.all(views.map((view) => functionView(services, view, query.truncate))) };
   },
 });

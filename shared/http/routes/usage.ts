@@ -1,9 +1,13 @@
 import { z } from 'zod';
+import type { UsageRange } from '../../services/usageService.js';
 import { defineRoute } from '../route.js';
-import { posixTimestamp, versionPath } from '../schemas.js';
+import { functionPath, posixTimestamp, posixTimestamps, versionPath } from '../schemas.js';
 
-const rangeQuery = z.object({ start_timestamp: posixTimestamp.optional(), end_timestamp: posixTimestamp.optional() });
-const range = (query: z.infer<typeof rangeQuery>) => ({ startNs: query.start_timestamp, endNs: query.end_timestamp });
+const rangeQuery = z.object({ start_timestamp: posixTimestamp, end_timestamp: posixTimestamp });
+const range = (query: z.infer<typeof rangeQuery>): UsageRange => {
+  const times = posixTimestamps(query, ['start_timestamp', 'end_timestamp']);
+  return { startNs: times.start_timestamp, endNs: times.end_timestamp };
+};
 
 export const getUsage = defineRoute({
   name: 'getUsage',
@@ -11,6 +15,26 @@ export const getUsage = defineRoute({
   path: '/v2/usage',
   query: rangeQuery,
   handle: async ({ query, principal, services }) => ({ body: await services.usage.report(principal, range(query)) }),
+});
+
+export const getFunctionUsage = defineRoute({
+  name: 'getFunctionUsage',
+  method: 'GET',
+  path: '/v2/usage/function/{owner_name}/{function_name}',
+  params: functionPath,
+  query: rangeQuery,
+  handle: async ({ params, query, principal, services }) => ({
+    body: await services.usage.functionReport(principal, params.owner_name, params.function_name, range(query)),
+  }),
+});
+
+/** Keyed `owner/name`: the functions the caller used in the range. */
+export const getUsagePerFunction = defineRoute({
+  name: 'getUsagePerFunction',
+  method: 'GET',
+  path: '/v2/usage/function',
+  query: rangeQuery,
+  handle: async ({ query, principal, services }) => ({ body: await services.usage.perFunctionReport(principal, range(query)) }),
 });
 
 export const getVersionUsage = defineRoute({
@@ -24,11 +48,20 @@ export const getVersionUsage = defineRoute({
   }),
 });
 
-/** Sluice extension: one job's compute time and cost. */
+/** A job's cost; `aggregated` (the default) adds every job it pushed, all the way down. */
 export const getJobUsage = defineRoute({
   name: 'getJobUsage',
   method: 'GET',
   path: '/v2/usage/job/{job_id}',
   params: z.object({ job_id: z.string().min(1) }),
-  handle: async ({ params, principal, services }) => ({ body: await services.usage.jobUsage(principal, params.job_id) }),
+  query: z.object({ aggregated: z.stringbool().default(true) }),
+  handle: async ({ params, query, principal, services }) => ({ body: await services.usage.jobCost(principal, params.job_id, query.aggregated) }),
+});
+
+/** Sieve's credits: Sluice has none to run out of (see docs/api.md). */
+export const getCredits = defineRoute({
+  name: 'getCredits',
+  method: 'GET',
+  path: '/v2/usage/credits',
+  handle: async ({ principal, services }) => ({ body: await services.usage.credits(principal) }),
 });

@@ -29,6 +29,7 @@ const OPTIONS = {
   logGroup: '/sluice/workers',
   region: 'eu-west-1',
   capacityProviderOf: (machineType: MachineType) => `sluice-${machineType}-provider`,
+  machineTypes: ['cpu', 't4'] as MachineType[],
   environment: { SLUICE_TABLE_PREFIX: 'sluice-', SLUICE_MODE: 'local' },
   subnets: ['subnet-a', 'subnet-b'],
   securityGroups: ['sg-workers'],
@@ -254,5 +255,35 @@ describe('createEcsCompute: stopVersion', () => {
     ]);
     expect(input(ecs.commandCalls(UpdateServiceCommand))).toEqual([{ cluster: 'sluice', service: 'v-v1', desiredCount: 0 }]);
     expect(ecs.calls()).toHaveLength(1);
+  });
+});
+
+describe('createEcsCompute: applyReplicaBounds', () => {
+  it('registers a ready version’s new bounds and its scaling steps again, touching neither its task definition nor its service', async () => {
+    await compute.applyReplicaBounds(aVersion({ id: 'v1', buildStatus: 'ready', minimumReplicas: 2, maximumReplicas: 6, split: 2 }));
+    expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand))).toEqual([
+      { ServiceNamespace: 'ecs', ResourceId: 'service/sluice/v-v1', ScalableDimension: 'ecs:service:DesiredCount', MinCapacity: 1, MaxCapacity: 3 },
+    ]);
+    const steps = input(autoScaling.commandCalls(PutScalingPolicyCommand)).map((policy) => policy.StepScalingPolicyConfiguration?.StepAdjustments?.at(-1)?.ScalingAdjustment);
+    expect(steps).toEqual([3, 1]);
+    expect(input(cloudWatch.commandCalls(PutMetricAlarmCommand)).map((alarm) => alarm.AlarmName)).toEqual(['sluice-v-v1-backlog', 'sluice-v-v1-idle']);
+    expect(ecs.calls()).toHaveLength(0);
+  });
+
+  it('leaves a version that is not ready alone: its deploy registers the bounds it has then', async () => {
+    await compute.applyReplicaBounds(aVersion({ id: 'v1', buildStatus: 'building', minimumReplicas: 2 }));
+    await compute.applyReplicaBounds(aVersion({ id: 'v2', buildStatus: 'error', minimumReplicas: 2 }));
+    expect([...ecs.calls(), ...autoScaling.calls(), ...cloudWatch.calls()]).toHaveLength(0);
+  });
+});
+
+describe('createEcsCompute: machineTypes', () => {
+  it('lists every machine type, available where the deployment has a capacity provider for it', async () => {
+    const types = await compute.machineTypes();
+    expect(types.map((type) => type.machineType)).toEqual([...MACHINE_TYPES]);
+    expect(types.filter((type) => type.available)).toEqual([
+      { machineType: 'cpu', available: true, gpus: null, emulated: false, capacityProvider: 'sluice-cpu-provider' },
+      { machineType: 't4', available: true, gpus: null, emulated: false, capacityProvider: 'sluice-t4-provider' },
+    ]);
   });
 });

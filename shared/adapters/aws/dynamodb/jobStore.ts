@@ -1,15 +1,15 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { paginateQuery, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { JobOutput, JobPatch, JobRecord, JobStatus, RestartEntry } from '../../../domain/job.js';
-import type { JobFilter, JobStore, Page } from '../../../ports/store.js';
+import type { ActiveJobCounts, JobFilter, JobStore, Page } from '../../../ports/store.js';
 import { ifConditionHolds, writeIf } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
 import { placeholders } from './expressionValues.js';
 import { getItem } from './itemReads.js';
 import { spillableDataOf, withSpillableData } from './jsonData.js';
 import { collect, pageSizeFor, queryItems, scanItems } from './pagedItems.js';
-import { sortableKey } from './sortableKey.js';
+import { sortableKey, sortableRange } from './sortableKey.js';
 import { ERROR_SPILL_OVER_BYTES, spillAttributeOf, type SpillableText, type Spiller } from './spill.js';
-import { BY_FUNCTION_INDEX, BY_ORGANIZATION_INDEX, BY_PARENT_INDEX, BY_VERSION_INDEX, QUEUED_BY_VERSION_INDEX, QUEUED_INDEX } from './tables.js';
+import { ACTIVE_BY_ORGANIZATION_INDEX, BY_FUNCTION_INDEX, BY_ORGANIZATION_INDEX, BY_PARENT_INDEX, BY_VERSION_INDEX, QUEUED_BY_VERSION_INDEX, QUEUED_INDEX } from './tables.js';
 
 /**
  * The fields a transition may change live in attributes of their own, so that a transition is
@@ -46,6 +46,9 @@ export function queuedShardOf(jobId: string): string {
 /** The sparse attributes that put a queued job, and only a queued job, in the queued indexes. */
 const queuedAttributes = (job: Pick<JobRecord, 'id' | 'versionId'>): Item => ({ queued_version: job.versionId, queued_shard: queuedShardOf(job.id) });
 
+/** Queued and processing jobs, and only those, are in the active index (by organization). */
+const isActive = (status: JobStatus) => status === 'queued' || status === 'processing';
+
 async function toItem(spill: Spiller, job: JobRecord) {
   const { status, startedAt, completedAt, error, runId, restarts, attempts, ...fixed } = job;
   const errorText = await spill.write('error', error, job.id, ERROR_SPILL_OVER_BYTES);
@@ -65,6 +68,7 @@ async function toItem(spill: Spiller, job: JobRecord) {
     restarts: attributeValue('restarts', restarts),
     attempts,
     ...(status === 'queued' ? queuedAttributes(job) : {}),
+    ...(isActive(status) ? { active_organization: job.organizationId } : {}),
   };
   const item = await withSpillableData(spill, job.id, attributes, fixed);
   return { item: item.attributes, spilledKeys: [item.spilledKey, errorText.spilledKey] };
@@ -86,20 +90,27 @@ const toJob = async (spill: Spiller, item: Item): Promise<JobRecord> => ({
  * comes as spill.write made it: inline text, or a pointer to its spilled copy beside an empty
  * `error`; the pointer of an inline one is removed, so the item never reads a stale copy. A move
  * into queued adds the queued index attributes (the version's id copied from its own attribute),
- * a move out of it removes them.
+ * a move out of it removes them; likewise the active index's attribute for queued and processing.
  */
 function transitionUpdate(id: string, from: readonly JobStatus[], patch: JobPatch, error: SpillableText | undefined) {
   const set: Item = {};
   for (const field of PATCHABLE_FIELDS) if (field !== 'error' && patch[field] !== undefined) set[PATCHABLE[field]] = attributeValue(field, patch[field]);
   const entersQueued = patch.status === 'queued';
   const leavesQueued = patch.status !== undefined && !entersQueued;
-  const removed = [...(error?.spilledKey === null ? [spillAttributeOf('error')] : []), ...(leavesQueued ? ['queued_version', 'queued_shard'] : [])];
+  const becomesActive = patch.status !== undefined && isActive(patch.status);
+  const endsActive = patch.status !== undefined && !becomesActive;
+  const removed = [
+    ...(error?.spilledKey === null ? [spillAttributeOf('error')] : []),
+    ...(leavesQueued ? ['queued_version', 'queued_shard'] : []),
+    ...(endsActive ? ['active_organization'] : []),
+  ];
   if (error) Object.assign(set, { error: '' }, error.attributes);
   if (entersQueued) set.queued_shard = queuedShardOf(id);
   const values = placeholders('value', Object.values(set));
   const statuses = placeholders('from', from);
   const sets = Object.keys(set).map((attribute, index) => `#${attribute} = ${values.names[index]}`);
   if (entersQueued) sets.push('queued_version = version_id');
+  if (becomesActive) sets.push('active_organization = organization_id');
   const names = Object.fromEntries([...Object.keys(set), ...removed].map((attribute) => [`#${attribute}`, attribute]));
   const removal = removed.length > 0 ? ` REMOVE ${removed.map((attribute) => `#${attribute}`).join(', ')}` : '';
   return {
@@ -182,6 +193,36 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
     },
     async listByOrganization(filter, page) {
       return newestFirst(BY_ORGANIZATION_INDEX, { attribute: 'organization_id', value: filter.organizationId }, filter, page);
+    },
+    async countActive(organizationId) {
+      const counts: ActiveJobCounts = { queued: 0, processing: 0 };
+      for (const status of ['queued', 'processing'] as const) {
+        const pages = paginateQuery(
+          { client: context.client },
+          {
+            TableName,
+            IndexName: ACTIVE_BY_ORGANIZATION_INDEX,
+            KeyConditionExpression: 'active_organization = :organization',
+            FilterExpression: '#status = :status',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':organization': organizationId, ':status': status },
+            Select: 'COUNT',
+          },
+        );
+        for await (const page of pages) counts[status] += page.Count ?? 0;
+      }
+      return counts;
+    },
+    async listCreatedBetween(organizationId, from, to) {
+      if (to <= from) return [];
+      const range = sortableRange(BigInt(Math.max(0, Math.ceil(from))), BigInt(Math.ceil(to)) - 1n);
+      const items = queryItems(context, {
+        TableName,
+        IndexName: BY_ORGANIZATION_INDEX,
+        KeyConditionExpression: 'organization_id = :organization AND created_key BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':organization': organizationId, ':from': range.from, ':to': range.to },
+      });
+      return toJobs(await collect(items));
     },
     async listChildren(parentJobId) {
       const items = queryItems(context, {

@@ -39,6 +39,7 @@ export const PENDING_INDEX = 'pending';
 export const BY_BUILD_STATUS_INDEX = 'by_build_status';
 export const QUEUED_BY_VERSION_INDEX = 'queued_by_version';
 export const QUEUED_INDEX = 'queued';
+export const ACTIVE_BY_ORGANIZATION_INDEX = 'active_by_organization';
 export const OVERDUE_INDEX = 'overdue';
 
 export const ORGANIZATIONS_TABLE: TableDefinition = {
@@ -104,6 +105,9 @@ export const JOBS_TABLE: TableDefinition = {
     // sweeper's oldest queued jobs, whose queue message may have expired.
     { indexName: QUEUED_BY_VERSION_INDEX, partitionKey: text('queued_version'), sortKey: text('created_key') },
     { indexName: QUEUED_INDEX, partitionKey: text('queued_shard'), sortKey: text('created_key') },
+    // Sparse: only a queued or processing job has active_organization (its organization's id):
+    // an organization's unfinished jobs, counted for its concurrency without reading its history.
+    { indexName: ACTIVE_BY_ORGANIZATION_INDEX, partitionKey: text('active_organization'), sortKey: text('created_key') },
   ],
 };
 

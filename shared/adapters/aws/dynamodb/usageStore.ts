@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BillingClass } from '../../../domain/machineTypes.js';
 import type { UsageIncrement, UsageTotals } from '../../../domain/usage.js';
-import type { UsageStore } from '../../../ports/store.js';
+import type { UsageQuery, UsageStore } from '../../../ports/store.js';
 import { writeIf } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
 import { collect, queryItems } from './pagedItems.js';
@@ -38,6 +38,25 @@ export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
     );
   };
 
+  /** The aggregates of the hours asked for (of the version, when one is named). */
+  const hourItems = async (query: UsageQuery): Promise<Item[]> => {
+    // Hours are whole numbers: fromHour <= hour < toHour is the key range [ceil(from), ceil(to) - 1].
+    const from = Math.max(0, Math.ceil(query.fromHour));
+    const last = Math.ceil(query.toHour) - 1;
+    if (last < from) return [];
+    const range = sortableRange(BigInt(from), BigInt(last));
+    const byVersion = query.versionId !== undefined;
+    const items = queryItems(context, {
+      TableName: HoursTableName,
+      KeyConditionExpression: 'organization_id = :organization AND usage_key BETWEEN :from AND :to',
+      FilterExpression: byVersion ? 'version_id = :version' : undefined,
+      ExpressionAttributeValues: { ':organization': query.organizationId, ':from': range.from, ':to': range.to, ...(byVersion ? { ':version': query.versionId } : {}) },
+      // The sums must include an add that was just acknowledged.
+      ConsistentRead: true,
+    });
+    return collect(items);
+  };
+
   return {
     async recordJob(jobId, increment) {
       // No transaction (the port asks for none; dynalite has none): the marker is put first,
@@ -55,28 +74,27 @@ export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
     add,
     async totals(query) {
       const totals = new Map<BillingClass, UsageTotals>();
-      // Hours are whole numbers: fromHour <= hour < toHour is the key range [ceil(from), ceil(to) - 1].
-      const from = Math.max(0, Math.ceil(query.fromHour));
-      const last = Math.ceil(query.toHour) - 1;
-      if (last < from) return totals;
-      const range = sortableRange(BigInt(from), BigInt(last));
-      const byVersion = query.versionId !== undefined;
-      const items = queryItems(context, {
-        TableName: HoursTableName,
-        KeyConditionExpression: 'organization_id = :organization AND usage_key BETWEEN :from AND :to',
-        FilterExpression: byVersion ? 'version_id = :version' : undefined,
-        ExpressionAttributeValues: { ':organization': query.organizationId, ':from': range.from, ':to': range.to, ...(byVersion ? { ':version': query.versionId } : {}) },
-        // The sums must include an add that was just acknowledged.
-        ConsistentRead: true,
-      });
-      for (const item of await collect(items)) {
-        const billingClass = item.billing_class as BillingClass;
-        const sum = totals.get(billingClass) ?? { computeSeconds: 0, costDollars: 0 };
-        sum.computeSeconds += item.compute_seconds as number;
-        sum.costDollars += item.cost_dollars as number;
-        totals.set(billingClass, sum);
+      for (const item of await hourItems(query)) addTo(totals, item);
+      return totals;
+    },
+    async totalsByFunction(query) {
+      const totals = new Map<string, Map<BillingClass, UsageTotals>>();
+      for (const item of await hourItems(query)) {
+        const functionId = item.function_id as string;
+        const ofFunction = totals.get(functionId) ?? new Map<BillingClass, UsageTotals>();
+        addTo(ofFunction, item);
+        totals.set(functionId, ofFunction);
       }
       return totals;
     },
   };
+}
+
+/** Adds one hour's aggregate to the sums by billing class. */
+function addTo(totals: Map<BillingClass, UsageTotals>, item: Item): void {
+  const billingClass = item.billing_class as BillingClass;
+  const sum = totals.get(billingClass) ?? { computeSeconds: 0, costDollars: 0 };
+  sum.computeSeconds += item.compute_seconds as number;
+  sum.costDollars += item.cost_dollars as number;
+  totals.set(billingClass, sum);
 }

@@ -1,6 +1,6 @@
 import { PutCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { BuildStatus } from '../../../domain/buildStatus.js';
-import type { VersionPatch, VersionRecord } from '../../../domain/version.js';
+import type { ReplicaBounds, VersionPatch, VersionRecord } from '../../../domain/version.js';
 import type { VersionStore } from '../../../ports/store.js';
 import { ifConditionHolds } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
@@ -37,6 +37,9 @@ function toItem(version: VersionRecord): Item {
     ready_at: readyAt,
     build_error: buildError,
     task_failures: taskFailures ?? 0,
+    // Editable without a redeploy (setReplicaBounds): attributes of their own, over the JSON's copy.
+    minimum_replicas: version.minimumReplicas,
+    maximum_replicas: version.maximumReplicas,
   };
   return withData(attributes, fixed);
 }
@@ -49,7 +52,16 @@ const toVersion = (item: Item): VersionRecord => ({
   buildError: item.build_error as string | null,
   // Absent on versions stored before the count existed.
   taskFailures: (item.task_failures as number | undefined) ?? 0,
+  ...replicaBoundsOf(item),
 });
+
+/** The replica bounds' own attributes; versions stored before they existed have them in the JSON only. */
+function replicaBoundsOf(item: Item): Partial<ReplicaBounds> {
+  const bounds: Partial<ReplicaBounds> = {};
+  if (item.minimum_replicas !== undefined) bounds.minimumReplicas = item.minimum_replicas as number;
+  if (item.maximum_replicas !== undefined) bounds.maximumReplicas = item.maximum_replicas as number | null;
+  return bounds;
+}
 
 function transitionUpdate(from: readonly BuildStatus[], patch: VersionPatch) {
   const fields = PATCHABLE_FIELDS.filter((field) => patch[field] !== undefined);
@@ -105,6 +117,21 @@ export function dynamoDbVersionStore(context: DynamoDbContext): VersionStore {
       if (from.length === 0) return null;
       const output = await ifConditionHolds(() =>
         context.client.send(new UpdateCommand({ TableName, Key: { id }, ReturnValues: 'ALL_NEW', ...transitionUpdate(from, patch) })),
+      );
+      return output?.Attributes ? toVersion(output.Attributes) : null;
+    },
+    async setReplicaBounds(id, bounds) {
+      const output = await ifConditionHolds(() =>
+        context.client.send(
+          new UpdateCommand({
+            TableName,
+            Key: { id },
+            UpdateExpression: 'SET minimum_replicas = :minimum, maximum_replicas = :maximum',
+            ConditionExpression: 'attribute_exists(id)',
+            ExpressionAttributeValues: { ':minimum': bounds.minimumReplicas, ':maximum': bounds.maximumReplicas },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
       );
       return output?.Attributes ? toVersion(output.Attributes) : null;
     },

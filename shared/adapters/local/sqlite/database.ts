@@ -119,6 +119,10 @@ const MIGRATIONS: string[] = [
   `
   CREATE INDEX jobs_queued_by_version ON jobs (version_id, created_at, id) WHERE status = 'queued';
   `,
+  // An organization's unfinished jobs, counted for its concurrency: only those are in it.
+  `
+  CREATE INDEX jobs_active_by_organization ON jobs (organization_id, status) WHERE status IN ('queued', 'processing');
+  `,
 ];
 
 /** Opens (creating if needed) the database in WAL mode and brings its schema up to date. */

@@ -87,6 +87,14 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
   const queuedOfVersion = db.prepare<[string], string>("SELECT data FROM jobs WHERE version_id = ? AND status = 'queued' ORDER BY created_at, id").pluck();
   const queuedBefore = db.prepare<[number, number], string>("SELECT data FROM jobs WHERE status = 'queued' AND created_at < ? ORDER BY created_at, id LIMIT ?").pluck();
 
+  // The statuses written out, so that the planner uses the partial index.
+  const activeCounts = db.prepare<[string], { status: JobStatus; count: number }>(
+    "SELECT status, COUNT(*) AS count FROM jobs WHERE organization_id = ? AND status IN ('queued', 'processing') GROUP BY status",
+  );
+  const createdBetween = db
+    .prepare<[string, number, number], string>('SELECT data FROM jobs WHERE organization_id = ? AND created_at >= ? AND created_at < ? ORDER BY created_at, id')
+    .pluck();
+
   const insertOutput = db.prepare<[string, number, string]>('INSERT OR IGNORE INTO job_outputs (job_id, idx, data) VALUES (?, ?, ?)');
   const outputs = db.prepare<[string, number], string>('SELECT data FROM job_outputs WHERE job_id = ? ORDER BY idx LIMIT -1 OFFSET ?').pluck();
 
@@ -110,6 +118,14 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     },
     async listByOrganization(filter, page) {
       return byOrganization([], filter, page);
+    },
+    async countActive(organizationId) {
+      const counts = { queued: 0, processing: 0 };
+      for (const row of activeCounts.all(organizationId)) counts[row.status as keyof typeof counts] = row.count;
+      return counts;
+    },
+    async listCreatedBetween(organizationId, from, to) {
+      return createdBetween.all(organizationId, from, to).map(parse);
     },
     async listChildren(parentJobId) {
       return children.all(parentJobId).map(parse);

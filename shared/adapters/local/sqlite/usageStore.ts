@@ -49,6 +49,14 @@ export function sqliteUsageStore(db: SqliteDatabase, writes: GroupCommit): Usage
     `${sums} WHERE organization_id = ? AND version_id = ? AND hour >= ? AND hour < ? GROUP BY billing_class`,
   );
 
+  const byFunctionSums = 'SELECT function_id, billing_class, SUM(compute_seconds) AS compute_seconds, SUM(cost_dollars) AS cost_dollars FROM usage_hours';
+  const byFunctionOfOrganization = db.prepare<[string, number, number], TotalsRow & { function_id: string }>(
+    `${byFunctionSums} WHERE organization_id = ? AND hour >= ? AND hour < ? GROUP BY function_id, billing_class`,
+  );
+  const byFunctionOfVersion = db.prepare<[string, string, number, number], TotalsRow & { function_id: string }>(
+    `${byFunctionSums} WHERE organization_id = ? AND version_id = ? AND hour >= ? AND hour < ? GROUP BY function_id, billing_class`,
+  );
+
   return {
     async recordJob(jobId, increment) {
       return writes.write(() => recordJob.immediate(jobId, increment));
@@ -62,6 +70,19 @@ export function sqliteUsageStore(db: SqliteDatabase, writes: GroupCommit): Usage
           ? ofOrganization.all(query.organizationId, query.fromHour, query.toHour)
           : ofVersion.all(query.organizationId, query.versionId, query.fromHour, query.toHour);
       return new Map(rows.map((row): [BillingClass, UsageTotals] => [row.billing_class, { computeSeconds: row.compute_seconds, costDollars: row.cost_dollars }]));
+    },
+    async totalsByFunction(query) {
+      const rows =
+        query.versionId === undefined
+          ? byFunctionOfOrganization.all(query.organizationId, query.fromHour, query.toHour)
+          : byFunctionOfVersion.all(query.organizationId, query.versionId, query.fromHour, query.toHour);
+      const totals = new Map<string, Map<BillingClass, UsageTotals>>();
+      for (const row of rows) {
+        const ofFunction = totals.get(row.function_id) ?? new Map<BillingClass, UsageTotals>();
+        ofFunction.set(row.billing_class, { computeSeconds: row.compute_seconds, costDollars: row.cost_dollars });
+        totals.set(row.function_id, ofFunction);
+      }
+      return totals;
     },
   };
 }

@@ -1,3 +1,4 @@
+import { BUILD_STATUSES } from '../../../domain/buildStatus.js';
 import type { VersionRecord } from '../../../domain/version.js';
 import type { VersionStore } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
@@ -54,6 +55,9 @@ export function sqliteVersionStore(db: SqliteDatabase, writes: GroupCommit): Ver
     },
     async transition(id, from, patch) {
       return writes.write(() => transition(id, from, patch));
+    },
+    async setReplicaBounds(id, bounds) {
+      return writes.write(() => transition(id, BUILD_STATUSES, { minimumReplicas: bounds.minimumReplicas, maximumReplicas: bounds.maximumReplicas }));
     },
     async listByBuildStatus(statuses, createdBefore = Number.MAX_SAFE_INTEGER) {
       const placeholders = statuses.map(() => '?').join(', ');

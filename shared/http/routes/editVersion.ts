@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineRoute } from '../route.js';
+import { versionPath } from '../schemas.js';
+import { versionView } from '../views.js';
+
+const nullableCount = z.int().nullable().optional();
+
+/** Replica bounds, changed without a redeploy; absent or null fields are left as they are. */
+export const editVersion = defineRoute({
+  name: 'editVersion',
+  method: 'POST',
+  path: '/v2/functions/{owner_name}/{function_name}/versions/{version_slug}/edit',
+  params: versionPath,
+  body: z.object({ minimum_replicas: nullableCount, maximum_replicas: nullableCount }),
+  handle: async ({ params, body, principal, services }) => {
+    const version = await services.versions.edit(principal, params.owner_name, params.function_name, params.version_slug, body);
+    return { body: await versionView(services, version) };
+  },
+});
