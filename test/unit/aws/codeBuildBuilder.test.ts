@@ -34,7 +34,7 @@ afterEach(async () => {
 
 describe('createCodeBuildBuilder', () => {
   it('starts a build with the version in its environment and moves the version to building', async () => {
-    const version = aVersion({ cudaVersion: '12.1' });
+    const version = aVersion({ cudaVersion: '12.1', runCommands: ['apt-get install -y "sox"', 'echo done'] });
     await store.versions.create(version);
     await builderOf().enqueue(version.id);
 
@@ -49,6 +49,8 @@ describe('createCodeBuildBuilder', () => {
           { name: 'PYTHON_VERSION', value: '3.11', type: 'PLAINTEXT' },
           { name: 'PYTHON_PACKAGES', value: 'numpy==2.1.0 torch', type: 'PLAINTEXT' },
           { name: 'SYSTEM_PACKAGES', value: 'ffmpeg', type: 'PLAINTEXT' },
+          // One JSON string a line, base64: any command survives the trip through an environment variable.
+          { name: 'RUN_COMMANDS', value: Buffer.from('"apt-get install -y \\"sox\\""\n"echo done"').toString('base64'), type: 'PLAINTEXT' },
           { name: 'CUDA_VERSION', value: '12.1', type: 'PLAINTEXT' },
         ],
       },
