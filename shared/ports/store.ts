@@ -2,6 +2,7 @@ import type { ApiKey } from '../domain/apiKey.js';
 import type { BuildStatus } from '../domain/buildStatus.js';
 import type { FunctionRecord } from '../domain/function.js';
 import type { JobOutput, JobPatch, JobRecord, JobStatus } from '../domain/job.js';
+import type { ListedOutput, OutputPreviewLimits } from '../domain/listPreview.js';
 import type { BillingClass } from '../domain/machineTypes.js';
 import type { UsageIncrement, UsageTotals } from '../domain/usage.js';
 import type { DeliveryAttempt, DeliveryState, WebhookDelivery } from '../domain/webhookDelivery.js';
@@ -116,7 +117,10 @@ export interface JobStore {
    * finishing, a user cancelling) can never both win. Returns the updated job, or null.
    */
   transition(id: string, from: readonly JobStatus[], patch: JobPatch): Promise<JobRecord | null>;
-  /** Newest first (createdAt desc, then id desc). */
+  /**
+   * Newest first (createdAt desc, then id desc). Lists are pages: a listed job's `inputs` are
+   * their list preview (inputsPreview: large values null), the inputs themselves are not read.
+   */
   listByFunction(functionId: string, filter: JobFilter, page: Page): Promise<JobRecord[]>;
   listByVersion(versionId: string, filter: JobFilter, page: Page): Promise<JobRecord[]>;
   listByOrganization(filter: JobFilter, page: Page): Promise<JobRecord[]>;
@@ -124,7 +128,7 @@ export interface JobStore {
   countActive(organizationId: string): Promise<ActiveJobCounts>;
   /** The organization's jobs created in [from, to) (microseconds), oldest first, read by index. */
   listCreatedBetween(organizationId: string, from: number, to: number): Promise<JobRecord[]>;
-  /** Jobs pushed from inside this job, oldest first. */
+  /** Jobs pushed from inside this job, oldest first, as lists read them (inputs are their preview). */
   listChildren(parentJobId: string): Promise<JobRecord[]>;
   /** Every job in these statuses, oldest first: to requeue work after a restart. */
   listByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]>;
@@ -136,6 +140,11 @@ export interface JobStore {
   appendOutput(output: JobOutput): Promise<void>;
   /** A job's outputs by index, skipping the first `offset`. */
   listOutputs(jobId: string, offset: number): Promise<JobOutput[]>;
+  /**
+   * A job's first outputs as a list page shows them (listPreview.ts): the data of those that
+   * inlinedBySize leaves out is never read, only its stored size.
+   */
+  listOutputPreviews(jobId: string, limits: OutputPreviewLimits): Promise<ListedOutput[]>;
 }
 
 export interface ActiveJobCounts {

@@ -3,6 +3,7 @@ import type { FunctionRecord } from '../domain/function.js';
 import { newId, newShortId } from '../domain/ids.js';
 import type { JobOutput, JobRecord, JobStatus, PushSource } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
+import { jsonBytes, LIST_MAX_OUTPUTS, LIST_PAGE_INLINE_BYTES, type ListedOutput } from '../domain/listPreview.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Webhook } from '../domain/webhook.js';
 import type { Artifacts, OutputFileContent } from '../ports/artifacts.js';
@@ -41,7 +42,8 @@ export interface PushBody {
 
 export interface JobView {
   job: JobRecord;
-  outputs: JobOutput[];
+  /** All of them (from an offset) for one job; on a list page, as listed (listPreview.ts). */
+  outputs: (JobOutput | ListedOutput)[];
   children: JobRecord[];
 }
 
@@ -139,16 +141,16 @@ export class JobService {
 
   async listForFunction(principal: Principal, ownerName: string, name: string, status: JobStatus | undefined, page: Page): Promise<JobView[]> {
     const fn = await this.deps.access.readable(principal, ownerName, name);
-    return this.views(await this.deps.store.jobs.listByFunction(fn.id, { organizationId: principal.organizationId, status }, page));
+    return this.listed(await this.deps.store.jobs.listByFunction(fn.id, { organizationId: principal.organizationId, status }, page));
   }
 
   async listForVersion(principal: Principal, ownerName: string, name: string, slug: string, page: Page): Promise<JobView[]> {
     const { version } = await this.deps.versions.get(principal, ownerName, name, slug);
-    return this.views(await this.deps.store.jobs.listByVersion(version.id, { organizationId: principal.organizationId }, page));
+    return this.listed(await this.deps.store.jobs.listByVersion(version.id, { organizationId: principal.organizationId }, page));
   }
 
   async list(principal: Principal, status: JobStatus | undefined, page: Page): Promise<JobView[]> {
-    return this.views(await this.deps.store.jobs.listByOrganization({ organizationId: principal.organizationId, status }, page));
+    return this.listed(await this.deps.store.jobs.listByOrganization({ organizationId: principal.organizationId, status }, page));
   }
 
   /** The job once it has finished, errored or been cancelled; 408 after `timeoutMs`. */
@@ -235,8 +237,26 @@ export class JobService {
     return { job, outputs, children };
   }
 
-  private views(jobs: JobRecord[]): Promise<JobView[]> {
-    return Promise.all(jobs.map((job) => this.view(job, 0)));
+  /**
+   * A list page's jobs (listPreview.ts): their values inline while the page's budget lasts, one
+   * job after another, each taking what those before it left; the rest are null.
+   */
+  private async listed(jobs: JobRecord[]): Promise<JobView[]> {
+    let budget = LIST_PAGE_INLINE_BYTES;
+    const views: JobView[] = [];
+    for (const job of jobs) {
+      const inputBytes = jsonBytes(job.inputs);
+      const fits = inputBytes <= budget;
+      if (fits) budget -= inputBytes;
+      const inputs = fits ? job.inputs : Object.fromEntries(Object.keys(job.inputs).map((name) => [name, null]));
+      const [outputs, children] = await Promise.all([
+        this.deps.store.jobs.listOutputPreviews(job.id, { budget, max: LIST_MAX_OUTPUTS }),
+        this.deps.store.jobs.listChildren(job.id),
+      ]);
+      for (const output of outputs) if (!output.omitted) budget -= output.bytes ?? jsonBytes(output.data);
+      views.push({ job: { ...job, inputs }, outputs, children });
+    }
+    return views;
   }
 
   /** `function` (owner/name[:version]) or `id` (a function id or a version id): exactly one. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CreateBucketCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../shared/adapters/aws/dynamodb/createTables.js';
@@ -100,10 +100,29 @@ describe('DynamoDB store', () => {
     await store.jobs.create(small);
     const { Items } = await client.send(new ScanCommand({ TableName: `${tablePrefix}jobs` }));
     const itemOf = (id: string) => Items?.find((item) => item.id === id);
-    expect(itemOf(large.id)?.data).toBeUndefined();
-    expect(itemOf(large.id)?.data_spill).toMatch(new RegExp(`^spill/${large.id}/data-`));
-    expect(itemOf(small.id)?.data_spill).toBeUndefined();
-    expect(await spilledKeys(bucket)).toEqual([itemOf(large.id)?.data_spill]);
+    expect(itemOf(large.id)?.inputs).toBeUndefined();
+    expect(itemOf(large.id)?.inputs_spill).toMatch(new RegExp(`^spill/${large.id}/inputs-`));
+    expect(itemOf(large.id)?.inputs_preview).toBe('{"image":null}');
+    expect(itemOf(small.id)?.inputs_spill).toBeUndefined();
+    expect(await spilledKeys(bucket)).toEqual([itemOf(large.id)?.inputs_spill]);
+  });
+
+  it('lists never read the spill: with every spilled copy gone, lists of jobs and outputs still answer', async () => {
+    const { store, bucket } = await start();
+    const job = aJob({ inputs: { image: 'x'.repeat(400_000), note: 'small' } });
+    await store.jobs.create(job);
+    await store.jobs.appendOutput(anOutput({ jobId: job.id, index: 0, data: 'a'.repeat(400_000) }));
+    await store.jobs.appendOutput(anOutput({ jobId: job.id, index: 1, data: 'small' }));
+    const keys = await spilledKeys(bucket);
+    expect(keys).toHaveLength(2);
+    await s3!.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }));
+    await expect(store.jobs.get(job.id)).rejects.toThrow(); // the spill is what get reads
+    expect((await store.jobs.listByOrganization({ organizationId: 'org-1' }, { limit: 10, offset: 0 })).map((listed) => listed.inputs)).toEqual([{ image: null, note: 'small' }]);
+    const outputs = await store.jobs.listOutputPreviews(job.id, { budget: 1_000_000, max: 10 });
+    expect(outputs.map((output) => [output.data, output.omitted])).toEqual([
+      [null, true],
+      ['small', false],
+    ]);
   });
 
   it('removes the spilled copy of a large output whose repeat was refused', async () => {

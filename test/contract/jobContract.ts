@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobOutput, JobRecord } from '../../shared/domain/job.js';
+import { jsonBytes, LIST_INLINE_BYTES } from '../../shared/domain/listPreview.js';
 import type { JobFilter } from '../../shared/ports/store.js';
 import { aJob, anOutput } from '../support/fixtures.js';
 import type { CurrentStore } from './storeContract.js';
@@ -292,10 +293,42 @@ export function describeJobContract(store: CurrentStore): void {
       await store().jobs.appendOutput(output);
       expect(await store().jobs.get(job.id)).toEqual(job);
       expect(await store().jobs.listOutputs(job.id, 0)).toEqual([output]);
-      expect(await store().jobs.listByOrganization(org1, everything)).toEqual([job]);
+      // A list carries the inputs' preview: the large one is null (listPreview.ts).
+      expect(await store().jobs.listByOrganization(org1, everything)).toEqual([{ ...job, inputs: { image: null, note: 'small' } }]);
       const finished = { ...job, status: 'finished' as const, completedAt: 10 };
       expect(await store().jobs.transition(job.id, ['queued'], { status: 'finished', completedAt: 10 })).toEqual(finished);
       expect(await store().jobs.listByStatus(['finished'])).toEqual([finished]);
+    });
+
+    it('lists of jobs (and of a job’s children) carry a job’s inputs inline while they total at most 64 KB, the others as null; get returns them all', async () => {
+      const inputs = { small: { nested: [1, 'two'] }, edge: 'x'.repeat(LIST_INLINE_BYTES - 1_000), large: 'y'.repeat(LIST_INLINE_BYTES), after: 'z'.repeat(2_000) };
+      const job = aJob({ inputs, parentJobId: 'parent-1', functionId: 'function-9', versionId: 'version-9' });
+      await store().jobs.create(job);
+      const listed = { ...job, inputs: { small: inputs.small, edge: inputs.edge, large: null, after: null } };
+      expect(await store().jobs.listByOrganization(org1, everything)).toEqual([listed]);
+      expect(await store().jobs.listByFunction('function-9', org1, everything)).toEqual([listed]);
+      expect(await store().jobs.listByVersion('version-9', org1, everything)).toEqual([listed]);
+      expect(await store().jobs.listChildren('parent-1')).toEqual([listed]);
+      expect(await store().jobs.get(job.id)).toEqual(job);
+      const finished = await store().jobs.transition(job.id, ['queued'], { status: 'finished', completedAt: 10 });
+      expect(finished?.inputs).toEqual(inputs);
+      expect((await store().jobs.listByOrganization(org1, everything))[0]?.inputs).toEqual(listed.inputs);
+    });
+
+    it('listOutputPreviews inlines each output up to 64 KB while the budget lasts, names the rest with their size, and lists at most `max`', async () => {
+      const small = anOutput({ jobId: 'job-p', index: 0, data: { n: 1 } });
+      const large = anOutput({ jobId: 'job-p', index: 1, name: 'big', type: 'dict', data: { text: 'z'.repeat(LIST_INLINE_BYTES) } });
+      const medium = anOutput({ jobId: 'job-p', index: 2, data: 'm'.repeat(40_000) });
+      const another = anOutput({ jobId: 'job-p', index: 3, data: 'n'.repeat(40_000) });
+      for (const output of [small, large, medium, another]) await store().jobs.appendOutput(output);
+      const bytesOf = (output: JobOutput) => jsonBytes(output.data);
+      const inline = (output: JobOutput) => ({ ...output, omitted: false, bytes: bytesOf(output) });
+      const left = (output: JobOutput) => ({ ...output, data: null, omitted: true, bytes: bytesOf(output) });
+      expect(await store().jobs.listOutputPreviews('job-p', { budget: 60_000, max: 10 })).toEqual([inline(small), left(large), inline(medium), left(another)]);
+      expect(await store().jobs.listOutputPreviews('job-p', { budget: 1_000_000, max: 3 })).toEqual([inline(small), left(large), inline(medium)]);
+      expect(await store().jobs.listOutputPreviews('job-p', { budget: 0, max: 1 })).toEqual([left(small)]);
+      expect(await store().jobs.listOutputPreviews('no-such-job', { budget: 1_000_000, max: 10 })).toEqual([]);
+      expect(await store().jobs.listOutputs('job-p', 0)).toEqual([small, large, medium, another]);
     });
 
     it('a repeated large output keeps the first, as a small one does', async () => {

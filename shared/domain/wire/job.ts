@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { JobOutput, JobRecord } from '../job.js';
 import { JOB_STATUSES } from '../job.js';
+import type { ListedOutput } from '../listPreview.js';
 import { formatNullableTimestamp, formatTimestamp } from '../time.js';
 import type { WireInputOutput } from './common.js';
 import { inputOutputSchema, timestampSchema } from './common.js';
@@ -36,13 +37,19 @@ export const pushResultWireSchema = z.strictObject({
   workflow_id: z.string().nullable(),
 });
 
-/** An output as the interface prints an InputOutput (in a Job, and in webhook payloads). */
-export function serializeOutput(output: JobOutput): WireInputOutput {
-  return { type: output.type, name: output.name, data: output.data, description: '', schema: {}, run_id: output.runId, is_optional: false };
+/**
+ * An output as the interface prints an InputOutput (in a Job, and in webhook payloads). One a
+ * list page left out has null data, and its description says how to get it.
+ */
+export function serializeOutput(output: JobOutput | ListedOutput): WireInputOutput {
+  const omitted = 'omitted' in output && output.omitted;
+  const size = omitted && output.bytes !== null ? ` (${output.bytes} bytes)` : '';
+  const description = omitted ? `Left out of this list${size}: GET /v2/jobs/${output.jobId} returns it.` : '';
+  return { type: output.type, name: output.name, data: output.data, description, schema: {}, run_id: output.runId, is_optional: false };
 }
 
 /** A job as the interface prints it, with its outputs (from `offset`) and its children. */
-export function serializeJob(job: JobRecord, outputs: JobOutput[], children: JobRecord[]): WireJob {
+export function serializeJob(job: JobRecord, outputs: (JobOutput | ListedOutput)[], children: JobRecord[]): WireJob {
   return {
     id: job.id,
     function_id: job.functionId,

@@ -5,6 +5,7 @@ import { ifConditionHolds, writeIf } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
 import { placeholders } from './expressionValues.js';
 import { getItem } from './itemReads.js';
+import { inlinedBySize, inputsPreview, jsonBytes, type ListedOutput } from '../../../domain/listPreview.js';
 import { spillableDataOf, withSpillableData } from './jsonData.js';
 import { collect, pageSizeFor, queryItems, scanItems } from './pagedItems.js';
 import { sortableKey, sortableRange } from './sortableKey.js';
@@ -15,8 +16,10 @@ import { ACTIVE_BY_ORGANIZATION_INDEX, BY_FUNCTION_INDEX, BY_ORGANIZATION_INDEX,
  * The fields a transition may change live in attributes of their own, so that a transition is
  * one conditional UpdateItem; the rest of the record never changes and is kept as JSON in
  * `data`. `restarts` is JSON text too, to round-trip exactly as the SQLite adapter does.
- * `data` (inputs of any size) and `error` (a traceback of any length) spill to S3 when an item
- * could not hold them (spill.ts); reads resolve them.
+ * `inputs` (of any size) have an attribute of their own beside their list preview
+ * (listPreview.ts), so that a list reads the preview and never the inputs; `inputs`, `data` and
+ * `error` (a traceback of any length) spill to S3 when an item could not hold them (spill.ts);
+ * reads resolve them. Items written before inputs moved out keep them in `data`.
  */
 const PATCHABLE: Record<keyof JobPatch, string> = {
   status: 'status',
@@ -30,6 +33,21 @@ const PATCHABLE: Record<keyof JobPatch, string> = {
 const PATCHABLE_FIELDS = Object.keys(PATCHABLE) as (keyof JobPatch)[];
 
 type FixedFields = Omit<JobRecord, keyof JobPatch>;
+
+/**
+ * Spill thresholds that keep an item within 400 KB: inputs, the rest of the record, the preview
+ * (at most LIST_INLINE_BYTES of values) and the error (ERROR_SPILL_OVER_BYTES), together.
+ */
+const INPUTS_SPILL_OVER_BYTES = 192 * 1024;
+const DATA_SPILL_OVER_BYTES = 64 * 1024;
+
+/** What a list reads of a job's item: everything but its inputs. */
+const LISTED_ATTRIBUTES = ['data', 'data_spill', 'inputs_preview', 'status', 'started_at', 'completed_at', 'error', 'error_spill', 'run_id', 'restarts', 'attempts'];
+/** A query's projection of LISTED_ATTRIBUTES (`#status` among its names, for a filter to use). */
+const LISTED_PROJECTION = {
+  ProjectionExpression: LISTED_ATTRIBUTES.map((attribute) => `#${attribute}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(LISTED_ATTRIBUTES.map((attribute) => [`#${attribute}`, attribute])),
+};
 
 const attributeValue = <K extends keyof JobPatch>(field: K, value: JobPatch[K]) => (field === 'restarts' ? JSON.stringify(value) : value);
 
@@ -50,8 +68,9 @@ const queuedAttributes = (job: Pick<JobRecord, 'id' | 'versionId'>): Item => ({ 
 const isActive = (status: JobStatus) => status === 'queued' || status === 'processing';
 
 async function toItem(spill: Spiller, job: JobRecord) {
-  const { status, startedAt, completedAt, error, runId, restarts, attempts, ...fixed } = job;
+  const { status, startedAt, completedAt, error, runId, restarts, attempts, inputs, ...fixed } = job;
   const errorText = await spill.write('error', error, job.id, ERROR_SPILL_OVER_BYTES);
+  const inputsText = await spill.write('inputs', JSON.stringify(inputs), job.id, INPUTS_SPILL_OVER_BYTES);
   const attributes: Item = {
     id: job.id,
     function_id: job.functionId,
@@ -64,18 +83,30 @@ async function toItem(spill: Spiller, job: JobRecord) {
     started_at: startedAt,
     completed_at: completedAt,
     ...errorText.attributes,
+    ...inputsText.attributes,
+    inputs_preview: JSON.stringify(inputsPreview(inputs)),
     run_id: runId,
     restarts: attributeValue('restarts', restarts),
     attempts,
     ...(status === 'queued' ? queuedAttributes(job) : {}),
     ...(isActive(status) ? { active_organization: job.organizationId } : {}),
   };
-  const item = await withSpillableData(spill, job.id, attributes, fixed);
-  return { item: item.attributes, spilledKeys: [item.spilledKey, errorText.spilledKey] };
+  const item = await withSpillableData(spill, job.id, attributes, fixed, DATA_SPILL_OVER_BYTES);
+  return { item: item.attributes, spilledKeys: [item.spilledKey, errorText.spilledKey, inputsText.spilledKey] };
 }
 
-const toJob = async (spill: Spiller, item: Item): Promise<JobRecord> => ({
+const hasOwnInputs = (item: Item) => 'inputs' in item || spillAttributeOf('inputs') in item;
+
+/** The job of a full item; `inputs` read from their attribute (or, in an older item, from `data`). */
+const toJob = async (spill: Spiller, item: Item): Promise<JobRecord> => {
+  const job = await toListedJob(spill, item);
+  return hasOwnInputs(item) ? { ...job, inputs: JSON.parse(await spill.read(item, 'inputs')) as JobRecord['inputs'] } : job;
+};
+
+/** The job of an item as a list reads it (LISTED_ATTRIBUTES): inputs are their preview. */
+const toListedJob = async (spill: Spiller, item: Item): Promise<JobRecord> => ({
   ...(await spillableDataOf<FixedFields>(spill, item)),
+  ...('inputs_preview' in item ? { inputs: JSON.parse(item.inputs_preview as string) as JobRecord['inputs'] } : {}),
   status: item.status as JobStatus,
   startedAt: item.started_at as number | null,
   completedAt: item.completed_at as number | null,
@@ -124,7 +155,11 @@ function transitionUpdate(id: string, from: readonly JobStatus[], patch: JobPatc
 
 const oldestFirst = (a: JobRecord, b: JobRecord) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-const toOutputItem = (spill: Spiller, output: JobOutput) => withSpillableData(spill, output.jobId, { job_id: output.jobId, idx: output.index }, output);
+/** An output's item: its data's size and the output without its data (head) beside it, for lists. */
+const toOutputItem = (spill: Spiller, output: JobOutput) => {
+  const { data, ...head } = output;
+  return withSpillableData(spill, output.jobId, { job_id: output.jobId, idx: output.index, bytes: jsonBytes(data), head: JSON.stringify(head) }, output);
+};
 
 export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
   const TableName = context.tables.jobs;
@@ -154,12 +189,12 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
       IndexName,
       KeyConditionExpression: `${key.attribute} = :key`,
       FilterExpression: conditions.length > 0 ? conditions.join(' AND ') : undefined,
-      ExpressionAttributeNames: filter.status !== undefined ? { '#status': 'status' } : undefined,
       ExpressionAttributeValues: values,
       ScanIndexForward: false,
       Limit: filter.status === undefined ? pageSizeFor(page) : undefined,
+      ...LISTED_PROJECTION,
     });
-    return toJobs(await collect(items, page));
+    return Promise.all((await collect(items, page)).map((item) => toListedJob(spill, item)));
   };
 
   return {
@@ -230,8 +265,9 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         IndexName: BY_PARENT_INDEX,
         KeyConditionExpression: 'parent_job_id = :parent',
         ExpressionAttributeValues: { ':parent': parentJobId },
+        ...LISTED_PROJECTION,
       });
-      return toJobs(await collect(items));
+      return Promise.all((await collect(items)).map((item) => toListedJob(spill, item)));
     },
     async listByStatus(statuses) {
       if (statuses.length === 0) return [];
@@ -287,6 +323,36 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         ConsistentRead: true,
       });
       return Promise.all((await collect(items, { offset: Math.max(0, offset) })).map((item) => spillableDataOf<JobOutput>(spill, item)));
+    },
+    async listOutputPreviews(jobId, limits) {
+      // Heads and sizes first; then the data of those that inline, each one item of at most LIST_INLINE_BYTES.
+      const heads = await collect(
+        queryItems(context, {
+          TableName: OutputsTableName,
+          KeyConditionExpression: 'job_id = :job',
+          ExpressionAttributeValues: { ':job': jobId },
+          ProjectionExpression: '#idx, #bytes, #head',
+          ExpressionAttributeNames: { '#idx': 'idx', '#bytes': 'bytes', '#head': 'head' },
+          ConsistentRead: true,
+          Limit: pageSizeFor({ limit: limits.max }),
+        }),
+        { limit: limits.max },
+      );
+      const inline = inlinedBySize(
+        heads.map((item) => (item.bytes as number | undefined) ?? Infinity),
+        limits.budget,
+      );
+      return Promise.all(
+        heads.map(async (item, index): Promise<ListedOutput> => {
+          if (inline[index]) {
+            const full = await getItem(context, OutputsTableName, { job_id: jobId, idx: item.idx });
+            return { ...(await spillableDataOf<JobOutput>(spill, full ?? {})), omitted: false, bytes: item.bytes as number };
+          }
+          // An output stored before sizes were is named by its index only: a list never reads its data.
+          const head = typeof item.head === 'string' ? (JSON.parse(item.head) as Omit<JobOutput, 'data'>) : { jobId, index: item.idx as number, runId: '', type: '', name: '' };
+          return { ...head, data: null, omitted: true, bytes: (item.bytes as number | undefined) ?? null };
+        }),
+      );
     },
   };
 }

@@ -15,8 +15,8 @@ export function dataOf<T>(item: Item): T {
 }
 
 /** withData for records that may pass an item's size (a job's inputs, an output): `data` spills to S3 when it must. */
-export async function withSpillableData(spill: Spiller, owner: string, attributes: Item, record: object): Promise<SpillableText> {
-  const data = await spill.write('data', JSON.stringify(record), owner);
+export async function withSpillableData(spill: Spiller, owner: string, attributes: Item, record: object, overBytes?: number): Promise<SpillableText> {
+  const data = await spill.write('data', JSON.stringify(record), owner, overBytes);
   return { attributes: { ...attributes, ...data.attributes }, spilledKey: data.spilledKey };
 }
 

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { LIST_INLINE_BYTES } from '../../../domain/listPreview.js';
 
 export type SqliteDatabase = Database.Database;
 
@@ -123,23 +124,56 @@ const MIGRATIONS: string[] = [
   `
   CREATE INDEX jobs_active_by_organization ON jobs (organization_id, status) WHERE status IN ('queued', 'processing');
   `,
+  // What list pages read: a job's inputs move out of data into the last column, beside their
+  // list preview (listPreview.ts; a row migrated with inputs over the inline size shows them all
+  // null), so a list reads the preview and never the inputs. Outputs get their data's size and the rest of the output
+  // (head) in columns before the data: a list selects the data of small ones only.
+  `
+  ALTER TABLE jobs ADD COLUMN inputs_preview TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE jobs ADD COLUMN inputs TEXT NOT NULL DEFAULT '{}';
+  UPDATE jobs SET
+    inputs_preview = CASE
+      WHEN length(CAST(data -> '$.inputs' AS BLOB)) <= ${LIST_INLINE_BYTES} THEN data -> '$.inputs'
+      ELSE (SELECT json_group_object(key, json('null')) FROM json_each(jobs.data, '$.inputs'))
+    END,
+    inputs = data -> '$.inputs',
+    data = json_remove(data, '$.inputs');
+  CREATE TABLE job_outputs_sized (
+    job_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    head TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (job_id, idx)
+  );
+  INSERT INTO job_outputs_sized (job_id, idx, bytes, head, data)
+    SELECT job_id, idx, length(CAST(coalesce(data -> '$.data', 'null') AS BLOB)), json_remove(data, '$.data'), data FROM job_outputs;
+  DROP TABLE job_outputs;
+  ALTER TABLE job_outputs_sized RENAME TO job_outputs;
+  `,
 ];
 
-/** Opens (creating if needed) the database in WAL mode and brings its schema up to date. */
-export function openDatabase(path: string): SqliteDatabase {
+/**
+ * Opens (creating if needed) the database in WAL mode and brings its schema up to date (or to
+ * the first `migrations`: a test's database as an older release left it).
+ */
+export function openDatabase(path: string, migrations = MIGRATIONS.length): SqliteDatabase {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode; only a power loss can drop the last commits.
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
-  migrate(db);
+  migrate(db, migrations);
   return db;
 }
 
-function migrate(db: SqliteDatabase): void {
+/** How many migrations the schema has: the last is this release's. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+function migrate(db: SqliteDatabase, migrations: number): void {
   const applied = db.pragma('user_version', { simple: true }) as number;
-  for (let index = applied; index < MIGRATIONS.length; index++) {
+  for (let index = applied; index < migrations; index++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[index] as string);
       db.pragma(`user_version = ${index + 1}`);

@@ -1,4 +1,5 @@
 import type { JobOutput, JobPatch, JobRecord, JobStatus } from '../../../domain/job.js';
+import { inlinedBySize, inputsPreview, jsonBytes, type ListedOutput } from '../../../domain/listPreview.js';
 import type { JobFilter, JobStore, Page } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
 import type { GroupCommit } from './groupCommit.js';
@@ -26,6 +27,19 @@ function applyPatch(job: JobRecord, patch: JobPatch): JobRecord {
 const parse = (data: string): JobRecord => JSON.parse(data) as JobRecord;
 const parseOutput = (data: string): JobOutput => JSON.parse(data) as JobOutput;
 
+/** The record as `data` keeps it: without its inputs, which have a column of their own. */
+const withoutInputs = (job: JobRecord): string => JSON.stringify({ ...job, inputs: undefined });
+
+/** The record with its inputs (FULL), or with their list preview (LISTED), made by SQLite. */
+const FULL = "json_set(data, '$.inputs', json(inputs))";
+const LISTED = "json_set(data, '$.inputs', json(inputs_preview))";
+
+interface OutputHeadRow {
+  idx: number;
+  bytes: number;
+  head: string;
+}
+
 interface StatusRow {
   status: string;
   data: string;
@@ -38,26 +52,26 @@ interface StatusRow {
  * write in between, in this process or (WAL write lock) another.
  */
 export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStore {
-  const insert = db.prepare<[string, string, string, string, string | null, string, number, string]>(
-    'INSERT INTO jobs (id, function_id, version_id, organization_id, parent_job_id, status, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  const insert = db.prepare<[string, string, string, string, string | null, string, number, string, string, string]>(
+    'INSERT INTO jobs (id, function_id, version_id, organization_id, parent_job_id, status, created_at, data, inputs_preview, inputs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const byId = db.prepare<[string], string>('SELECT data FROM jobs WHERE id = ?').pluck();
-  const statusById = db.prepare<[string], StatusRow>('SELECT status, data FROM jobs WHERE id = ?');
+  const byId = db.prepare<[string], string>(`SELECT ${FULL} FROM jobs WHERE id = ?`).pluck();
+  const statusById = db.prepare<[string], StatusRow>(`SELECT status, ${FULL} AS data FROM jobs WHERE id = ?`);
   const update = db.prepare<[string, string, string]>('UPDATE jobs SET status = ?, data = ? WHERE id = ?');
   const transition = db.transaction((id: string, from: readonly JobStatus[], patch: JobPatch): JobRecord | null => {
     const row = statusById.get(id);
     // The status column is checked before the JSON is parsed: a lost race costs no parse.
     if (!row || !from.includes(row.status as JobStatus)) return null;
     const next = applyPatch(parse(row.data), patch);
-    update.run(next.status, JSON.stringify(next), id);
+    update.run(next.status, withoutInputs(next), id);
     return next;
   });
 
-  /** One list, newest first, of the jobs matching `where` (bound to the leading parameters). */
+  /** One list page, newest first, of the jobs matching `where` (bound to the leading parameters). */
   const newestFirst = (where: string) => {
     const order = 'ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?';
-    const all = db.prepare<unknown[], string>(`SELECT data FROM jobs WHERE ${where} ${order}`).pluck();
-    const inStatus = db.prepare<unknown[], string>(`SELECT data FROM jobs WHERE ${where} AND status = ? ${order}`).pluck();
+    const all = db.prepare<unknown[], string>(`SELECT ${LISTED} FROM jobs WHERE ${where} ${order}`).pluck();
+    const inStatus = db.prepare<unknown[], string>(`SELECT ${LISTED} FROM jobs WHERE ${where} AND status = ? ${order}`).pluck();
     return (keys: string[], filter: JobFilter, page: Page): JobRecord[] => {
       const rows =
         filter.status === undefined
@@ -69,7 +83,7 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
   const byFunction = newestFirst('function_id = ? AND organization_id = ?');
   const byVersion = newestFirst('version_id = ? AND organization_id = ?');
   const byOrganization = newestFirst('organization_id = ?');
-  const children = db.prepare<[string], string>('SELECT data FROM jobs WHERE parent_job_id = ? ORDER BY created_at, id').pluck();
+  const children = db.prepare<[string], string>(`SELECT ${LISTED} FROM jobs WHERE parent_job_id = ? ORDER BY created_at, id`).pluck();
 
   /** `status IN (?, ?, ...)` needs one statement per number of statuses: made on first use, then kept. */
   const byStatusCount = new Map<number, ReturnType<typeof db.prepare<string[], string>>>();
@@ -77,30 +91,34 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     let statement = byStatusCount.get(count);
     if (!statement) {
       const placeholders = Array.from({ length: count }, () => '?').join(', ');
-      statement = db.prepare<string[], string>(`SELECT data FROM jobs WHERE status IN (${placeholders}) ORDER BY created_at, id`).pluck();
+      statement = db.prepare<string[], string>(`SELECT ${FULL} FROM jobs WHERE status IN (${placeholders}) ORDER BY created_at, id`).pluck();
       byStatusCount.set(count, statement);
     }
     return statement;
   };
 
   // `status = 'queued'` written out, so that the planner uses the partial index.
-  const queuedOfVersion = db.prepare<[string], string>("SELECT data FROM jobs WHERE version_id = ? AND status = 'queued' ORDER BY created_at, id").pluck();
-  const queuedBefore = db.prepare<[number, number], string>("SELECT data FROM jobs WHERE status = 'queued' AND created_at < ? ORDER BY created_at, id LIMIT ?").pluck();
+  const queuedOfVersion = db.prepare<[string], string>(`SELECT ${FULL} FROM jobs WHERE version_id = ? AND status = 'queued' ORDER BY created_at, id`).pluck();
+  const queuedBefore = db.prepare<[number, number], string>(`SELECT ${FULL} FROM jobs WHERE status = 'queued' AND created_at < ? ORDER BY created_at, id LIMIT ?`).pluck();
 
   // The statuses written out, so that the planner uses the partial index.
   const activeCounts = db.prepare<[string], { status: JobStatus; count: number }>(
     "SELECT status, COUNT(*) AS count FROM jobs WHERE organization_id = ? AND status IN ('queued', 'processing') GROUP BY status",
   );
   const createdBetween = db
-    .prepare<[string, number, number], string>('SELECT data FROM jobs WHERE organization_id = ? AND created_at >= ? AND created_at < ? ORDER BY created_at, id')
+    .prepare<[string, number, number], string>(`SELECT ${FULL} FROM jobs WHERE organization_id = ? AND created_at >= ? AND created_at < ? ORDER BY created_at, id`)
     .pluck();
 
-  const insertOutput = db.prepare<[string, number, string]>('INSERT OR IGNORE INTO job_outputs (job_id, idx, data) VALUES (?, ?, ?)');
+  const insertOutput = db.prepare<[string, number, number, string, string]>('INSERT OR IGNORE INTO job_outputs (job_id, idx, bytes, head, data) VALUES (?, ?, ?, ?, ?)');
   const outputs = db.prepare<[string, number], string>('SELECT data FROM job_outputs WHERE job_id = ? ORDER BY idx LIMIT -1 OFFSET ?').pluck();
+  // The columns before data only: SQLite does not follow a large value's overflow pages for them.
+  const outputHeads = db.prepare<[string, number], OutputHeadRow>('SELECT idx, bytes, head FROM job_outputs WHERE job_id = ? ORDER BY idx LIMIT ?');
+  const outputById = db.prepare<[string, number], string>('SELECT data FROM job_outputs WHERE job_id = ? AND idx = ?').pluck();
 
   return {
     async create(job) {
-      await writes.write(() => insert.run(job.id, job.functionId, job.versionId, job.organizationId, job.parentJobId, job.status, job.createdAt, JSON.stringify(job)));
+      const inputs = [JSON.stringify(inputsPreview(job.inputs)), JSON.stringify(job.inputs)] as const;
+      await writes.write(() => insert.run(job.id, job.functionId, job.versionId, job.organizationId, job.parentJobId, job.status, job.createdAt, withoutInputs(job), ...inputs));
     },
     async get(id) {
       const data = byId.get(id);
@@ -143,10 +161,22 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
       return queuedBefore.all(createdBefore, limit).map(parse);
     },
     async appendOutput(output) {
-      await writes.write(() => insertOutput.run(output.jobId, output.index, JSON.stringify(output)));
+      const { data, ...head } = output;
+      await writes.write(() => insertOutput.run(output.jobId, output.index, jsonBytes(data), JSON.stringify(head), JSON.stringify(output)));
     },
     async listOutputs(jobId, offset) {
       return outputs.all(jobId, Math.max(0, offset)).map(parseOutput);
+    },
+    async listOutputPreviews(jobId, limits) {
+      const heads = outputHeads.all(jobId, Math.max(0, limits.max));
+      const inline = inlinedBySize(
+        heads.map((row) => row.bytes),
+        limits.budget,
+      );
+      return heads.map((row, index): ListedOutput => {
+        if (inline[index]) return { ...parseOutput(outputById.get(jobId, row.idx) as string), omitted: false, bytes: row.bytes };
+        return { ...(JSON.parse(row.head) as Omit<JobOutput, 'data'>), data: null, omitted: true, bytes: row.bytes };
+      });
     },
   };
 }
