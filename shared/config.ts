@@ -40,6 +40,7 @@ const configSchema = z.object({
   SLUICE_WEBHOOK_TIMEOUT_S: z.coerce.number().positive().default(10),
   SLUICE_CUSTOM_PRICES: z.string().default(''),
   SLUICE_CORS_ORIGINS: z.string().default('*'),
+  SLUICE_FILE_URL_EXPIRES_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(3600),
   SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -97,6 +98,8 @@ export interface Config {
   pricing: Pricing;
   /** Origins a browser page may call the API from: `*` (any) or exact origins. */
   corsOrigins: string[];
+  /** How long the signed URL of a File output, made each time a job is read, works without a key. */
+  fileUrlExpiresS: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -138,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: values.SLUICE_WEBHOOK_TIMEOUT_S * 1000,
     pricing: { prices: readPrices(env), customPrices: readCustomPrices(values.SLUICE_CUSTOM_PRICES) },
     corsOrigins: readCorsOrigins(values.SLUICE_CORS_ORIGINS),
+    fileUrlExpiresS: values.SLUICE_FILE_URL_EXPIRES_S,
   };
 }
 

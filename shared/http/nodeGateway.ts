@@ -14,6 +14,7 @@ import { readBody } from './readBody.js';
 import { hasMalformedPercentEncoding } from './percentEncoding.js';
 import { ServiceError, unauthorized } from '../domain/errors.js';
 import { attachmentDisposition } from '../domain/fileName.js';
+import { contentTypeOf } from '../domain/contentType.js';
 import type { OutputFileContent } from '../ports/artifacts.js';
 import { corsHeaders, corsPolicy, preflightHeaders, type CorsPolicy } from './cors.js';
 
@@ -127,7 +128,7 @@ async function serveRaw(endpoint: RawEndpoint, request: IncomingMessage, url: UR
   if (!request.complete) response.setHeader('connection', 'close');
   if ('file' in result) {
     const { name, size, stream } = result.file;
-    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': size, 'content-disposition': attachmentDisposition(name) });
+    response.writeHead(200, { 'content-type': contentTypeOf(name), 'content-length': size, 'content-disposition': attachmentDisposition(name) });
     await pipeline(stream, response).catch(() => response.destroy()); // a client that went away
   } else if (result.body === undefined) {
     response.writeHead(result.status);

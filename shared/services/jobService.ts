@@ -3,6 +3,7 @@ import type { FunctionRecord } from '../domain/function.js';
 import { newId, newShortId } from '../domain/ids.js';
 import type { JobOutput, JobRecord, JobStatus, PushSource } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
+import { withSignedFileUrls } from '../domain/fileOutputs.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Webhook } from '../domain/webhook.js';
 import type { Artifacts, OutputFileContent } from '../ports/artifacts.js';
@@ -232,7 +233,7 @@ export class JobService {
 
   private async view(job: JobRecord, outputOffset: number): Promise<JobView> {
     const [outputs, children] = await Promise.all([this.deps.store.jobs.listOutputs(job.id, outputOffset), this.deps.store.jobs.listChildren(job.id)]);
-    return { job, outputs, children };
+    return { job, outputs: await withSignedFileUrls(job.id, outputs, (index, name) => this.deps.artifacts.signedOutputFileUrl(job.id, index, name)), children };
   }
 
   private views(jobs: JobRecord[]): Promise<JobView[]> {
