@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toApiGatewayEvent } from '../shared/http/apiGatewayEvent.js';
+import { corsHeaders, preflightHeaders, type CorsPolicy } from '../shared/http/cors.js';
 import { readBody } from '../shared/http/readBody.js';
 import { RouteMatcher } from '../shared/http/routeMatcher.js';
 import type { CloudAssembly } from './cloudAssembly.js';
@@ -30,6 +31,21 @@ export function apiRoutes(assembly: CloudAssembly, resolve: Resolver): ApiRoute[
   });
 }
 
+/**
+ * The CORS API Gateway applies, from the HTTP API's CorsConfiguration (or a function URL's
+ * Cors, whose fields are named alike); null when the template configures none.
+ */
+export function corsOf(config: Record<string, any> | undefined): CorsPolicy | null {
+  if (!config) return null;
+  const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
+  return { allowOrigins: list(config.AllowOrigins), allowMethods: list(config.AllowMethods), allowHeaders: list(config.AllowHeaders), exposeHeaders: list(config.ExposeHeaders), maxAgeS: Number(config.MaxAge ?? 0) };
+}
+
+/** The HTTP API's CORS configuration, as the template declares it. */
+export function apiCors(assembly: CloudAssembly): CorsPolicy | null {
+  return corsOf(assembly.ofType('AWS::ApiGatewayV2::Api')[0]?.resource.Properties?.CorsConfiguration);
+}
+
 const TEXT_TYPES = /^(text\/|application\/(json|xml|x-www-form-urlencoded|javascript)|$)/;
 
 interface LambdaHttpResult {
@@ -45,13 +61,16 @@ interface LambdaHttpResult {
  * (no match, or another method: 404 `{"message":"Not Found"}`), the payload 2.0 event built,
  * one synchronous invocation per request, 413 past 10 MB, 500 on a function error, 503 past
  * the 30 s integration timeout. `routeFor` null serves every path with one function: a
- * Lambda function URL.
+ * Lambda function URL. With `cors`, preflights (OPTIONS) on any path are answered 204 without
+ * invoking anything, and every answer, the gateway's own errors included, carries the CORS
+ * headers in place of any the function sets.
  */
 export function startHttpFront(
   lambdas: LambdaService,
   routes: ApiRoute[] | { functionName: string },
   port: number,
   host: string,
+  cors: CorsPolicy | null = null,
 ): Promise<{ server: Server; url: string }> {
   const matcher = Array.isArray(routes) ? new RouteMatcher(routes) : null;
   const single = Array.isArray(routes) ? null : routes.functionName;
@@ -64,6 +83,14 @@ export function startHttpFront(
   server.requestTimeout = 0;
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (cors) {
+      const origin = request.headers.origin;
+      if (request.method === 'OPTIONS') {
+        response.writeHead(204, preflightHeaders(cors, origin));
+        return void response.end();
+      }
+      for (const [name, value] of Object.entries(corsHeaders(cors, origin))) response.setHeader(name, value);
+    }
     const url = new URL(request.url ?? '/', 'http://emulated');
     let functionName = single as string;
     let routeKey = '$default';
@@ -92,6 +119,7 @@ export function startHttpFront(
       return send(response, 200, result);
     }
     const headers: Record<string, string | string[]> = { ...result.headers };
+    if (cors) for (const name of Object.keys(headers)) if (name.toLowerCase().startsWith('access-control-')) delete headers[name];
     if (result.cookies?.length) headers['set-cookie'] = result.cookies;
     response.writeHead(result.statusCode, headers);
     response.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));

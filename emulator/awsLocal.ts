@@ -4,7 +4,7 @@ import { createDocumentClient, createDynamoDbStore } from '../shared/adapters/aw
 import { ensureBootstrapKey, type BootstrapKey } from '../shared/app/bootstrapKey.js';
 import { KeyService } from '../shared/services/keyService.js';
 import { createSystemClock } from '../shared/adapters/systemClock.js';
-import { apiRoutes, startHttpFront } from './apiGateway.js';
+import { apiCors, apiRoutes, corsOf, startHttpFront } from './apiGateway.js';
 import { AutoScalingEmulator } from './autoScaling.js';
 import { awsClients, type AwsClients, awsEnvironment, EMULATED_ACCOUNT, EMULATED_REGION } from './awsClients.js';
 import { startAwsProxy, type ObservedCall } from './awsProxy.js';
@@ -97,12 +97,12 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
       },
     });
     const functionUrl = assembly.ofType('AWS::Lambda::Url')[0];
-    const api = await startHttpFront(lambdas, apiRoutes(assembly, resolve), options.port, options.host);
+    const api = await startHttpFront(lambdas, apiRoutes(assembly, resolve), options.port, options.host, apiCors(assembly));
     cleanups.push(() => new Promise<void>((done) => { api.server.closeAllConnections(); api.server.close(() => done()); }));
     apiUrl = api.url;
     if (functionUrl) {
       const target = String(resolve(functionUrl.stack, functionUrl.resource.Properties?.TargetFunctionArn)).split(':').pop() as string;
-      const front = await startHttpFront(lambdas, { functionName: target }, await freePort(), options.host);
+      const front = await startHttpFront(lambdas, { functionName: target }, await freePort(), options.host, corsOf(functionUrl.resource.Properties?.Cors));
       cleanups.push(() => new Promise<void>((done) => { front.server.closeAllConnections(); front.server.close(() => done()); }));
       awaitUrl = `${front.url}/`;
     }

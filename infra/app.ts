@@ -1,5 +1,5 @@
 import { App } from 'aws-cdk-lib/core';
-import { createSluiceStacks, parseNatGateways } from './sluiceApp.js';
+import { createSluiceStacks, parseCorsContext, parseNatGateways } from './sluiceApp.js';
 
 /**
  * The AWS mode's CDK app. Stacks are environment-agnostic unless CDK_DEFAULT_ACCOUNT and
@@ -14,7 +14,8 @@ const env = account && region ? { account, region } : undefined;
 const prefix = (app.node.tryGetContext('sluice:tablePrefix') as string | undefined) ?? 'sluice-';
 const publicUrl = app.node.tryGetContext('sluice:publicUrl') as string | undefined;
 const natGateways = parseNatGateways(app.node.tryGetContext('sluice:natGateways'));
+const corsOrigins = parseCorsContext(app.node.tryGetContext('sluice:corsOrigins'));
 
-createSluiceStacks(app, { prefix, env, publicUrl, natGateways });
+createSluiceStacks(app, { prefix, env, publicUrl, natGateways, corsOrigins });
 
 app.synth();

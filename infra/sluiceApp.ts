@@ -1,5 +1,6 @@
 import type { App, Environment } from 'aws-cdk-lib/core';
 import { ROUTES } from '../shared/http/routeTable.js';
+import { corsPolicy, parseCorsOrigins } from '../shared/http/cors.js';
 import { bundleLambdaCode, bundleWorker } from './bundle.js';
 import { sluiceNames, type SluiceNames } from './names.js';
 import { ApiStack } from './stacks/apiStack.js';
@@ -17,6 +18,16 @@ export interface SluiceAppOptions {
   publicUrl?: string;
   /** 1 (default) or 0: see ComputeStackProps.natGateways. */
   natGateways?: 0 | 1;
+  /** Origins browsers may call the API from (default: any). */
+  corsOrigins?: string[];
+}
+
+/** The context value `sluice:corsOrigins`: `*` or comma-separated origins, as SLUICE_CORS_ORIGINS locally. */
+export function parseCorsContext(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  const origins = parseCorsOrigins(String(value));
+  if (typeof origins === 'string') throw new Error(`sluice:corsOrigins: ${origins}`);
+  return origins;
 }
 
 /** The context value `sluice:natGateways` (a string on the command line, a number in cdk.json). */
@@ -52,7 +63,7 @@ export function createSluiceStacks(app: App, options: SluiceAppOptions): SluiceS
   const queues = new QueuesStack(app, 'SluiceQueues', { env, names, description: 'Sluice: the job queues’ dead-letter queue (version queues are made at deploy time)' });
   const compute = new ComputeStack(app, 'SluiceCompute', { env, names, natGateways: options.natGateways, description: 'Sluice: VPC, ECS cluster, a capacity provider per machine type, worker roles' });
   const webhooks = new WebhooksStack(app, 'SluiceWebhooks', { env, names, codeFolder, description: 'Sluice: the webhook delivery state machine' });
-  const api = new ApiStack(app, 'SluiceApi', { env, names, routes: ROUTES, codeFolder, description: 'Sluice: the Sieve v2 HTTP API and the await function URL' });
+  const api = new ApiStack(app, 'SluiceApi', { env, names, routes: ROUTES, codeFolder, cors: corsPolicy(options.corsOrigins), description: 'Sluice: the Sieve v2 HTTP API and the await function URL' });
   const build = new BuildStack(app, 'SluiceBuild', {
     env,
     names,

@@ -7,6 +7,7 @@ import type { RestrictedKind } from './domain/networkAddress.js';
 import { RESTRICTED_KINDS } from './domain/networkAddress.js';
 import type { Pricing } from './domain/pricing.js';
 import { DEFAULT_PRICES } from './domain/pricing.js';
+import { parseCorsOrigins } from './http/cors.js';
 
 /** Configuration from the environment; every value has a default a laptop can run with. */
 const configSchema = z.object({
@@ -38,6 +39,8 @@ const configSchema = z.object({
   SLUICE_WEBHOOK_RETRY_BASE_MS: z.coerce.number().positive().default(1000),
   SLUICE_WEBHOOK_TIMEOUT_S: z.coerce.number().positive().default(10),
   SLUICE_CUSTOM_PRICES: z.string().default(''),
+  SLUICE_CORS_ORIGINS: z.string().default('*'),
+  SLUICE_FILE_URL_EXPIRES_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(3600),
   SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -93,6 +96,10 @@ export interface Config {
   webhookRetryBaseMs: number;
   webhookTimeoutMs: number;
   pricing: Pricing;
+  /** Origins a browser page may call the API from: `*` (any) or exact origins. */
+  corsOrigins: string[];
+  /** How long the signed URL of a File output, made each time a job is read, works without a key. */
+  fileUrlExpiresS: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -133,7 +140,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryBaseMs: values.SLUICE_WEBHOOK_RETRY_BASE_MS,
     webhookTimeoutMs: values.SLUICE_WEBHOOK_TIMEOUT_S * 1000,
     pricing: { prices: readPrices(env), customPrices: readCustomPrices(values.SLUICE_CUSTOM_PRICES) },
+    corsOrigins: readCorsOrigins(values.SLUICE_CORS_ORIGINS),
+    fileUrlExpiresS: values.SLUICE_FILE_URL_EXPIRES_S,
   };
+}
+
+function readCorsOrigins(text: string): string[] {
+  const origins = parseCorsOrigins(text);
+  if (typeof origins === 'string') throw new ConfigError(`Invalid configuration: SLUICE_CORS_ORIGINS: ${origins}`);
+  return origins;
 }
 
 /** A comma-separated list whose items must be among `allowed`. */

@@ -1,9 +1,10 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib/core';
-import { HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { FunctionUrlAuthType, InvokeMode, type Function as LambdaFunction, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import { FunctionUrlAuthType, HttpMethod as FunctionUrlMethod, InvokeMode, type Function as LambdaFunction, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import type { Route } from '../../shared/http/route.js';
+import { corsPolicy, type CorsPolicy } from '../../shared/http/cors.js';
 import { sluiceFunction } from '../lambdaFunction.js';
 import type { SluiceNames } from '../names.js';
 import { routePermissions } from '../routePermissions.js';
@@ -14,6 +15,8 @@ export interface ApiStackProps extends StackProps {
   routes: readonly Route[];
   /** The Lambda bundle folder (infra/bundle.ts). */
   codeFolder: string;
+  /** Who browsers may call from (default: any origin): API Gateway answers preflights and adds the headers. */
+  cors?: CorsPolicy;
 }
 
 /** The route that waits for a job; API Gateway cannot hold it for the interface's 10 minutes. */
@@ -46,7 +49,19 @@ export class ApiStack extends Stack {
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
     const { names, routes, codeFolder } = props;
-    this.httpApi = new HttpApi(this, 'HttpApi', { apiName: `${names.prefix}api`, description: 'Sluice: the Sieve v2 API' });
+    const cors = props.cors ?? corsPolicy();
+    this.httpApi = new HttpApi(this, 'HttpApi', {
+      apiName: `${names.prefix}api`,
+      description: 'Sluice: the Sieve v2 API',
+      // API Gateway answers every path's preflight itself and puts these on every answer, the routes' errors included.
+      corsPreflight: {
+        allowOrigins: [...cors.allowOrigins],
+        allowMethods: cors.allowMethods.map((method) => CorsHttpMethod[method as keyof typeof CorsHttpMethod]),
+        allowHeaders: [...cors.allowHeaders],
+        exposeHeaders: [...cors.exposeHeaders],
+        maxAge: Duration.seconds(cors.maxAgeS),
+      },
+    });
 
     const routeFunction = (functionId: string, route: Route, timeout: Duration, environment: Record<string, string>) =>
       sluiceFunction(this, functionId, {
@@ -75,7 +90,11 @@ export class ApiStack extends Stack {
     const awaitRoute = routes.find((route) => route.name === AWAIT_ROUTE);
     if (!awaitRoute) throw new Error(`The route table has no ${AWAIT_ROUTE} route`);
     this.awaitFunction = routeFunction('awaitJobLong', awaitRoute, Duration.minutes(15), { SLUICE_AWAIT_TIMEOUT_S: String(LONG_AWAIT_TIMEOUT_S) });
-    this.awaitFunctionUrl = this.awaitFunction.addFunctionUrl({ authType: FunctionUrlAuthType.NONE, invokeMode: InvokeMode.BUFFERED });
+    this.awaitFunctionUrl = this.awaitFunction.addFunctionUrl({
+      authType: FunctionUrlAuthType.NONE,
+      invokeMode: InvokeMode.BUFFERED,
+      cors: { allowedOrigins: [...cors.allowOrigins], allowedMethods: [FunctionUrlMethod.GET], allowedHeaders: [...cors.allowHeaders], exposedHeaders: [...cors.exposeHeaders], maxAge: Duration.seconds(cors.maxAgeS) },
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'The Sieve v2 API (SLUICE_URL)' });
     new CfnOutput(this, 'AwaitFunctionUrl', {

@@ -16,7 +16,8 @@ export function agentCallbacks(services: Services, artifacts: Artifacts, publicU
     fetchInputs: (version, job, directory, signal) =>
       fetchFileInputs(version, job, directory, {
         ownFile: async (reader, url) => {
-          const own = ownFileOf(url, publicUrl());
+          // The key-checked route, or the signed URL a job shows (the service's own, or S3's).
+          const own = ownFileOf(url, publicUrl()) ?? (await artifacts.outputFileOfUrl(url));
           return own ? services.jobs.outputFileForJob(reader, own.jobId, own.index) : 'not_own';
         },
         fetch: (url, target, fetchSignal) =>

@@ -78,7 +78,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     machineTypes: Object.keys(aws.capacityProviders) as MachineType[],
     environment: { SLUICE_MODE: 'aws', SLUICE_TABLE_PREFIX: config.tablePrefix, SLUICE_BUCKET: aws.bucket, SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn, SLUICE_PUBLIC_URL: aws.publicUrl, SLUICE_MAX_OUTPUT_MB: String(config.maxOutputBytes / 1024 / 1024) },
   });
-  const artifacts = createS3Artifacts({ client: s3, bucket: aws.bucket });
+  const artifacts = createS3Artifacts({ client: s3, bucket: aws.bucket, fileUrlExpiresS: config.fileUrlExpiresS });
   const services = createServices({
     store,
     artifacts,

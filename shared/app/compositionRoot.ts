@@ -38,9 +38,6 @@ export interface LocalApp {
   close(): Promise<void>;
 }
 
-/** A download link is for starting a download now, not for passing around (as S3's on AWS). */
-const DOWNLOAD_URL_EXPIRES_S = 5 * 60;
-
 /** Used when the default interpreter cannot be asked its version. */
 const FALLBACK_PYTHON_VERSION = '3.11';
 
@@ -62,7 +59,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   const clock = createSystemClock();
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();
   const uploads = new LocalUploads({ folder: join(config.dataDir, 'uploads'), publicUrl: servicePublicUrl, clock });
-  const downloads = new LocalDownloads({ publicUrl: servicePublicUrl, clock, expiresInS: DOWNLOAD_URL_EXPIRES_S, open: (jobId, index) => artifacts.openOutputFile(jobId, index) });
+  const downloads = new LocalDownloads({ publicUrl: servicePublicUrl, clock, expiresInS: config.fileUrlExpiresS, open: (jobId, index) => artifacts.openOutputFile(jobId, index) });
   const artifacts = createFileArtifacts(config.dataDir, uploads, () => downloads);
   const builder = new LocalBuilder({
     store,

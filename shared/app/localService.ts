@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { lockDataDirectory } from '../adapters/local/dataDirectoryLock.js';
 import { ROUTES } from '../http/routeTable.js';
 import { createNodeGateway } from '../http/nodeGateway.js';
+import { corsPolicy } from '../http/cors.js';
 import type { Config } from '../config.js';
 import type { BootstrapKey } from './bootstrapKey.js';
 import { ensureBootstrapKey } from './bootstrapKey.js';
@@ -39,7 +40,7 @@ async function startHoldingLock(config: Config, logger: Logger, releaseLock: () 
   let url = '';
   const app = await composeLocalApp(config, logger, () => url);
   const bootstrapKey = await ensureBootstrapKey(app.services.keys, config.dataDir, config.bootstrapOrganization, config.bootstrapApiKey);
-  const server = createNodeGateway({ routes: ROUTES, endpoints: [app.uploads, app.downloads], services: app.services, logger, maxBodyBytes: config.maxBodyBytes, bodyTimeoutMs: config.bodyTimeoutMs });
+  const server = createNodeGateway({ routes: ROUTES, endpoints: [app.uploads, app.downloads], services: app.services, logger, maxBodyBytes: config.maxBodyBytes, bodyTimeoutMs: config.bodyTimeoutMs, cors: corsPolicy(config.corsOrigins) });
   await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
   url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

@@ -14,7 +14,9 @@ import { readBody } from './readBody.js';
 import { hasMalformedPercentEncoding } from './percentEncoding.js';
 import { ServiceError, unauthorized } from '../domain/errors.js';
 import { attachmentDisposition } from '../domain/fileName.js';
+import { contentTypeOf } from '../domain/contentType.js';
 import type { OutputFileContent } from '../ports/artifacts.js';
+import { corsHeaders, corsPolicy, preflightHeaders, type CorsPolicy } from './cors.js';
 
 /**
  * Paths the route table does not hold, served by their own handler with the raw request: the
@@ -34,6 +36,8 @@ export interface NodeGatewayOptions {
   maxBodyBytes: number;
   /** A route's body must have arrived within this (default 30 s), or the request is answered 408. */
   bodyTimeoutMs?: number;
+  /** Who browsers may call from (default: any origin); every answer carries it, preflights are answered 204. */
+  cors?: CorsPolicy;
 }
 
 /** The backstop for any request, uploads included, to arrive whole (node answers 408 after it). */
@@ -45,6 +49,7 @@ const REQUEST_TIMEOUT_MS = 15 * 60_000;
  */
 export function createNodeGateway(options: NodeGatewayOptions): Server {
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
+  const cors = options.cors ?? corsPolicy();
   const matcher = new RouteMatcher(options.routes);
   const handlers = new Map<Route, HttpHandler>(
     options.routes.map((route) => [route, createRouteHandler(route, async () => options.services, options.logger)]),
@@ -62,6 +67,14 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
   return server;
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // Set before anything answers, so errors carry them too (writeHead merges them in).
+    const origin = request.headers.origin;
+    if (request.method === 'OPTIONS') {
+      // A preflight needs no key and names no route of the table: answered for every path, as API Gateway does.
+      response.writeHead(204, preflightHeaders(cors, origin));
+      return void response.end();
+    }
+    for (const [name, value] of Object.entries(corsHeaders(cors, origin))) response.setHeader(name, value);
     const url = parseTarget(request.url);
     if (!url) return refuseUnread(response, 400, 'Malformed request target: check its percent-encoding.');
     const endpoint = options.endpoints?.find((candidate) => url.pathname.startsWith(candidate.pathPrefix));
@@ -115,7 +128,7 @@ async function serveRaw(endpoint: RawEndpoint, request: IncomingMessage, url: UR
   if (!request.complete) response.setHeader('connection', 'close');
   if ('file' in result) {
     const { name, size, stream } = result.file;
-    response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': size, 'content-disposition': attachmentDisposition(name) });
+    response.writeHead(200, { 'content-type': contentTypeOf(name), 'content-length': size, 'content-disposition': attachmentDisposition(name) });
     await pipeline(stream, response).catch(() => response.destroy()); // a client that went away
   } else if (result.body === undefined) {
     response.writeHead(result.status);

@@ -45,4 +45,19 @@ export interface Artifacts {
    * locally a signed URL of the service itself), or null when the job has no such file.
    */
   outputFileUrl(jobId: string, index: number): Promise<string | null>;
+  /**
+   * The same kind of URL for an output file known to exist under `name` (the name its output's
+   * data gives), made without looking the file up: what a job's File outputs show when read.
+   */
+  signedOutputFileUrl(jobId: string, index: number, name: string): Promise<string>;
+  /**
+   * The output file one of these download URLs names, its signature and expiry aside (a job of
+   * the file's organization may read it anyway), or null for any other URL.
+   */
+  outputFileOfUrl(url: URL): Promise<OutputFileRef | null>;
+}
+
+export interface OutputFileRef {
+  jobId: string;
+  index: number;
 }

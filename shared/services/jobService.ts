@@ -4,6 +4,7 @@ import { newId, newShortId } from '../domain/ids.js';
 import type { JobOutput, JobRecord, JobStatus, PushSource } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
 import { jsonBytes, LIST_MAX_OUTPUTS, LIST_PAGE_INLINE_BYTES, type ListedOutput } from '../domain/listPreview.js';
+import { withSignedFileUrls } from '../domain/fileOutputs.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Webhook } from '../domain/webhook.js';
 import type { Artifacts, OutputFileContent } from '../ports/artifacts.js';
@@ -234,7 +235,7 @@ export class JobService {
 
   private async view(job: JobRecord, outputOffset: number): Promise<JobView> {
     const [outputs, children] = await Promise.all([this.deps.store.jobs.listOutputs(job.id, outputOffset), this.deps.store.jobs.listChildren(job.id)]);
-    return { job, outputs, children };
+    return { job, outputs: await withSignedFileUrls(job.id, outputs, (index, name) => this.deps.artifacts.signedOutputFileUrl(job.id, index, name)), children };
   }
 
   /**
@@ -254,7 +255,8 @@ export class JobService {
         this.deps.store.jobs.listChildren(job.id),
       ]);
       for (const output of outputs) if (!output.omitted) budget -= output.bytes ?? jsonBytes(output.data);
-      views.push({ job: { ...job, inputs }, outputs, children });
+      const signed = await withSignedFileUrls(job.id, outputs, (index, name) => this.deps.artifacts.signedOutputFileUrl(job.id, index, name));
+      views.push({ job: { ...job, inputs }, outputs: signed, children });
     }
     return views;
   }

@@ -82,7 +82,7 @@ export function createServices(adapters: Adapters): Services {
   const auth = new AuthService(store);
   const webhookPolicy = new WebhookUrlPolicy(adapters.resolveHost, adapters.webhookAllow);
   const notifier = new JobNotifier(adapters.events, adapters.onObserverError);
-  const webhooks = new WebhookService(store, adapters.deliveryScheduler, clock);
+  const webhooks = new WebhookService(store, adapters.deliveryScheduler, clock, adapters.artifacts);
   const usage = new UsageService(store, versions, access, adapters.pricing, clock);
   notifier.observe((event) => webhooks.onJobEvent(event));
   notifier.observe((event) => usage.onJobEvent(event));

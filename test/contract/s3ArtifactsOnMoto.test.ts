@@ -86,7 +86,7 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
   });
 
   describe('file outputs', () => {
-    it('hands out a presigned GET URL, good for 5 minutes, that returns the file’s bytes under its name', async () => {
+    it('hands out a presigned GET URL, good for an hour by default, that returns the file’s bytes under its name', async () => {
       const data = randomBytes(100 * 1024);
       const source = join(folder, 'scratch.bin');
       await writeFile(source, data);
@@ -94,7 +94,7 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
 
       const url = await artifacts.outputFileUrl('job-1', 0);
       expect(url).not.toBeNull();
-      expect(paramsOf(url as string).get('X-Amz-Expires')).toBe('300');
+      expect(paramsOf(url as string).get('X-Amz-Expires')).toBe('3600');
       expect(paramsOf(url as string).get('response-content-disposition')).toBe(`attachment; filename="result.bin"; filename*=UTF-8''result.bin`);
       const answer = await fetch(url as string);
       expect(answer.status).toBe(200);
@@ -114,6 +114,28 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
       const chunks: Buffer[] = [];
       for await (const chunk of opened!.stream) chunks.push(chunk as Buffer);
       expect(Buffer.concat(chunks).toString()).toBe('unicode ✓');
+    });
+
+    it('stores a file with the Content-Type of its name, which the signed URL a job shows serves without a key', async () => {
+      const source = join(folder, 'scratch.mp4');
+      await writeFile(source, 'not really a video');
+      await artifacts.putOutputFile('job-3', 1, 'clip.mp4', source);
+      const url = await artifacts.signedOutputFileUrl('job-3', 1, 'clip.mp4');
+      const answer = await fetch(url);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toBe('video/mp4');
+      expect(await answer.text()).toBe('not really a video');
+    });
+
+    it('recognizes its own signed output file URLs, expired or not, and no other URL', async () => {
+      const url = new URL(await artifacts.signedOutputFileUrl('job-3', 1, 'clip.mp4'));
+      expect(await artifacts.outputFileOfUrl(url)).toEqual({ jobId: 'job-3', index: 1 });
+      url.search = '';
+      expect(await artifacts.outputFileOfUrl(url)).toEqual({ jobId: 'job-3', index: 1 });
+      const bundle = new URL(url);
+      bundle.pathname = bundle.pathname.replace(/files\/.*$/, 'bundles/v.tar.gz');
+      expect(await artifacts.outputFileOfUrl(bundle)).toBeNull();
+      expect(await artifacts.outputFileOfUrl(new URL('https://example.com/files/job-3/1/clip.mp4'))).toBeNull();
     });
 
     it('answers null for a file that was never stored', async () => {

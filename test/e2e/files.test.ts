@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './support/testService.js';
 import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
+import { startWebhookReceiver } from './support/webhookReceiver.js';
 
 const READ = `import sluice
 
@@ -94,26 +95,57 @@ describe('file inputs: a job cannot make the service read what it should not', (
     expect(job.outputs[0].data).toBe('inline ✓');
   });
 
-  it('serves an output file under its Unicode name (RFC 5987), streamed from a short-lived URL', async () => {
+  it('shows a File output’s URL signed: a plain GET without a key downloads it, under its Unicode name (RFC 5987) and with its Content-Type', async () => {
     const name = 'résumé ✓ 東京 "quoted".txt';
     const { body: job } = await run('local/write-file', { name, text: 'unicode ✓' });
     expect(job.status).toBe('finished');
-    const download = await fetch(job.outputs[0].data.url, { headers: { 'x-api-key': service.key } });
+    expect(job.outputs[0]).toMatchObject({ type: 'sieve.File', data: { url: expect.stringContaining('signature='), name } });
+    const download = await fetch(job.outputs[0].data.url, { redirect: 'manual' });
     expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     const disposition = download.headers.get('content-disposition') ?? '';
     expect(decodeURIComponent(/filename\*=UTF-8''([^;]+)/.exec(disposition)?.[1] ?? '')).toBe(name);
     expect(disposition).toContain('filename="r_sum_ _ __ _quoted_.txt"');
     expect(await download.text()).toBe('unicode ✓');
-    expect(download.redirected).toBe(true); // served by the signed /files/ URL the API redirects to, as S3 on AWS
-    expect((await fetch(job.outputs[0].data.url, { redirect: 'manual' })).status).toBe(401);
+    // Each read signs anew; the key-checked route stays, and redirects to a signed URL (as to S3 on AWS).
+    const route = `${service.url}/v2/jobs/${job.id}/files/0`;
+    expect((await fetch(route, { redirect: 'manual' })).status).toBe(401);
+    const redirected = await fetch(route, { headers: { 'x-api-key': service.key } });
+    expect([redirected.redirected, await redirected.text()]).toEqual([true, 'unicode ✓']);
+  });
+
+  it('gives webhook receivers the same signed URL: job.new_output’s file downloads without a key', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const pushed = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/write-file', inputs: { name: 'hook.json', text: '{}' }, webhooks: [{ type: 'job.new_output', url: receiver.url('/out') }] });
+      const [hook] = await receiver.waitFor('/out', 1);
+      const output = JSON.parse(hook?.body.body.output);
+      expect(output).toMatchObject({ type: 'sieve.File', data: { name: 'hook.json' } });
+      const download = await fetch(output.data.url);
+      expect([download.status, download.headers.get('content-type'), await download.text()]).toEqual([200, 'application/json', '{}']);
+      expect(hook?.body.body.job_id).toBe(pushed.body.id);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('refuses a signed file URL once changed or expired', async () => {
+    const { body: job } = await run('local/write-file', { name: 'a.txt', text: 'a' });
+    const url = new URL(job.outputs[0].data.url);
+    url.searchParams.set('signature', '0'.repeat(64));
+    expect((await fetch(url)).status).toBe(403);
+    url.searchParams.set('expires', String(Date.now() * 1000 - 1));
+    expect((await fetch(url)).status).toBe(403);
   });
 
   it('takes an earlier job’s output file URL of the same organization as an input, and not another organization’s', async () => {
     const { body: written } = await run('local/write-file', { name: 'note.txt', text: 'written before' });
-    const own = written.outputs[0].data.url;
+    const own = written.outputs[0].data.url; // signed, as every read shows it
     const { body: read } = await run('local/read-file', { document: { url: own } });
     expect(read.status).toBe('finished');
     expect(read.outputs[0].data).toBe('written before');
+    const route = `${service.url}/v2/jobs/${written.id}/files/0`; // the key-checked route, as before
+    expect((await run('local/read-file', { document: route })).body.outputs[0].data).toBe('written before');
 
     // A public function, pushed by another organization that learnt the URL: the agent reads no file for it.
     await api(service.url, service.key, 'POST', '/v2/functions/local/read-file/edit', { visibility: 'public' });

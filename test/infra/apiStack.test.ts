@@ -1,9 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Template } from 'aws-cdk-lib/assertions';
+import { App } from 'aws-cdk-lib/core';
+import { Template } from 'aws-cdk-lib/assertions';
+import { bundleLambdaCode } from '../../infra/bundle.js';
+import { sluiceNames } from '../../infra/names.js';
+import { parseCorsContext } from '../../infra/sluiceApp.js';
+import { corsPolicy } from '../../shared/http/cors.js';
 import { TABLES, type TableId } from '../../shared/adapters/aws/dynamodb/tables.js';
 import { ROUTES } from '../../shared/http/routeTable.js';
 import { bucketAccess, routePermissions } from '../../infra/routePermissions.js';
-import { API_AWAIT_TIMEOUT_S, DEPLOY_MEMORY_MB, LONG_AWAIT_TIMEOUT_S } from '../../infra/stacks/apiStack.js';
+import { API_AWAIT_TIMEOUT_S, ApiStack, DEPLOY_MEMORY_MB, LONG_AWAIT_TIMEOUT_S } from '../../infra/stacks/apiStack.js';
 import { PREFIX, actionsOf, functionStatements, resourcesIn, resourcesOf, sluiceApp, tablesNamed, type Resource, type StackName } from './sluiceTemplates.js';
 
 let api: Template;
@@ -157,6 +162,34 @@ describe('ApiStack', () => {
     it('gives the long await function the same permissions as the await route', () => {
       const [longId] = Object.entries(resourcesOf(api, 'AWS::Lambda::Function')).find(([, fn]) => fn.Properties.Timeout === 900) as [string, Resource];
       expect(functionStatements(api, longId)).toEqual(functionStatements(api, routeFunctionId('awaitJob')));
+    });
+  });
+
+  describe('browsers (CORS)', () => {
+    it('has API Gateway answer preflights for any origin by default: every method served, X-API-Key and Content-Type, Retry-After readable, a day’s max age', () => {
+      const [httpApi] = Object.values(resourcesOf(api, 'AWS::ApiGatewayV2::Api'));
+      expect(httpApi?.Properties.CorsConfiguration).toEqual({
+        AllowOrigins: ['*'],
+        AllowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+        AllowHeaders: expect.arrayContaining(['X-API-Key', 'Content-Type']),
+        ExposeHeaders: expect.arrayContaining(['Retry-After']),
+        MaxAge: 86_400,
+      });
+    });
+
+    it('gives the await function URL the same origins', () => {
+      const [url] = Object.values(resourcesOf(api, 'AWS::Lambda::Url'));
+      expect(url?.Properties.Cors).toMatchObject({ AllowOrigins: ['*'], AllowMethods: ['GET'], AllowHeaders: expect.arrayContaining(['X-API-Key']) });
+    });
+
+    it('allows only the origins the sluice:corsOrigins context names, and refuses one that is not an origin', () => {
+      expect(parseCorsContext('https://app.example.com, http://localhost:3000')).toEqual(['https://app.example.com', 'http://localhost:3000']);
+      expect(parseCorsContext(undefined)).toBeUndefined();
+      expect(() => parseCorsContext('app.example.com')).toThrow(/sluice:corsOrigins/);
+      const app = new App();
+      const stack = new ApiStack(app, 'Api', { names: sluiceNames('t-'), routes: ROUTES, codeFolder: bundleLambdaCode(), cors: corsPolicy(['https://app.example.com']) });
+      const [httpApi] = Object.values(resourcesOf(Template.fromStack(stack), 'AWS::ApiGatewayV2::Api'));
+      expect(httpApi?.Properties.CorsConfiguration.AllowOrigins).toEqual(['https://app.example.com']);
     });
   });
 

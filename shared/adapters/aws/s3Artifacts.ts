@@ -4,12 +4,15 @@ import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import { CopyObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { attachmentDisposition } from '../../domain/fileName.js';
+import { contentTypeOf } from '../../domain/contentType.js';
 import type { Artifacts } from '../../ports/artifacts.js';
 import { presignedUrl } from './s3Presigner.js';
 
 export interface S3ArtifactsOptions {
   client: S3Client;
   bucket: string;
+  /** How long an output file's download URL works (default FILE_URL_EXPIRES_S). */
+  fileUrlExpiresS?: number;
 }
 
 export const bundleKeyOf = (versionId: string) => `bundles/${versionId}.tar.gz`;
@@ -17,11 +20,14 @@ export const bundleKeyOf = (versionId: string) => `bundles/${versionId}.tar.gz`;
 /** Under the organization's id: an organization's deploy can only ever name its own uploads. */
 export const uploadKeyOf = (organizationId: string, uploadId: string) => `uploads/${organizationId}/${uploadId}`;
 
-/** A download link is for starting a download now, not for passing around. */
-export const FILE_URL_EXPIRES_S = 5 * 60;
+/** An hour: a job read now gives URLs that still work when another job is pushed with them. */
+export const FILE_URL_EXPIRES_S = 60 * 60;
 
 /** An output file's key ends with its name, so the name needs no metadata of its own. */
 const outputPrefixOf = (jobId: string, index: number) => `files/${jobId}/${index}/`;
+
+/** A key presigned only to learn where output file URLs start. */
+const FILES_PROBE_KEY = 'files/probe';
 
 const isNoSuchKey = (error: unknown) => (error as { name?: string }).name === 'NoSuchKey';
 /** HeadObject has no body, so a missing key is a bare 404. */
@@ -34,6 +40,11 @@ const isNotFound = (error: unknown) => isNoSuchKey(error) || (error as { name?: 
  */
 export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
   const { client, bucket } = options;
+  const fileUrlExpiresS = options.fileUrlExpiresS ?? FILE_URL_EXPIRES_S;
+  let filesBase: Promise<string> | undefined;
+  /** A presigned GET of an output file, saved under its own name. */
+  const fileUrl = (key: string, name: string) =>
+    presignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key, ResponseContentDisposition: attachmentDisposition(name) }), fileUrlExpiresS);
 
   /** The object's bytes as a stream (the SDK's body is a node Readable), or null when it is missing. */
   const getStream = async (key: string): Promise<AsyncIterable<Uint8Array> | null> => {
@@ -98,7 +109,7 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
       // Streamed, so a large output never sits in memory; S3 needs the length of a stream up front.
       const { size } = await stat(sourcePath);
       const key = `${outputPrefixOf(jobId, index)}${basename(name) || 'file'}`;
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(sourcePath), ContentLength: size }));
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(sourcePath), ContentLength: size, ContentType: contentTypeOf(key) }));
     },
 
     async openOutputFile(jobId, index) {
@@ -117,8 +128,21 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
     async outputFileUrl(jobId, index) {
       const found = await findOutputFile(jobId, index);
       if (!found) return null;
-      const command = new GetObjectCommand({ Bucket: bucket, Key: found.key, ResponseContentDisposition: attachmentDisposition(found.name) });
-      return presignedUrl(client, command, FILE_URL_EXPIRES_S);
+      return fileUrl(found.key, found.name);
+    },
+
+    async outputFileOfUrl(url) {
+      // Where this client's presigned URLs of output files start (endpoint, path style and all), learnt by presigning one.
+      filesBase ??= presignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: FILES_PROBE_KEY }), 60).then((probe) => probe.slice(0, probe.indexOf(FILES_PROBE_KEY)) + 'files/');
+      const base = await filesBase;
+      if (!url.href.startsWith(base)) return null;
+      const match = /^([^/?#]+)\/(\d+)\//.exec(url.href.slice(base.length));
+      return match ? { jobId: decodeURIComponent(match[1] as string), index: Number(match[2]) } : null;
+    },
+
+    signedOutputFileUrl(jobId, index, name) {
+      const file = basename(name) || 'file';
+      return fileUrl(`${outputPrefixOf(jobId, index)}${file}`, file);
     },
   };
 }

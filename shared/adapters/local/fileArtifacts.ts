@@ -36,6 +36,10 @@ export function createFileArtifacts(dataDir: string, uploads: LocalUploads, down
     await write(temporary);
     await rename(temporary, bundlePath(versionId));
   };
+  const signedUrl = (jobId: string, index: number): string => {
+    if (!downloads) throw new Error('These artifacts were made without download URLs.');
+    return downloads().urlFor(jobId, index);
+  };
   return {
     putBundle(versionId, bundle) {
       return writeBundle(versionId, (temporary) => writeFile(temporary, bundle));
@@ -71,8 +75,13 @@ export function createFileArtifacts(dataDir: string, uploads: LocalUploads, down
       return { name: basename(path), size, stream: createReadStream(path) };
     },
     async outputFileUrl(jobId, index) {
-      if (!downloads) throw new Error('These artifacts were made without download URLs.');
-      return (await outputPath(jobId, index)) === null ? null : downloads().urlFor(jobId, index);
+      return (await outputPath(jobId, index)) === null ? null : signedUrl(jobId, index);
+    },
+    async signedOutputFileUrl(jobId, index) {
+      return signedUrl(jobId, index);
+    },
+    async outputFileOfUrl(url) {
+      return downloads ? downloads().fileOf(url) : null;
     },
   };
 

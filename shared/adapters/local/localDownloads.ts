@@ -32,6 +32,19 @@ export class LocalDownloads {
     return `${this.options.publicUrl()}${PATH_PREFIX}${encodeURIComponent(jobId)}/${index}?${query}`;
   }
 
+  /** The file one of these URLs names, whatever its signature, or null for any other URL. */
+  fileOf(url: URL): { jobId: string; index: number } | null {
+    const prefix = `${this.options.publicUrl()}${PATH_PREFIX}`;
+    if (!url.href.startsWith(prefix)) return null;
+    const match = /^([^/?#]+)\/(\d+)(?:[?#]|$)/.exec(url.href.slice(prefix.length));
+    if (!match) return null;
+    try {
+      return { jobId: decodeURIComponent(match[1] as string), index: Number(match[2]) };
+    } catch {
+      return null;
+    }
+  }
+
   async serve(request: IncomingMessage, url: URL): Promise<DownloadAnswer> {
     if (request.method !== 'GET') return { status: 405, body: { detail: 'Method Not Allowed' } };
     const [jobId = '', indexText = '', ...rest] = url.pathname.slice(PATH_PREFIX.length).split('/').map(decodeURIComponent);

@@ -1,0 +1,74 @@
+/**
+ * Cross-origin access for browsers: which origins may call the API, and the headers that say
+ * so. Any origin by default: the API key travels in an explicit header, never a cookie, so a
+ * page on another origin holds no credential the browser would add for it.
+ *
+ * One policy, applied the same way by the local gateway and, on AWS, by API Gateway (the
+ * HTTP API's CorsConfiguration, built from it in infra/stacks/apiStack.ts and read back by the
+ * emulator's API Gateway).
+ */
+export interface CorsPolicy {
+  /** `*`, or exact origins such as `https://app.example.com`. */
+  allowOrigins: readonly string[];
+  allowMethods: readonly string[];
+  allowHeaders: readonly string[];
+  exposeHeaders: readonly string[];
+  maxAgeS: number;
+}
+
+/** Every method the API serves, uploads' PUT included. */
+export const CORS_ALLOW_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'] as const;
+export const CORS_ALLOW_HEADERS = ['X-API-Key', 'Content-Type', 'Authorization'] as const;
+/** Headers a page may read beyond the CORS-safelisted ones: how long to back off, a file's name, a redirect's target. */
+export const CORS_EXPOSE_HEADERS = ['Retry-After', 'Content-Disposition', 'Content-Length', 'Location'] as const;
+/** A day: API Gateway's largest max age. */
+export const CORS_MAX_AGE_S = 86_400;
+
+/** The policy for SLUICE_CORS_ORIGINS's origins (comma-separated; default any). */
+export function corsPolicy(allowOrigins: readonly string[] = ['*']): CorsPolicy {
+  return { allowOrigins, allowMethods: CORS_ALLOW_METHODS, allowHeaders: CORS_ALLOW_HEADERS, exposeHeaders: CORS_EXPOSE_HEADERS, maxAgeS: CORS_MAX_AGE_S };
+}
+
+/** `*` or comma-separated origins; an origin is scheme://host[:port], as a browser sends it. */
+export function parseCorsOrigins(text: string): string[] | string {
+  const origins = text.split(',').map((item) => item.trim()).filter(Boolean);
+  if (origins.length === 0) return 'no origin given (use * for any)';
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      return `"${origin}" is not an origin such as https://app.example.com`;
+    }
+    if (parsed.origin !== origin) return `"${origin}" is not an origin: write it as ${parsed.origin}`;
+  }
+  return origins;
+}
+
+/** The Access-Control-Allow-Origin value for a request from `origin`, or null when it is not allowed. */
+function allowedOrigin(policy: CorsPolicy, origin: string | undefined): string | null {
+  if (policy.allowOrigins.includes('*')) return '*';
+  return origin !== undefined && policy.allowOrigins.includes(origin) ? origin : null;
+}
+
+/** The headers every answer carries, errors included. */
+export function corsHeaders(policy: CorsPolicy, origin: string | undefined): Record<string, string> {
+  const allowed = allowedOrigin(policy, origin);
+  // With a list of origins the answer depends on the request's Origin: caches must keep them apart.
+  const vary: Record<string, string> = policy.allowOrigins.includes('*') ? {} : { vary: 'Origin' };
+  if (allowed === null) return vary;
+  return { ...vary, 'access-control-allow-origin': allowed, 'access-control-expose-headers': policy.exposeHeaders.join(', ') };
+}
+
+/** The answer to a preflight (OPTIONS): what a request from `origin` may use, and for how long. */
+export function preflightHeaders(policy: CorsPolicy, origin: string | undefined): Record<string, string> {
+  const headers = corsHeaders(policy, origin);
+  if (!headers['access-control-allow-origin']) return headers;
+  return {
+    ...headers,
+    'access-control-allow-methods': policy.allowMethods.join(', '),
+    'access-control-allow-headers': policy.allowHeaders.join(', '),
+    'access-control-max-age': String(policy.maxAgeS),
+  };
+}
