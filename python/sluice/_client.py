@@ -102,12 +102,13 @@ def encode_value(value: Any) -> Any:
     """JSON for the SDK's own types in inputs: a File as ``{"url": ...}`` (a local file as a
     data: URL, which the service accepts), a Struct as its fields."""
     from sluice._struct import Struct
-    from sluice._types import File
+    from sluice._types import FILE_MARKER_KEY, File
 
     if isinstance(value, File):
+        # Marked, so a File in a dict or list is one too; a whole File input reads the url alone.
         if value.url:
-            return {"url": value.url}
-        return {"url": _data_url(value.path)}
+            return {FILE_MARKER_KEY: "sieve.File", "url": value.url}
+        return {FILE_MARKER_KEY: "sieve.File", "url": _data_url(value.path)}
     if isinstance(value, Struct):
         return value.to_dict()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
@@ -121,10 +122,10 @@ def _data_url(path: str) -> str:
 
 def decode_output(output: Dict[str, Any]) -> Any:
     """An output as the function returned it: a File output as a File with its URL."""
-    from sluice._types import File
+    from sluice._types import File, decode_files
 
     data = output.get("data")
     kind = str(output.get("type") or "")
     if kind.endswith(".File") and isinstance(data, dict) and isinstance(data.get("url"), str):
         return File(url=data["url"])
-    return data
+    return decode_files(data)

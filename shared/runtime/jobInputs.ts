@@ -2,7 +2,8 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { isFileType } from '../domain/functionMetadata.js';
+import { FILE_TYPE, isFileType } from '../domain/functionMetadata.js';
+import { FILE_MARKER_KEY, mapFileMarkers } from '../domain/fileOutputs.js';
 import type { JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { OutputFileContent } from '../ports/artifacts.js';
@@ -28,7 +29,11 @@ export async function fetchFileInputs(version: VersionRecord, job: JobRecord, di
   const inputs = { ...job.inputs };
   for (const declared of version.inputs) {
     const value = inputs[declared.name];
-    if (!isFileType(declared.type) || value === null || value === undefined) continue;
+    if (value === null || value === undefined) continue;
+    if (!isFileType(declared.type)) {
+      inputs[declared.name] = await fetchNestedFiles(job, declared.name, value, directory, sources, signal);
+      continue;
+    }
     const url = typeof value === 'string' ? value : (value as { url?: unknown }).url;
     if (typeof url !== 'string') throw new InputFetchError(`Input ${declared.name} could not be fetched: it has no URL.`);
     const folder = join(directory, declared.name);
@@ -41,6 +46,23 @@ export async function fetchFileInputs(version: VersionRecord, job: JobRecord, di
     }
   }
   return inputs;
+}
+
+/** Fetches each File marked inside an input's dicts and lists into `<directory>/<input>/<n>/`, giving it as `{"_type", "path", "url"}`. */
+async function fetchNestedFiles(job: JobRecord, name: string, value: unknown, directory: string, sources: InputSources, signal: AbortSignal): Promise<unknown> {
+  let part = 0;
+  return mapFileMarkers(value, async (marker) => {
+    part += 1;
+    if (typeof marker.url !== 'string') throw new InputFetchError(`Input ${name} could not be fetched: a file in it has no URL.`);
+    const folder = join(directory, name, String(part));
+    await mkdir(folder, { recursive: true });
+    try {
+      return { [FILE_MARKER_KEY]: FILE_TYPE, path: await fetchOne(job, marker.url, folder, sources, signal), url: marker.url };
+    } catch (error) {
+      const reason = error instanceof InputFetchError ? error.message : 'it could not be read';
+      throw new InputFetchError(`Input ${name} could not be fetched: ${reason}.`);
+    }
+  });
 }
 
 async function fetchOne(job: JobRecord, text: string, folder: string, sources: InputSources, signal: AbortSignal): Promise<string> {

@@ -1,6 +1,7 @@
 import { ValidationError, type ValidationIssue } from '../domain/errors.js';
 import { FILE_TYPE, isFileType, type InputSpec } from '../domain/functionMetadata.js';
 import type { VersionRecord } from '../domain/version.js';
+import { fileMarkersIn } from '../domain/fileOutputs.js';
 
 const TYPE_CHECKS: Partial<Record<InputSpec['type'], (value: unknown) => boolean>> = {
   str: (value) => typeof value === 'string',
@@ -52,6 +53,10 @@ export function checkInputs(version: VersionRecord, inputs: Record<string, unkno
       continue;
     }
     if (value === null && input.is_optional) continue;
+    if (!isFileType(input.type) && fileMarkersIn(value).some((marker) => !isFileUrl(marker.url))) {
+      issues.push({ loc: ['body', 'inputs', input.name], msg: `A file in it should have a URL: {"_type": "${FILE_TYPE}", "url": "https://..."} (http, https or data; not a path or file:// URL)`, type: 'file_type' });
+      continue;
+    }
     const check = TYPE_CHECKS[isFileType(input.type) ? FILE_TYPE : input.type];
     if (check && !check(value)) {
       const expected = isFileType(input.type) ? 'a file: {"url": "https://..."} or the URL itself (http, https or data; not a path or file:// URL)' : `of type ${input.type}`;

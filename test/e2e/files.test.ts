@@ -26,6 +26,30 @@ def write_file(name: str, text: str) -> sluice.File:
     return sluice.File(path)
 `;
 
+const WRITE_NESTED = `import os
+import tempfile
+import sieve
+
+def _write(name, text):
+    path = os.path.join(tempfile.mkdtemp(), name)
+    with open(path, "w") as f:
+        f.write(text)
+    return sieve.File(path)
+
+@sieve.function(name="write-nested")
+def write_nested(prefix: str) -> dict:
+    return {"video": _write("clip.mp4", prefix + " video"), "frames": [_write("a.png", prefix + " a"), (_write("b.png", prefix + " b"), 2)], "elsewhere": sieve.File(url="https://example.com/x.txt")}
+`;
+
+const READ_NESTED = `import sieve
+
+@sieve.function(name="read-nested")
+def read_nested(bundle: dict) -> str:
+    files = [bundle["video"], *bundle["frames"]]
+    assert all(isinstance(f, sieve.File) for f in files), bundle
+    return "|".join(open(f.path).read() for f in files)
+`;
+
 /** A file server on loopback: /doc.txt is served, /redirect?to=URL redirects, /hang never answers, anything else is 404. */
 async function startFileServer(): Promise<{ server: Server; url: string; requests: string[]; hangsClosed: () => number }> {
   const requests: string[] = [];
@@ -43,7 +67,7 @@ async function startFileServer(): Promise<{ server: Server; url: string; request
 }
 
 async function deployBoth(service: TestService, key = service.key, owner = 'local'): Promise<void> {
-  for (const source of [READ, WRITE]) {
+  for (const source of [READ, WRITE, WRITE_NESTED, READ_NESTED]) {
     const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }), key, owner);
     await waitForBuild(service, `${owner}/${deployed.body.function.name}`, deployed.body.version.id, key);
   }
@@ -127,6 +151,36 @@ describe('file inputs: a job cannot make the service read what it should not', (
     } finally {
       await receiver.close();
     }
+  });
+
+  it('stores Files nested in a dict, a list and a tuple, each shown marked, signed and typed, and takes them back as another job’s input', async () => {
+    const { body: written } = await run('local/write-nested', { prefix: 'p' });
+    expect(written.status).toBe('finished');
+    const data = written.outputs[0].data;
+    expect(data.video).toMatchObject({ _type: 'sieve.File', name: 'clip.mp4', url: expect.stringContaining('signature=') });
+    expect(data.frames[1][1]).toBe(2);
+    expect(data.elsewhere).toEqual({ _type: 'sieve.File', url: 'https://example.com/x.txt', name: null });
+    const downloads = await Promise.all([data.video, data.frames[0], data.frames[1][0]].map((file: { url: string }) => fetch(file.url)));
+    expect(await Promise.all(downloads.map(async (answer) => [answer.status, answer.headers.get('content-type'), await answer.text()]))).toEqual([
+      [200, 'video/mp4', 'p video'],
+      [200, 'image/png', 'p a'],
+      [200, 'image/png', 'p b'],
+    ]);
+    // The key-checked route names a nested file by output index and part.
+    expect((await fetch(`${service.url}/v2/jobs/${written.id}/files/0.1`, { headers: { 'x-api-key': service.key } })).status).toBe(200);
+
+    const bundle = { video: { _type: 'sieve.File', url: data.video.url }, frames: [{ _type: 'sieve.File', url: data.frames[0].url }, { _type: 'sieve.File', url: 'data:text/plain,inline' }] };
+    const { body: read } = await run('local/read-nested', { bundle });
+    expect([read.status, read.error]).toEqual(['finished', '']);
+    expect(read.outputs[0].data).toBe('p video|p a|inline');
+  });
+
+  it('refuses at push a nested File whose URL is a path, and ends in error one that cannot be fetched', async () => {
+    const refused = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', url: '/etc/passwd' }, frames: [] } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'inputs', 'bundle'], msg: expect.stringContaining('not a path or file:// URL') });
+    const { body: failed } = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', url: 'http://127.0.0.1:9/x' }, frames: [] } });
+    expect([failed.status, failed.error]).toEqual(['error', 'Input bundle could not be fetched: its host is not a public address.']);
   });
 
   it('refuses a signed file URL once changed or expired', async () => {
