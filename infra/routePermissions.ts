@@ -173,7 +173,8 @@ export const ROLE_PERMISSIONS = {
       functions: 'read',
       organizations: 'read',
     },
-    bucket: { read: ['bundles/', 'files/'], write: ['files/'] },
+    // uploads/: a File input given as an upload of the job's organization (POST /v2/uploads).
+    bucket: { read: ['bundles/', 'files/', 'uploads/'], write: ['files/'] },
     queues: ['consume', 'send'],
     startDeliveries: true,
     ecs: ['protect'],

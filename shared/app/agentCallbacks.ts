@@ -21,6 +21,7 @@ export function agentCallbacks(services: Services, artifacts: Artifacts, publicU
           const own = ownFileOf(url, publicUrl()) ?? (await artifacts.outputFileOfUrl(url));
           return own ? services.jobs.outputFileForJob(reader, own.jobId, own.slot) : 'not_own';
         },
+        upload: (reader, uploadId) => artifacts.readUpload(reader.organizationId, uploadId),
         fetch: (url, target, fetchSignal) =>
           fetchFile(url, target, fetchSignal).catch((error: unknown) => {
             throw error instanceof FetchRefused ? new InputFetchError(error.message) : error;

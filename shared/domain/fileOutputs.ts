@@ -30,6 +30,7 @@ export interface FileMarker {
   url?: unknown;
   path?: unknown;
   name?: unknown;
+  upload_id?: unknown;
 }
 
 export function isFileMarker(value: unknown): value is FileMarker {

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './support/testService.js';
 import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
 import { startWebhookReceiver } from './support/webhookReceiver.js';
+import { PYTHON_SDK_DIR } from '../../shared/packaging/inspectFunctions.js';
 
 const READ = `import sluice
 
@@ -181,6 +183,47 @@ describe('file inputs: a job cannot make the service read what it should not', (
     expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'inputs', 'bundle'], msg: expect.stringContaining('not a path or file:// URL') });
     const { body: failed } = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', url: 'http://127.0.0.1:9/x' }, frames: [] } });
     expect([failed.status, failed.error]).toEqual(['error', 'Input bundle could not be fetched: its host is not a public address.']);
+  });
+
+  it('takes a client’s local file through an upload (POST /v2/uploads, a PUT), whole or nested, for its own organization only', async () => {
+    const upload = async (key: string, text: string) => {
+      const created = await api(service.url, key, 'POST', '/v2/uploads', { size: Buffer.byteLength(text) });
+      expect((await fetch(created.body.upload_url, { method: 'PUT', body: text })).status).toBe(200);
+      return created.body.upload_id as string;
+    };
+    const id = await upload(service.key, 'uploaded words');
+    const { body: read } = await run('local/read-file', { document: { upload_id: id, name: 'words.txt' } });
+    expect([read.status, read.outputs[0]?.data]).toEqual(['finished', 'uploaded words']);
+    const { body: nested } = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', upload_id: id, name: 'v.mp4' }, frames: [] } });
+    expect([nested.status, nested.outputs[0]?.data]).toEqual(['finished', 'uploaded words']);
+
+    const rivalKey = await service.createOrganization('uploader-rival');
+    const rivalId = await upload(rivalKey, 'not yours');
+    const { body: refused } = await run('local/read-file', { document: { upload_id: rivalId } });
+    expect([refused.status, refused.error]).toEqual(['error', 'Input document could not be fetched: no such upload of this organization.']);
+    expect((await run('local/read-file', { document: { upload_id: 7 } })).status).toBe(422);
+  });
+
+  it('lets a Python program pass local files, whole and in a dict, as Sieve’s SDK does: they are uploaded', async () => {
+    const program = [
+      'import json, os, sys, tempfile, sieve',
+      'folder = tempfile.mkdtemp()',
+      'def local(name, text):',
+      '    path = os.path.join(folder, name)',
+      '    open(path, "w").write(text)',
+      '    return sieve.File(path)',
+      'whole = sieve.function.get("local/read-file").run(local("a.txt", "from disk"))',
+      'nested = sieve.function.get("local/read-nested").run({"video": local("v.mp4", "v"), "frames": [local("f.png", "f"), sieve.File("data:text/plain,d")]})',
+      'made = sieve.function.get("local/write-nested").run("sdk")',
+      'print(json.dumps([whole, nested, open(made["video"].path).read(), type(made["frames"][0]).__name__]))',
+    ].join('\n');
+    const env = { PATH: process.env.PATH ?? '', PYTHONPATH: PYTHON_SDK_DIR, PYTHONDONTWRITEBYTECODE: '1', SIEVE_API_URL: service.url, SIEVE_API_KEY: service.key };
+    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve) => execFile('python3', ['-c', program], { env, timeout: 60_000 }, (_error, out, err) => resolve({ stdout: out, stderr: err })));
+    expect(stderr).toBe('');
+    expect(JSON.parse(stdout)).toEqual(['from disk', 'v|f|d', 'sdk video', 'File']);
+    // Uploaded, not inlined: the job names the upload.
+    const [latest] = (await api(service.url, service.key, 'GET', '/v2/functions/local/read-file/jobs?limit=1')).body.data;
+    expect(JSON.stringify(latest.inputs)).toMatch(/"upload_id":"[^"]+","name":"a.txt"/);
   });
 
   it('refuses a signed file URL once changed or expired', async () => {
