@@ -25,6 +25,9 @@ export const nestedFileSlot = (index: number, part: number): string => `${index}
  */
 export const FILE_MARKER_KEY = '_type';
 
+/** The most Files one input or output may hold nested: each is a fetch or a stored copy. */
+export const MAX_NESTED_FILES = 256;
+
 export interface FileMarker {
   [FILE_MARKER_KEY]: typeof FILE_TYPE;
   url?: unknown;

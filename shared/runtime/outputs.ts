@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FILE_TYPE } from '../domain/functionMetadata.js';
-import { FILE_MARKER_KEY, mapFileMarkers, nestedFileSlot, type FileSlot } from '../domain/fileOutputs.js';
+import { FILE_MARKER_KEY, fileMarkersIn, mapFileMarkers, MAX_NESTED_FILES, nestedFileSlot, type FileSlot } from '../domain/fileOutputs.js';
 import type { JobOutput, JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { OutputMessage } from './protocol.js';
@@ -32,6 +32,7 @@ export interface OutputFileStores {
  * from elsewhere) stays as it is, its `path` dropped.
  */
 async function storeNestedFiles(job: JobRecord, index: number, value: unknown, storeFile: StoreFile): Promise<unknown> {
+  if (fileMarkersIn(value).length > MAX_NESTED_FILES) throw new Error(`output ${index} holds more than ${MAX_NESTED_FILES} files nested in it`);
   let part = 0;
   return mapFileMarkers(value, async (marker) => {
     if (typeof marker.path !== 'string') return { [FILE_MARKER_KEY]: FILE_TYPE, url: marker.url ?? null, name: marker.name ?? null };

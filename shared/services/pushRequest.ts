@@ -1,7 +1,7 @@
 import { ValidationError, type ValidationIssue } from '../domain/errors.js';
 import { FILE_TYPE, isFileType, type InputSpec } from '../domain/functionMetadata.js';
 import type { VersionRecord } from '../domain/version.js';
-import { fileMarkersIn, type FileMarker } from '../domain/fileOutputs.js';
+import { fileMarkersIn, MAX_NESTED_FILES, type FileMarker } from '../domain/fileOutputs.js';
 
 const TYPE_CHECKS: Partial<Record<InputSpec['type'], (value: unknown) => boolean>> = {
   str: (value) => typeof value === 'string',
@@ -59,7 +59,12 @@ export function checkInputs(version: VersionRecord, inputs: Record<string, unkno
       continue;
     }
     if (value === null && input.is_optional) continue;
-    if (!isFileType(input.type) && fileMarkersIn(value).some((marker) => !isFileSource(marker))) {
+    const nested = isFileType(input.type) ? [] : fileMarkersIn(value);
+    if (nested.length > MAX_NESTED_FILES) {
+      issues.push({ loc: ['body', 'inputs', input.name], msg: `At most ${MAX_NESTED_FILES} files may be nested in one input`, type: 'too_long' });
+      continue;
+    }
+    if (nested.some((marker) => !isFileSource(marker))) {
       issues.push({ loc: ['body', 'inputs', input.name], msg: `A file in it should have a URL: {"_type": "${FILE_TYPE}", "url": "https://..."} (http, https or data; not a path or file:// URL)`, type: 'file_type' });
       continue;
     }

@@ -181,6 +181,8 @@ describe('file inputs: a job cannot make the service read what it should not', (
     const refused = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', url: '/etc/passwd' }, frames: [] } });
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'inputs', 'bundle'], msg: expect.stringContaining('not a path or file:// URL') });
+    const many = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', url: 'data:,x' }, frames: Array.from({ length: 256 }, () => ({ _type: 'sieve.File', url: 'data:,x' })) } });
+    expect([many.status, many.body.detail?.[0]?.msg]).toEqual([422, 'At most 256 files may be nested in one input']);
     const { body: failed } = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', url: 'http://127.0.0.1:9/x' }, frames: [] } });
     expect([failed.status, failed.error]).toEqual(['error', 'Input bundle could not be fetched: its host is not a public address.']);
   });
