@@ -50,11 +50,17 @@ export const AUTHENTICATION: Permissions = { tables: { apiKeys: 'read', organiza
 const READ_FUNCTIONS: Permissions['tables'] = { functions: 'read', versions: 'read' };
 const READ_JOBS: Permissions['tables'] = { jobs: 'read', jobOutputs: 'read' };
 /**
+ * A job read shows its File outputs with presigned GET URLs, which S3 honours only if the
+ * signing role may read them: files/ read, and nothing else of the bucket.
+ */
+const SIGN_FILES: Permissions['bucket'] = { read: ['files/'] };
+/**
  * A job's completion notifies observers: the webhook service stores deliveries (and starts
  * them) and the usage service records the job's compute time once.
  */
 const COMPLETE_JOBS: Permissions = {
   tables: { jobs: 'readWrite', jobOutputs: 'read', versions: 'read', deliveries: 'readWrite', usageJobs: 'readWrite', usageHours: 'readWrite' },
+  bucket: SIGN_FILES,
   startDeliveries: true,
 };
 
@@ -81,13 +87,13 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
     startBuilds: true,
     ecs: ['describe'],
   },
-  listFunctionJobs: { tables: { functions: 'read', ...READ_JOBS } },
-  listVersionJobs: { tables: { ...READ_FUNCTIONS, ...READ_JOBS } },
+  listFunctionJobs: { tables: { functions: 'read', ...READ_JOBS }, bucket: SIGN_FILES },
+  listVersionJobs: { tables: { ...READ_FUNCTIONS, ...READ_JOBS }, bucket: SIGN_FILES },
   pushJob: { tables: { ...READ_FUNCTIONS, jobs: 'readWrite' }, queues: ['send'] },
-  getJob: { tables: READ_JOBS },
-  listJobs: { tables: READ_JOBS },
+  getJob: { tables: READ_JOBS, bucket: SIGN_FILES },
+  listJobs: { tables: READ_JOBS, bucket: SIGN_FILES },
   // Waits by reading the job (polling JobEvents): reads only.
-  awaitJob: { tables: READ_JOBS },
+  awaitJob: { tables: READ_JOBS, bucket: SIGN_FILES },
   // The worker running a cancelled job notices the status itself: no ECS call.
   cancelJob: COMPLETE_JOBS,
   // Finds the file by listing its prefix, then signs a GET URL for it (a redirect).
@@ -107,7 +113,7 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   // From the deployment's configuration (its capacity providers): no AWS call.
   getComputeAvailability: {},
   listJobWebhooks: { tables: { jobs: 'read', deliveries: 'read' } },
-  resendJobWebhooks: { tables: { ...READ_JOBS, deliveries: 'readWrite' }, startDeliveries: true },
+  resendJobWebhooks: { tables: { ...READ_JOBS, deliveries: 'readWrite' }, bucket: SIGN_FILES, startDeliveries: true },
   // An organization made before secrets existed gets one on first read: both may write.
   getWebhookSecret: { tables: { organizations: 'readWrite' } },
   rotateWebhookSecret: { tables: { organizations: 'readWrite' } },
@@ -167,7 +173,8 @@ export const ROLE_PERMISSIONS = {
       functions: 'read',
       organizations: 'read',
     },
-    bucket: { read: ['bundles/', 'files/'], write: ['files/'] },
+    // uploads/: a File input given as an upload of the job's organization (POST /v2/uploads).
+    bucket: { read: ['bundles/', 'files/', 'uploads/'], write: ['files/'] },
     queues: ['consume', 'send'],
     startDeliveries: true,
     ecs: ['protect'],

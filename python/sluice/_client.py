@@ -73,10 +73,36 @@ class Client:
         return self.request("GET", f"/v2/functions/{quote(owner)}/{quote(name)}/versions/{quote(slug or 'latest')}")
 
     def push(self, ref: str, inputs: Dict[str, Any], webhooks: Optional[List[Dict[str, str]]] = None) -> Dict[str, Any]:
-        body: Dict[str, Any] = {"function": ref, "inputs": inputs}
+        body: Dict[str, Any] = {"function": ref, "inputs": self.upload_local_files(inputs)}
         if webhooks is not None:
             body["webhooks"] = list(webhooks)
         return self.request("POST", "/v2/push", body)
+
+    def upload_local_files(self, value: Any) -> Any:
+        """The inputs with each File that is a local file uploaded (POST /v2/uploads, then a PUT
+        of its bytes), given as ``{"_type": "sieve.File", "upload_id", "name"}``: as Sieve's SDK
+        uploads a local file, so its size is the upload limit's, not the request body's."""
+        from sluice._types import FILE_MARKER_KEY, File
+
+        if isinstance(value, File):
+            if value.url or os.path.getsize(value.path) == 0:  # the service takes no empty upload
+                return encode_value(value)
+            return {FILE_MARKER_KEY: "sieve.File", "upload_id": self.upload(value.path), "name": os.path.basename(value.path)}
+        if isinstance(value, (list, tuple)):
+            return [self.upload_local_files(item) for item in value]
+        if isinstance(value, dict):
+            return {key: self.upload_local_files(item) for key, item in value.items()}
+        return value
+
+    def upload(self, path: str) -> str:
+        """Uploads a local file for the organization's jobs; its upload id."""
+        size = os.path.getsize(path)
+        upload = self.request("POST", "/v2/uploads", {"size": size})
+        with open(path, "rb") as body:
+            request = urllib.request.Request(upload["upload_url"], data=body, headers={"Content-Length": str(size)}, method="PUT")
+            with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_S):  # noqa: S310 - the URL the service handed out
+                pass
+        return str(upload["upload_id"])
 
     def job(self, job_id: str, offset: int = 0) -> Dict[str, Any]:
         return self.request("GET", f"/v2/jobs/{urllib.parse.quote(job_id)}?offset={offset}")
@@ -99,15 +125,16 @@ def _detail(error: urllib.error.HTTPError) -> Any:
 
 
 def encode_value(value: Any) -> Any:
-    """JSON for the SDK's own types in inputs: a File as ``{"url": ...}`` (a local file as a
-    data: URL, which the service accepts), a Struct as its fields."""
+    """JSON for the SDK's own types in inputs: a File as ``{"_type": "sieve.File", "url": ...}``
+    (a local file not uploaded, an empty one, as a data: URL), a Struct as its fields."""
     from sluice._struct import Struct
-    from sluice._types import File
+    from sluice._types import FILE_MARKER_KEY, File
 
     if isinstance(value, File):
+        # Marked, so a File in a dict or list is one too; a whole File input reads the url alone.
         if value.url:
-            return {"url": value.url}
-        return {"url": _data_url(value.path)}
+            return {FILE_MARKER_KEY: "sieve.File", "url": value.url}
+        return {FILE_MARKER_KEY: "sieve.File", "url": _data_url(value.path)}
     if isinstance(value, Struct):
         return value.to_dict()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
@@ -121,10 +148,10 @@ def _data_url(path: str) -> str:
 
 def decode_output(output: Dict[str, Any]) -> Any:
     """An output as the function returned it: a File output as a File with its URL."""
-    from sluice._types import File
+    from sluice._types import File, decode_files
 
     data = output.get("data")
     kind = str(output.get("type") or "")
     if kind.endswith(".File") and isinstance(data, dict) and isinstance(data.get("url"), str):
         return File(url=data["url"])
-    return data
+    return decode_files(data)

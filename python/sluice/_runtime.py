@@ -45,7 +45,7 @@ from sluice._processes import JobProcesses
 from sluice._protocol import Channel, ChannelClosed, exit_now, flush_logs
 from sluice._remote import RemoteError, RemoteJob, set_remote_caller
 from sluice._struct import Struct
-from sluice._types import File
+from sluice._types import FILE_MARKER_KEY, File, decode_files
 
 Message = Dict[str, Any]
 
@@ -392,6 +392,7 @@ class Runtime:
         outputs = result.get("outputs")
         if not isinstance(outputs, list):
             return outputs
+        outputs = [decode_files(output) for output in outputs]
         return outputs[0] if len(outputs) == 1 else outputs
 
     # The main thread.
@@ -509,8 +510,10 @@ class Runtime:
         struct = entry.struct_params.get(name)
         if struct is not None and isinstance(value, dict):
             return struct(**value)
-        if value is None or not entry.is_file(name):
+        if value is None:
             return value
+        if not entry.is_file(name):
+            return decode_files(value)  # Files marked in dicts and lists, fetched by the agent
         if isinstance(value, dict) and isinstance(value.get("path"), str):
             given_url = value.get("url")
             return File(value["path"], url=given_url if isinstance(given_url, str) else None)
@@ -575,7 +578,7 @@ class Runtime:
             self.send({**head, "file": path, "name": os.path.basename(path)})
             return
         try:
-            encoded = json.dumps(value, allow_nan=False, separators=(",", ":"), default=_struct_fields)
+            encoded = json.dumps(value, allow_nan=False, separators=(",", ":"), default=lambda item: _output_json(index, item))
         except (TypeError, ValueError, RecursionError) as error:
             raise OutputError(
                 f"output {index} is not JSON-serialisable ({type(value).__name__}): {error}; return str, int, "
@@ -593,10 +596,20 @@ class Runtime:
         self.send_line(line[:-1] + ',"value":' + encoded + "}")
 
 
-def _struct_fields(value: Any) -> Any:
-    """JSON for a Struct output: its fields."""
+def _output_json(index: int, value: Any) -> Any:
+    """JSON for what an output holds beyond plain values: a Struct as its fields; a File (in a
+    dict, list or tuple) marked, by its local path (the agent stores it and gives it a URL)
+    or, for one known by URL only, that URL."""
     if isinstance(value, Struct):
         return value.to_dict()
+    if isinstance(value, File):
+        local = value._path  # noqa: SLF001 - a URL-only File stays one: no download to send it on
+        if local is None:
+            return {FILE_MARKER_KEY: "sieve.File", "url": value.url}
+        path = os.path.abspath(local)
+        if not os.path.isfile(path):
+            raise OutputError(f"output {index} holds a sluice.File but {path} is not a file")
+        return {FILE_MARKER_KEY: "sieve.File", "path": path, "name": os.path.basename(path)}
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
@@ -606,7 +619,7 @@ def _call_input(value: Any) -> Any:
         return value.to_dict()
     if isinstance(value, File):
         if value.url:
-            return {"url": value.url}
+            return {FILE_MARKER_KEY: "sieve.File", "url": value.url}
         raise TypeError("a sluice.File passed to another function needs a URL (an input's, or an http(s) one); "
                         "a local file cannot be passed: return it as an output and pass that output's URL")
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")

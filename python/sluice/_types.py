@@ -11,6 +11,12 @@ from dataclasses import dataclass
 
 __all__ = ["Audio", "Env", "File", "Image", "Video"]
 
+#: How a File is marked inside dicts and lists, of inputs and outputs: ``{"_type": "sieve.File", "url": ...}``.
+FILE_MARKER_KEY = "_type"
+FILE_TYPES = ("sieve.File", "sluice.File")
+#: Strings a positional File argument takes for a URL rather than a path.
+_URL_PREFIXES = ("http://", "https://", "data:")
+
 
 @dataclass(frozen=True)
 class Env:
@@ -29,12 +35,15 @@ class File:
 
     Inputs arrive as local paths (the service's agent fetches their URLs before the job starts),
     so the author only reads ``.path``. A ``File`` made from a URL alone downloads lazily on the first
-    ``.path`` access, which keeps ``File(url=...)`` cheap for code that only passes it along.
+    ``.path`` access, which keeps ``File(url=...)`` cheap for code that only passes it along. As
+    with Sieve's SDK, a positional argument that is an http(s) or data: URL is taken for the URL.
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, url: str | None = None) -> None:
         if path is None and url is None:
             raise ValueError("File needs a path or a url")
+        if url is None and isinstance(path, str) and path.startswith(_URL_PREFIXES):
+            path, url = None, path
         self._path: str | None = os.fspath(path) if path is not None else None
         self._url = url
 
@@ -73,6 +82,12 @@ class File:
 
         assert self._url is not None
         parsed = urllib.parse.urlparse(self._url)
+        if parsed.scheme == "data":
+            with urllib.request.urlopen(self._url) as response:  # noqa: S310 - decoded here, no network
+                fd, target = tempfile.mkstemp(prefix="sluice-")
+                with os.fdopen(fd, "wb") as out:
+                    shutil.copyfileobj(response, out)
+            return target
         if parsed.scheme not in ("http", "https"):  # never file:// or the like: a File's URL names a download
             raise ValueError(f"a sluice.File URL must be http or https, not {parsed.scheme or 'a path'}: {self._url!r}")
         suffix = os.path.splitext(parsed.path)[1]
@@ -81,6 +96,28 @@ class File:
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(request) as response:  # noqa: S310
             shutil.copyfileobj(response, out)
         return target
+
+
+def is_file_marker(value: object) -> bool:
+    return isinstance(value, dict) and value.get(FILE_MARKER_KEY) in FILE_TYPES
+
+
+def decode_files(value: object) -> object:
+    """The value with each File marked in its dicts and lists made a File (from the ``path`` the
+    agent fetched it to, else its ``url``)."""
+    if is_file_marker(value):
+        assert isinstance(value, dict)
+        path, url = value.get("path"), value.get("url")
+        if isinstance(path, str):
+            return File(path, url=url if isinstance(url, str) else None)
+        if isinstance(url, str):
+            return File(url=url)
+        return value
+    if isinstance(value, list):
+        return [decode_files(item) for item in value]
+    if isinstance(value, dict):
+        return {key: decode_files(item) for key, item in value.items()}
+    return value
 
 
 def _service_key_for(url: str) -> dict[str, str]:

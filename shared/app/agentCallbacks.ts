@@ -1,7 +1,8 @@
 import { basename } from 'node:path';
 import type { JobRecord } from '../domain/job.js';
 import { FetchRefused, type FileFetcher } from '../adapters/httpFileFetcher.js';
-import type { Artifacts } from '../ports/artifacts.js';
+import type { Artifacts, OutputFileRef } from '../ports/artifacts.js';
+import { ownFilePath, parseFileSlot } from '../domain/fileOutputs.js';
 import { fetchFileInputs, InputFetchError } from '../runtime/jobInputs.js';
 import type { PoolContext } from '../runtime/replicaPool.js';
 import type { CallMessage, CallResult } from '../runtime/protocol.js';
@@ -18,8 +19,9 @@ export function agentCallbacks(services: Services, artifacts: Artifacts, publicU
         ownFile: async (reader, url) => {
           // The key-checked route, or the signed URL a job shows (the service's own, or S3's).
           const own = ownFileOf(url, publicUrl()) ?? (await artifacts.outputFileOfUrl(url));
-          return own ? services.jobs.outputFileForJob(reader, own.jobId, own.index) : 'not_own';
+          return own ? services.jobs.outputFileForJob(reader, own.jobId, own.slot) : 'not_own';
         },
+        upload: (reader, uploadId) => artifacts.readUpload(reader.organizationId, uploadId),
         fetch: (url, target, fetchSignal) =>
           fetchFile(url, target, fetchSignal).catch((error: unknown) => {
             throw error instanceof FetchRefused ? new InputFetchError(error.message) : error;
@@ -33,18 +35,19 @@ export function agentCallbacks(services: Services, artifacts: Artifacts, publicU
         return { type: 'call_result', call_id: call.call_id, ok: false, error: (error as Error).message };
       }
     },
-    storeFile: async (job, index, path, name) => {
-      await artifacts.putOutputFile(job.id, index, name, path);
-      return { url: `${publicUrl()}/v2/jobs/${job.id}/files/${index}`, name: basename(name) || 'file' };
+    storeFile: async (job, slot, path, name) => {
+      await artifacts.putOutputFile(job.id, slot, name, path);
+      return { url: `${publicUrl()}${ownFilePath(job.id, slot)}`, name: basename(name) || 'file' };
     },
     recordIdle: (version, seconds) => services.usage.recordIdle(version, seconds),
   };
 }
 
-/** The job and index an output file URL of this service names (`<public URL>/v2/jobs/{id}/files/{n}`), or null for any other URL. */
-function ownFileOf(url: URL, base: string): { jobId: string; index: number } | null {
+/** The job and slot an output file URL of this service names (`<public URL>/v2/jobs/{id}/files/{slot}`), or null for any other URL. */
+function ownFileOf(url: URL, base: string): OutputFileRef | null {
   const prefix = `${base}/v2/jobs/`;
   if (url.search !== '' || !url.href.startsWith(prefix)) return null;
-  const match = /^([^/]+)\/files\/(\d+)$/.exec(url.href.slice(prefix.length));
-  return match ? { jobId: decodeURIComponent(match[1] as string), index: Number(match[2]) } : null;
+  const match = /^([^/]+)\/files\/([\d.]+)$/.exec(url.href.slice(prefix.length));
+  const slot = match ? parseFileSlot(match[2] as string) : null;
+  return match && slot !== null ? { jobId: decodeURIComponent(match[1] as string), slot } : null;
 }

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { FileSlot } from '../domain/fileOutputs.js';
 
 /** A bundle upload the client sends itself, kept under its organization's id: no other organization can deploy from it. */
 export interface UploadRequest {
@@ -36,20 +37,20 @@ export interface Artifacts {
    * upload serves every function of a directory.
    */
   putBundleFromUpload(versionId: string, organizationId: string, uploadId: string): Promise<void>;
-  /** Keeps a file a job produced as its `index`-th output (copied from a local path). */
-  putOutputFile(jobId: string, index: number, name: string, sourcePath: string): Promise<void>;
+  /** Keeps a file a job produced in an output's slot (copied from a local path). */
+  putOutputFile(jobId: string, slot: FileSlot, name: string, sourcePath: string): Promise<void>;
   /** The output file's content as a stream, or null when the job has no such file. */
-  openOutputFile(jobId: string, index: number): Promise<OutputFileContent | null>;
+  openOutputFile(jobId: string, slot: FileSlot): Promise<OutputFileContent | null>;
   /**
    * A short-lived URL the output file downloads from without an API key (a presigned S3 GET,
    * locally a signed URL of the service itself), or null when the job has no such file.
    */
-  outputFileUrl(jobId: string, index: number): Promise<string | null>;
+  outputFileUrl(jobId: string, slot: FileSlot): Promise<string | null>;
   /**
    * The same kind of URL for an output file known to exist under `name` (the name its output's
    * data gives), made without looking the file up: what a job's File outputs show when read.
    */
-  signedOutputFileUrl(jobId: string, index: number, name: string): Promise<string>;
+  signedOutputFileUrl(jobId: string, slot: FileSlot, name: string): Promise<string>;
   /**
    * The output file one of these download URLs names, its signature and expiry aside (a job of
    * the file's organization may read it anyway), or null for any other URL.
@@ -59,5 +60,5 @@ export interface Artifacts {
 
 export interface OutputFileRef {
   jobId: string;
-  index: number;
+  slot: string;
 }

@@ -2,7 +2,8 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { isFileType } from '../domain/functionMetadata.js';
+import { FILE_TYPE, isFileType } from '../domain/functionMetadata.js';
+import { FILE_MARKER_KEY, mapFileMarkers } from '../domain/fileOutputs.js';
 import type { JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { OutputFileContent } from '../ports/artifacts.js';
@@ -17,6 +18,15 @@ export interface InputSources {
   ownFile(job: JobRecord, url: URL): Promise<OutputFileContent | null | 'not_own'>;
   /** Fetches any other http(s) URL under the address policy; an InputFetchError says why it could not, safely. */
   fetch(url: string, target: string, signal: AbortSignal): Promise<void>;
+  /** The bytes of an upload (POST /v2/uploads) of the job's organization, or null when it has none by that id. */
+  upload(job: JobRecord, uploadId: string): Promise<AsyncIterable<Uint8Array> | null>;
+}
+
+/** Where a File input comes from: a URL, or an upload of the pusher's organization (`upload_id`, with the file's `name`). */
+interface FileSource {
+  url?: unknown;
+  upload_id?: unknown;
+  name?: unknown;
 }
 
 /**
@@ -28,19 +38,46 @@ export async function fetchFileInputs(version: VersionRecord, job: JobRecord, di
   const inputs = { ...job.inputs };
   for (const declared of version.inputs) {
     const value = inputs[declared.name];
-    if (!isFileType(declared.type) || value === null || value === undefined) continue;
-    const url = typeof value === 'string' ? value : (value as { url?: unknown }).url;
-    if (typeof url !== 'string') throw new InputFetchError(`Input ${declared.name} could not be fetched: it has no URL.`);
-    const folder = join(directory, declared.name);
-    await mkdir(folder, { recursive: true });
-    try {
-      inputs[declared.name] = { path: await fetchOne(job, url, folder, sources, signal), url };
-    } catch (error) {
-      const reason = error instanceof InputFetchError ? error.message : 'it could not be read';
-      throw new InputFetchError(`Input ${declared.name} could not be fetched: ${reason}.`);
+    if (value === null || value === undefined) continue;
+    if (!isFileType(declared.type)) {
+      inputs[declared.name] = await fetchNestedFiles(job, declared.name, value, directory, sources, signal);
+      continue;
     }
+    const source: FileSource = typeof value === 'string' ? { url: value } : (value as FileSource);
+    inputs[declared.name] = await fetchSource(job, declared.name, source, join(directory, declared.name), sources, signal);
   }
   return inputs;
+}
+
+/** One File input fetched into `folder`: `{"path", "url"}` (url null for an upload). */
+async function fetchSource(job: JobRecord, name: string, source: FileSource, folder: string, sources: InputSources, signal: AbortSignal): Promise<{ path: string; url: string | null }> {
+  const hasUpload = typeof source.upload_id === 'string';
+  if (!hasUpload && typeof source.url !== 'string') throw new InputFetchError(`Input ${name} could not be fetched: it has no URL.`);
+  await mkdir(folder, { recursive: true });
+  try {
+    if (hasUpload) return { path: await fetchUpload(job, source.upload_id as string, source.name, folder, sources, signal), url: null };
+    return { path: await fetchOne(job, source.url as string, folder, sources, signal), url: source.url as string };
+  } catch (error) {
+    const reason = error instanceof InputFetchError ? error.message : 'it could not be read';
+    throw new InputFetchError(`Input ${name} could not be fetched: ${reason}.`);
+  }
+}
+
+async function fetchUpload(job: JobRecord, uploadId: string, name: unknown, folder: string, sources: InputSources, signal: AbortSignal): Promise<string> {
+  const bytes = await sources.upload(job, uploadId);
+  if (bytes === null) throw new InputFetchError('no such upload of this organization');
+  const target = join(folder, safeName(typeof name === 'string' ? name : ''));
+  await pipeline(bytes, createWriteStream(target), { signal });
+  return target;
+}
+
+/** Fetches each File marked inside an input's dicts and lists into `<directory>/<input>/<n>/`, giving it as `{"_type", "path", "url"}`. */
+async function fetchNestedFiles(job: JobRecord, name: string, value: unknown, directory: string, sources: InputSources, signal: AbortSignal): Promise<unknown> {
+  let part = 0;
+  return mapFileMarkers(value, async (marker) => {
+    part += 1;
+    return { [FILE_MARKER_KEY]: FILE_TYPE, ...(await fetchSource(job, name, marker as FileSource, join(directory, name, String(part)), sources, signal)) };
+  });
 }
 
 async function fetchOne(job: JobRecord, text: string, folder: string, sources: InputSources, signal: AbortSignal): Promise<string> {

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FILE_TYPE } from '../domain/functionMetadata.js';
+import { FILE_MARKER_KEY, fileMarkersIn, mapFileMarkers, MAX_NESTED_FILES, nestedFileSlot, type FileSlot } from '../domain/fileOutputs.js';
 import type { JobOutput, JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { OutputMessage } from './protocol.js';
@@ -16,12 +17,29 @@ function typeOfValue(value: unknown): string {
   return 'any';
 }
 
-type StoreFile = (job: JobRecord, index: number, path: string, name: string) => Promise<unknown>;
+type StoreFile = (job: JobRecord, slot: FileSlot, path: string, name: string) => Promise<unknown>;
 
 /** Where file outputs go: one the replica names (confined to what it may hand out), or one the agent wrote itself. */
 export interface OutputFileStores {
   replicaFile: StoreFile;
   agentFile: StoreFile;
+}
+
+/**
+ * The value with each File nested in it stored: the replica marks one with a local `path`
+ * (`{"_type": "sieve.File", "path", "name"}`), which becomes `{"_type", "url", "name"}`, its
+ * file kept in the output's next part slot. A marker with a URL only (a File the function got
+ * from elsewhere) stays as it is, its `path` dropped.
+ */
+async function storeNestedFiles(job: JobRecord, index: number, value: unknown, storeFile: StoreFile): Promise<unknown> {
+  if (fileMarkersIn(value).length > MAX_NESTED_FILES) throw new Error(`output ${index} holds more than ${MAX_NESTED_FILES} files nested in it`);
+  let part = 0;
+  return mapFileMarkers(value, async (marker) => {
+    if (typeof marker.path !== 'string') return { [FILE_MARKER_KEY]: FILE_TYPE, url: marker.url ?? null, name: marker.name ?? null };
+    part += 1;
+    const stored = (await storeFile(job, nestedFileSlot(index, part), marker.path, typeof marker.name === 'string' ? marker.name : 'file')) as object;
+    return { [FILE_MARKER_KEY]: FILE_TYPE, ...stored };
+  });
 }
 
 /** The name a too-large value is stored under, as a file output. */
@@ -45,7 +63,7 @@ export async function outputFromMessage(
     const data = await store.replicaFile(job, message.index, message.file, message.name ?? 'file');
     return { index: message.index, type: FILE_TYPE, name: declared?.name ?? '', data };
   }
-  const value = message.value ?? null;
+  const value = await storeNestedFiles(job, message.index, message.value ?? null, store.replicaFile);
   const encoded = JSON.stringify(value);
   if (Buffer.byteLength(encoded) > maxOutputBytes) {
     const folder = await mkdtemp(join(tmpdir(), 'sluice-output-'));

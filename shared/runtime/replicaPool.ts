@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { FileSlot } from '../domain/fileOutputs.js';
 import type { JobRecord } from '../domain/job.js';
 import { jobLogStream, versionLogStream } from '../domain/log.js';
 import type { ReplicaBounds, VersionRecord } from '../domain/version.js';
@@ -38,7 +39,7 @@ export interface PoolContext {
   newReplicaId(): string;
   /** How a replica of this version starts (the local mode confines it in a sandbox). */
   replicaProcess(version: VersionRecord, gpuIndex: number | null, replicaId: string): ReplicaProcess;
-  storeFile(job: JobRecord, index: number, path: string, name: string): Promise<unknown>;
+  storeFile(job: JobRecord, slot: FileSlot, path: string, name: string): Promise<unknown>;
   /** Fetches the job's File inputs into `directory`; the inputs the replica gets, Files as local paths. Rejects with an InputFetchError to show. */
   fetchInputs(version: VersionRecord, job: JobRecord, directory: string, signal: AbortSignal): Promise<Record<string, unknown>>;
   /** Where each replica's jobs' inputs are fetched to: `<inputsDir>/<replica id>/<job id>/`, which the replica must be able to read. */
@@ -374,12 +375,12 @@ export class ReplicaPool {
   }
 
   /** Stores a file output, read through the replica's process where it confines what may be handed out. */
-  private async storeFile(process: ReplicaProcess, job: JobRecord, index: number, path: string, name: string): Promise<unknown> {
-    if (!process.openOutput) return this.context.storeFile(job, index, path, name);
+  private async storeFile(process: ReplicaProcess, job: JobRecord, slot: FileSlot, path: string, name: string): Promise<unknown> {
+    if (!process.openOutput) return this.context.storeFile(job, slot, path, name);
     const opened = await process.openOutput(path);
-    if (!opened) throw new Error(`output ${index} names ${path}, which is not a file the function may hand out (write outputs under its scratch folder, /tmp or $HOME)`);
+    if (!opened) throw new Error(`output ${slot} names ${path}, which is not a file the function may hand out (write outputs under its scratch folder, /tmp or $HOME)`);
     try {
-      return await this.context.storeFile(job, index, opened.path, name);
+      return await this.context.storeFile(job, slot, opened.path, name);
     } finally {
       await opened.close();
     }

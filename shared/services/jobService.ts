@@ -4,7 +4,7 @@ import { newId, newShortId } from '../domain/ids.js';
 import type { JobOutput, JobRecord, JobStatus, PushSource } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
 import { jsonBytes, LIST_MAX_OUTPUTS, LIST_PAGE_INLINE_BYTES, type ListedOutput } from '../domain/listPreview.js';
-import { withSignedFileUrls } from '../domain/fileOutputs.js';
+import { withSignedFileUrls, type FileSlot } from '../domain/fileOutputs.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Webhook } from '../domain/webhook.js';
 import type { Artifacts, OutputFileContent } from '../ports/artifacts.js';
@@ -200,10 +200,10 @@ export class JobService {
     return { done, cancel };
   }
 
-  /** A short-lived URL the job's `index`-th output file downloads from (presigned S3, or the local service's own signed URL). */
-  async outputFileUrl(principal: Principal, jobId: string, index: number): Promise<string> {
+  /** A short-lived URL the job's output file in `slot` downloads from (presigned S3, or the local service's own signed URL). */
+  async outputFileUrl(principal: Principal, jobId: string, slot: FileSlot): Promise<string> {
     await this.ownJob(principal, jobId);
-    const url = await this.deps.artifacts.outputFileUrl(jobId, index);
+    const url = await this.deps.artifacts.outputFileUrl(jobId, slot);
     if (url === null) throw notFound('File not found.');
     return url;
   }
@@ -212,10 +212,10 @@ export class JobService {
    * An output file of an earlier job, read for a job of the same organization that names it as
    * an input (by its `data.url`); null when it is another organization's, or does not exist.
    */
-  async outputFileForJob(reader: JobRecord, jobId: string, index: number): Promise<OutputFileContent | null> {
+  async outputFileForJob(reader: JobRecord, jobId: string, slot: FileSlot): Promise<OutputFileContent | null> {
     const owner = await this.deps.store.jobs.get(jobId);
     if (!owner || owner.organizationId !== reader.organizationId) return null;
-    return this.deps.artifacts.openOutputFile(jobId, index);
+    return this.deps.artifacts.openOutputFile(jobId, slot);
   }
 
   /** Cancels a queued job at once, or a processing one by stopping its run. */

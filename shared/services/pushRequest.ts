@@ -1,6 +1,7 @@
 import { ValidationError, type ValidationIssue } from '../domain/errors.js';
 import { FILE_TYPE, isFileType, type InputSpec } from '../domain/functionMetadata.js';
 import type { VersionRecord } from '../domain/version.js';
+import { fileMarkersIn, MAX_NESTED_FILES, type FileMarker } from '../domain/fileOutputs.js';
 
 const TYPE_CHECKS: Partial<Record<InputSpec['type'], (value: unknown) => boolean>> = {
   str: (value) => typeof value === 'string',
@@ -9,8 +10,14 @@ const TYPE_CHECKS: Partial<Record<InputSpec['type'], (value: unknown) => boolean
   bool: (value) => typeof value === 'boolean',
   dict: (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
   list: (value) => Array.isArray(value),
-  [FILE_TYPE]: (value) => isFileUrl(typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { url?: unknown }).url : value),
+  [FILE_TYPE]: (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? isFileSource(value as FileMarker) : isFileUrl(value)),
 };
+
+/** A File given as an object: its URL, or an upload of the pusher's (`upload_id`, from POST /v2/uploads, with an optional `name`). */
+function isFileSource(file: { url?: unknown; upload_id?: unknown; name?: unknown }): boolean {
+  if (file.upload_id !== undefined) return typeof file.upload_id === 'string' && file.upload_id !== '' && (file.name === undefined || typeof file.name === 'string');
+  return isFileUrl(file.url);
+}
 
 /**
  * A File input is a URL the service fetches for the job: http(s) (under the address policy) or
@@ -52,6 +59,15 @@ export function checkInputs(version: VersionRecord, inputs: Record<string, unkno
       continue;
     }
     if (value === null && input.is_optional) continue;
+    const nested = isFileType(input.type) ? [] : fileMarkersIn(value);
+    if (nested.length > MAX_NESTED_FILES) {
+      issues.push({ loc: ['body', 'inputs', input.name], msg: `At most ${MAX_NESTED_FILES} files may be nested in one input`, type: 'too_long' });
+      continue;
+    }
+    if (nested.some((marker) => !isFileSource(marker))) {
+      issues.push({ loc: ['body', 'inputs', input.name], msg: `A file in it should have a URL: {"_type": "${FILE_TYPE}", "url": "https://..."} (http, https or data; not a path or file:// URL)`, type: 'file_type' });
+      continue;
+    }
     const check = TYPE_CHECKS[isFileType(input.type) ? FILE_TYPE : input.type];
     if (check && !check(value)) {
       const expected = isFileType(input.type) ? 'a file: {"url": "https://..."} or the URL itself (http, https or data; not a path or file:// URL)' : `of type ${input.type}`;

@@ -129,9 +129,9 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
 
     it('recognizes its own signed output file URLs, expired or not, and no other URL', async () => {
       const url = new URL(await artifacts.signedOutputFileUrl('job-3', 1, 'clip.mp4'));
-      expect(await artifacts.outputFileOfUrl(url)).toEqual({ jobId: 'job-3', index: 1 });
+      expect(await artifacts.outputFileOfUrl(url)).toEqual({ jobId: 'job-3', slot: '1' });
       url.search = '';
-      expect(await artifacts.outputFileOfUrl(url)).toEqual({ jobId: 'job-3', index: 1 });
+      expect(await artifacts.outputFileOfUrl(url)).toEqual({ jobId: 'job-3', slot: '1' });
       const bundle = new URL(url);
       bundle.pathname = bundle.pathname.replace(/files\/.*$/, 'bundles/v.tar.gz');
       expect(await artifacts.outputFileOfUrl(bundle)).toBeNull();

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './support/testService.js';
 import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
 import { startWebhookReceiver } from './support/webhookReceiver.js';
+import { PYTHON_SDK_DIR } from '../../shared/packaging/inspectFunctions.js';
 
 const READ = `import sluice
 
@@ -26,6 +28,30 @@ def write_file(name: str, text: str) -> sluice.File:
     return sluice.File(path)
 `;
 
+const WRITE_NESTED = `import os
+import tempfile
+import sieve
+
+def _write(name, text):
+    path = os.path.join(tempfile.mkdtemp(), name)
+    with open(path, "w") as f:
+        f.write(text)
+    return sieve.File(path)
+
+@sieve.function(name="write-nested")
+def write_nested(prefix: str) -> dict:
+    return {"video": _write("clip.mp4", prefix + " video"), "frames": [_write("a.png", prefix + " a"), (_write("b.png", prefix + " b"), 2)], "elsewhere": sieve.File(url="https://example.com/x.txt")}
+`;
+
+const READ_NESTED = `import sieve
+
+@sieve.function(name="read-nested")
+def read_nested(bundle: dict) -> str:
+    files = [bundle["video"], *bundle["frames"]]
+    assert all(isinstance(f, sieve.File) for f in files), bundle
+    return "|".join(open(f.path).read() for f in files)
+`;
+
 /** A file server on loopback: /doc.txt is served, /redirect?to=URL redirects, /hang never answers, anything else is 404. */
 async function startFileServer(): Promise<{ server: Server; url: string; requests: string[]; hangsClosed: () => number }> {
   const requests: string[] = [];
@@ -43,7 +69,7 @@ async function startFileServer(): Promise<{ server: Server; url: string; request
 }
 
 async function deployBoth(service: TestService, key = service.key, owner = 'local'): Promise<void> {
-  for (const source of [READ, WRITE]) {
+  for (const source of [READ, WRITE, WRITE_NESTED, READ_NESTED]) {
     const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }), key, owner);
     await waitForBuild(service, `${owner}/${deployed.body.function.name}`, deployed.body.version.id, key);
   }
@@ -127,6 +153,79 @@ describe('file inputs: a job cannot make the service read what it should not', (
     } finally {
       await receiver.close();
     }
+  });
+
+  it('stores Files nested in a dict, a list and a tuple, each shown marked, signed and typed, and takes them back as another job’s input', async () => {
+    const { body: written } = await run('local/write-nested', { prefix: 'p' });
+    expect(written.status).toBe('finished');
+    const data = written.outputs[0].data;
+    expect(data.video).toMatchObject({ _type: 'sieve.File', name: 'clip.mp4', url: expect.stringContaining('signature=') });
+    expect(data.frames[1][1]).toBe(2);
+    expect(data.elsewhere).toEqual({ _type: 'sieve.File', url: 'https://example.com/x.txt', name: null });
+    const downloads = await Promise.all([data.video, data.frames[0], data.frames[1][0]].map((file: { url: string }) => fetch(file.url)));
+    expect(await Promise.all(downloads.map(async (answer) => [answer.status, answer.headers.get('content-type'), await answer.text()]))).toEqual([
+      [200, 'video/mp4', 'p video'],
+      [200, 'image/png', 'p a'],
+      [200, 'image/png', 'p b'],
+    ]);
+    // The key-checked route names a nested file by output index and part.
+    expect((await fetch(`${service.url}/v2/jobs/${written.id}/files/0.1`, { headers: { 'x-api-key': service.key } })).status).toBe(200);
+
+    const bundle = { video: { _type: 'sieve.File', url: data.video.url }, frames: [{ _type: 'sieve.File', url: data.frames[0].url }, { _type: 'sieve.File', url: 'data:text/plain,inline' }] };
+    const { body: read } = await run('local/read-nested', { bundle });
+    expect([read.status, read.error]).toEqual(['finished', '']);
+    expect(read.outputs[0].data).toBe('p video|p a|inline');
+  });
+
+  it('refuses at push a nested File whose URL is a path, and ends in error one that cannot be fetched', async () => {
+    const refused = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', url: '/etc/passwd' }, frames: [] } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'inputs', 'bundle'], msg: expect.stringContaining('not a path or file:// URL') });
+    const many = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', url: 'data:,x' }, frames: Array.from({ length: 256 }, () => ({ _type: 'sieve.File', url: 'data:,x' })) } });
+    expect([many.status, many.body.detail?.[0]?.msg]).toEqual([422, 'At most 256 files may be nested in one input']);
+    const { body: failed } = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', url: 'http://127.0.0.1:9/x' }, frames: [] } });
+    expect([failed.status, failed.error]).toEqual(['error', 'Input bundle could not be fetched: its host is not a public address.']);
+  });
+
+  it('takes a client’s local file through an upload (POST /v2/uploads, a PUT), whole or nested, for its own organization only', async () => {
+    const upload = async (key: string, text: string) => {
+      const created = await api(service.url, key, 'POST', '/v2/uploads', { size: Buffer.byteLength(text) });
+      expect((await fetch(created.body.upload_url, { method: 'PUT', body: text })).status).toBe(200);
+      return created.body.upload_id as string;
+    };
+    const id = await upload(service.key, 'uploaded words');
+    const { body: read } = await run('local/read-file', { document: { upload_id: id, name: 'words.txt' } });
+    expect([read.status, read.outputs[0]?.data]).toEqual(['finished', 'uploaded words']);
+    const { body: nested } = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', upload_id: id, name: 'v.mp4' }, frames: [] } });
+    expect([nested.status, nested.outputs[0]?.data]).toEqual(['finished', 'uploaded words']);
+
+    const rivalKey = await service.createOrganization('uploader-rival');
+    const rivalId = await upload(rivalKey, 'not yours');
+    const { body: refused } = await run('local/read-file', { document: { upload_id: rivalId } });
+    expect([refused.status, refused.error]).toEqual(['error', 'Input document could not be fetched: no such upload of this organization.']);
+    expect((await run('local/read-file', { document: { upload_id: 7 } })).status).toBe(422);
+  });
+
+  it('lets a Python program pass local files, whole and in a dict, as Sieve’s SDK does: they are uploaded', async () => {
+    const program = [
+      'import json, os, sys, tempfile, sieve',
+      'folder = tempfile.mkdtemp()',
+      'def local(name, text):',
+      '    path = os.path.join(folder, name)',
+      '    open(path, "w").write(text)',
+      '    return sieve.File(path)',
+      'whole = sieve.function.get("local/read-file").run(local("a.txt", "from disk"))',
+      'nested = sieve.function.get("local/read-nested").run({"video": local("v.mp4", "v"), "frames": [local("f.png", "f"), sieve.File("data:text/plain,d")]})',
+      'made = sieve.function.get("local/write-nested").run("sdk")',
+      'print(json.dumps([whole, nested, open(made["video"].path).read(), type(made["frames"][0]).__name__]))',
+    ].join('\n');
+    const env = { PATH: process.env.PATH ?? '', PYTHONPATH: PYTHON_SDK_DIR, PYTHONDONTWRITEBYTECODE: '1', SIEVE_API_URL: service.url, SIEVE_API_KEY: service.key };
+    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve) => execFile('python3', ['-c', program], { env, timeout: 60_000 }, (_error, out, err) => resolve({ stdout: out, stderr: err })));
+    expect(stderr).toBe('');
+    expect(JSON.parse(stdout)).toEqual(['from disk', 'v|f|d', 'sdk video', 'File']);
+    // Uploaded, not inlined: the job names the upload.
+    const [latest] = (await api(service.url, service.key, 'GET', '/v2/functions/local/read-file/jobs?limit=1')).body.data;
+    expect(JSON.stringify(latest.inputs)).toMatch(/"upload_id":"[^"]+","name":"a.txt"/);
   });
 
   it('refuses a signed file URL once changed or expired', async () => {

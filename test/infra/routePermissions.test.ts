@@ -26,6 +26,13 @@ describe('route permissions', () => {
     expect(merged.startDeliveries).toBe(false);
   });
 
+  it('lets every route that shows a job’s outputs read files/ (the signer of their URLs must), and write none of it', () => {
+    for (const name of ['getJob', 'listJobs', 'awaitJob', 'listFunctionJobs', 'listVersionJobs', 'cancelJob', 'resendJobWebhooks']) {
+      const access = bucketAccess(routePermissions(name));
+      expect([name, access.read.includes('files/'), access.write.includes('files/')]).toEqual([name, true, false]);
+    }
+  });
+
   it('lets every role that reads jobs, outputs or deliveries read spill/ (their large values), and every one that writes them write it', () => {
     const roles: [string, Permissions][] = [...ROUTES.map((route): [string, Permissions] => [route.name, routePermissions(route.name)]), ...Object.entries(ROLE_PERMISSIONS)];
     for (const [name, permissions] of roles) {
@@ -34,8 +41,9 @@ describe('route permissions', () => {
       expect(access.read.includes('spill/'), `${name} reads spill/`).toBe(spilling.some((level) => level !== undefined));
       expect(access.write.includes('spill/'), `${name} writes spill/`).toBe(spilling.includes('readWrite') && name !== 'deliver');
     }
-    expect(bucketAccess(routePermissions('getJob')).read).toEqual(['spill/']);
-    expect(bucketAccess(ROLE_PERMISSIONS.worker)).toEqual({ read: ['bundles/', 'files/', 'spill/'], write: ['files/', 'spill/'] });
+    // A job read signs its File outputs' GET URLs, which S3 honours only if the role may read files/.
+    expect(bucketAccess(routePermissions('getJob')).read).toEqual(['files/', 'spill/']);
+    expect(bucketAccess(ROLE_PERMISSIONS.worker)).toEqual({ read: ['bundles/', 'files/', 'uploads/', 'spill/'], write: ['files/', 'spill/'] });
     // The deliver step only records attempts on a delivery: it reads a spilled payload, never writes one.
     expect(bucketAccess(ROLE_PERMISSIONS.deliver)).toEqual({ read: ['spill/'], write: [] });
   });

@@ -414,6 +414,55 @@ describe.concurrent('python runtime', () => {
     expect(await readFile(job.outputs[0]!.file as string, 'utf8')).toBe('hello file');
   });
 
+  it('sends Files nested in dicts, lists and tuples marked: by absolute path and name, or by URL for one known by URL only', async () => {
+    const replica = await ready(py`
+      import sieve
+
+      @sieve.function(name="write")
+      def write(text: str) -> dict:
+          with open("a.txt", "w") as f:
+              f.write(text)
+          return {"files": [sieve.File("a.txt"), (sieve.File(url="https://example.com/b.png"), 1)], "n": 2}
+    `, 'write');
+    const job = await runJob(replica, { text: 'nested' });
+    expect(job.end.type).toBe('done');
+    expect(job.outputs[0]!.value).toEqual({
+      files: [{ _type: 'sieve.File', path: join(replica.dir, 'a.txt'), name: 'a.txt' }, [{ _type: 'sieve.File', url: 'https://example.com/b.png' }, 1]],
+      n: 2,
+    });
+  });
+
+  it('hands marked Files in a dict or list input, fetched by the agent, to the function as Files', async () => {
+    const replica = await ready(py`
+      import sieve
+
+      @sieve.function(name="read")
+      def read(bundle: dict, items: list) -> list:
+          files = [bundle["doc"], *items]
+          return [[type(f).__name__, open(f.path).read(), f.url] for f in files]
+    `, 'read');
+    const path = join(replica.dir, 'fetched.txt');
+    await writeFile(path, 'fetched');
+    const marker = { _type: 'sieve.File', path, url: 'https://example.com/f.txt' };
+    const job = await runJob(replica, { bundle: { doc: marker }, items: [marker] });
+    expect(job.end.type).toBe('done');
+    expect(job.outputs[0]!.value).toEqual([['File', 'fetched', 'https://example.com/f.txt'], ['File', 'fetched', 'https://example.com/f.txt']]);
+  });
+
+  it('takes a File built from a URL, positional or keyword, for that URL, and a path for a path (as Sieve’s SDK does)', async () => {
+    const replica = await ready(py`
+      import sieve
+
+      @sieve.function(name="make")
+      def make() -> list:
+          made = [sieve.File("https://example.com/a.mp4"), sieve.File(url="https://example.com/b.mp4"), sieve.File("data:text/plain,hi"), sieve.File("local.txt")]
+          return [[f.url, f._path] for f in made] + [open(made[2].path).read()]
+    `, 'make');
+    const job = await runJob(replica, {});
+    expect(job.end.type).toBe('done');
+    expect(job.outputs[0]!.value).toEqual([['https://example.com/a.mp4', null], ['https://example.com/b.mp4', null], ['data:text/plain,hi', null], [null, 'local.txt'], 'hi']);
+  });
+
   it('fails the job when an output is not JSON, naming its type', async () => {
     const replica = await ready(py`
       import sluice

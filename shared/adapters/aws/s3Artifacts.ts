@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { CopyObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { attachmentDisposition } from '../../domain/fileName.js';
 import { contentTypeOf } from '../../domain/contentType.js';
+import { parseFileSlot, type FileSlot } from '../../domain/fileOutputs.js';
 import type { Artifacts } from '../../ports/artifacts.js';
 import { presignedUrl } from './s3Presigner.js';
 
@@ -24,7 +25,7 @@ export const uploadKeyOf = (organizationId: string, uploadId: string) => `upload
 export const FILE_URL_EXPIRES_S = 60 * 60;
 
 /** An output file's key ends with its name, so the name needs no metadata of its own. */
-const outputPrefixOf = (jobId: string, index: number) => `files/${jobId}/${index}/`;
+const outputPrefixOf = (jobId: string, slot: FileSlot) => `files/${jobId}/${slot}/`;
 
 /** A key presigned only to learn where output file URLs start. */
 const FILES_PROBE_KEY = 'files/probe';
@@ -36,7 +37,7 @@ const isNotFound = (error: unknown) => isNoSuchKey(error) || (error as { name?: 
 /**
  * Bundles, uploads and output files in one bucket: `bundles/<version>.tar.gz` (what CodeBuild
  * downloads), `uploads/<organization>/<upload>` (what clients PUT through presigned URLs) and
- * `files/<job>/<index>/<name>`. An S3 put is atomic, so a reader never sees half an object.
+ * `files/<job>/<slot>/<name>` (a slot: the output index, or `index.part` for a nested File). An S3 put is atomic, so a reader never sees half an object.
  */
 export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
   const { client, bucket } = options;
@@ -57,8 +58,8 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
     }
   };
 
-  const findOutputFile = async (jobId: string, index: number): Promise<{ key: string; name: string } | null> => {
-    const prefix = outputPrefixOf(jobId, index);
+  const findOutputFile = async (jobId: string, slot: FileSlot): Promise<{ key: string; name: string } | null> => {
+    const prefix = outputPrefixOf(jobId, slot);
     const { Contents } = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 1 }));
     const key = Contents?.[0]?.Key;
     return key ? { key, name: key.slice(prefix.length) } : null;
@@ -105,15 +106,15 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
       );
     },
 
-    async putOutputFile(jobId, index, name, sourcePath) {
+    async putOutputFile(jobId, slot, name, sourcePath) {
       // Streamed, so a large output never sits in memory; S3 needs the length of a stream up front.
       const { size } = await stat(sourcePath);
-      const key = `${outputPrefixOf(jobId, index)}${basename(name) || 'file'}`;
+      const key = `${outputPrefixOf(jobId, slot)}${basename(name) || 'file'}`;
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(sourcePath), ContentLength: size, ContentType: contentTypeOf(key) }));
     },
 
-    async openOutputFile(jobId, index) {
-      const found = await findOutputFile(jobId, index);
+    async openOutputFile(jobId, slot) {
+      const found = await findOutputFile(jobId, slot);
       if (!found) return null;
       try {
         const { Body, ContentLength } = await client.send(new GetObjectCommand({ Bucket: bucket, Key: found.key }));
@@ -125,8 +126,8 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
       }
     },
 
-    async outputFileUrl(jobId, index) {
-      const found = await findOutputFile(jobId, index);
+    async outputFileUrl(jobId, slot) {
+      const found = await findOutputFile(jobId, slot);
       if (!found) return null;
       return fileUrl(found.key, found.name);
     },
@@ -136,13 +137,14 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
       filesBase ??= presignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: FILES_PROBE_KEY }), 60).then((probe) => probe.slice(0, probe.indexOf(FILES_PROBE_KEY)) + 'files/');
       const base = await filesBase;
       if (!url.href.startsWith(base)) return null;
-      const match = /^([^/?#]+)\/(\d+)\//.exec(url.href.slice(base.length));
-      return match ? { jobId: decodeURIComponent(match[1] as string), index: Number(match[2]) } : null;
+      const match = /^([^/?#]+)\/([\d.]+)\//.exec(url.href.slice(base.length));
+      const slot = match ? parseFileSlot(match[2] as string) : null;
+      return match && slot !== null ? { jobId: decodeURIComponent(match[1] as string), slot } : null;
     },
 
-    signedOutputFileUrl(jobId, index, name) {
+    signedOutputFileUrl(jobId, slot, name) {
       const file = basename(name) || 'file';
-      return fileUrl(`${outputPrefixOf(jobId, index)}${file}`, file);
+      return fileUrl(`${outputPrefixOf(jobId, slot)}${file}`, file);
     },
   };
 }

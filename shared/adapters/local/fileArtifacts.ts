@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { access, copyFile, mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Artifacts } from '../../ports/artifacts.js';
+import { FILE_SLOT_PATTERN, type FileSlot } from '../../domain/fileOutputs.js';
 import type { LocalDownloads } from './localDownloads.js';
 import type { LocalUploads } from './localUploads.js';
 
@@ -28,7 +29,11 @@ export function createFileArtifacts(dataDir: string, uploads: LocalUploads, down
   const bundles = join(dataDir, 'bundles');
   const files = join(dataDir, 'files');
   const bundlePath = (versionId: string) => join(bundles, `${versionId}.tar.gz`);
-  const outputFolder = (jobId: string, index: number) => join(files, basename(jobId), String(index));
+  const outputFolder = (jobId: string, slot: FileSlot) => {
+    // A slot names a folder: only digits and one dot ever reach the path.
+    if (!FILE_SLOT_PATTERN.test(String(slot))) throw new Error(`Not a file slot: ${String(slot)}`);
+    return join(files, basename(jobId), String(slot));
+  };
   /** Writes a version's bundle whole or not at all. */
   const writeBundle = async (versionId: string, write: (temporary: string) => Promise<void>) => {
     await mkdir(bundles, { recursive: true });
@@ -36,9 +41,9 @@ export function createFileArtifacts(dataDir: string, uploads: LocalUploads, down
     await write(temporary);
     await rename(temporary, bundlePath(versionId));
   };
-  const signedUrl = (jobId: string, index: number): string => {
+  const signedUrl = (jobId: string, slot: FileSlot): string => {
     if (!downloads) throw new Error('These artifacts were made without download URLs.');
-    return downloads().urlFor(jobId, index);
+    return downloads().urlFor(jobId, slot);
   };
   return {
     putBundle(versionId, bundle) {
@@ -61,33 +66,33 @@ export function createFileArtifacts(dataDir: string, uploads: LocalUploads, down
     putBundleFromUpload(versionId, organizationId, uploadId) {
       return writeBundle(versionId, (temporary) => copyFile(uploads.pathOf(organizationId, uploadId), temporary));
     },
-    async putOutputFile(jobId, index, name, sourcePath) {
-      const folder = outputFolder(jobId, index);
+    async putOutputFile(jobId, slot, name, sourcePath) {
+      const folder = outputFolder(jobId, slot);
       await mkdir(folder, { recursive: true });
       const temporary = join(folder, '.partial');
       await copyFile(sourcePath, temporary);
       await rename(temporary, join(folder, basename(name) || 'file'));
     },
-    async openOutputFile(jobId, index) {
-      const path = await outputPath(jobId, index);
+    async openOutputFile(jobId, slot) {
+      const path = await outputPath(jobId, slot);
       if (path === null) return null;
       const { size } = await stat(path);
       return { name: basename(path), size, stream: createReadStream(path) };
     },
-    async outputFileUrl(jobId, index) {
-      return (await outputPath(jobId, index)) === null ? null : signedUrl(jobId, index);
+    async outputFileUrl(jobId, slot) {
+      return (await outputPath(jobId, slot)) === null ? null : signedUrl(jobId, slot);
     },
-    async signedOutputFileUrl(jobId, index) {
-      return signedUrl(jobId, index);
+    async signedOutputFileUrl(jobId, slot) {
+      return signedUrl(jobId, slot);
     },
     async outputFileOfUrl(url) {
       return downloads ? downloads().fileOf(url) : null;
     },
   };
 
-  /** Where the job's `index`-th output file lies, or null when it has none. */
-  async function outputPath(jobId: string, index: number): Promise<string | null> {
-    const folder = outputFolder(jobId, index);
+  /** Where the job's output file in `slot` lies, or null when it has none. */
+  async function outputPath(jobId: string, slot: FileSlot): Promise<string | null> {
+    const folder = outputFolder(jobId, slot);
     const names = await readdir(folder).catch((error: unknown) => {
       if (isMissing(error)) return [];
       throw error;

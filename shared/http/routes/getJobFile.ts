@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.js';
+import { parseFileSlot } from '../../domain/fileOutputs.js';
 
 /**
  * Sluice extension: a file output (its `data.url` points here). A 307 to a short-lived URL
@@ -10,7 +11,8 @@ export const getJobFile = defineRoute({
   name: 'getJobFile',
   method: 'GET',
   path: '/v2/jobs/{job_id}/files/{index}',
-  params: z.object({ job_id: z.string().min(1), index: z.coerce.number().int().min(0) }),
+  // The output's index, or `index.part` for a File nested in that output.
+  params: z.object({ job_id: z.string().min(1), index: z.string().transform((text, context) => parseFileSlot(text) ?? (context.addIssue({ code: 'custom', message: 'Input should be an output index, or index.part for a nested file' }), z.NEVER)) }),
   handle: async ({ params, principal, services }) => {
     return { redirect: await services.jobs.outputFileUrl(principal, params.job_id, params.index) };
   },
