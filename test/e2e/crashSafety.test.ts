@@ -101,7 +101,8 @@ describe('a service killed with kill -9', () => {
     );
     await waitForBuild({ url: first.url, key: first.key } as TestService, 'local/nap', deployed.body.version.id);
     const pushNap = async (seconds: number) => (await api(first.url, first.key, 'POST', '/v2/push', { function: 'local/nap', inputs: { seconds } })).body.id as string;
-    const long = await pushNap(1.5);
+    // Long enough that a busy machine cannot finish it between the check and the kill.
+    const long = await pushNap(5);
     const waiting = [await pushNap(0), await pushNap(0)];
     await until(async () => (await api(first.url, first.key, 'GET', `/v2/jobs/${long}`)).body.status === 'processing');
     expect(await stopServiceProcess(first.child, 'SIGKILL')).toBeNull();
