@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../shared/config.js';
+import { parseSettings } from '../shared/config.js';
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -20,9 +20,7 @@ const schema = z.object({
 
 /** `npm run aws:local`'s settings: the same variables as `npm start`, and the emulation's own. */
 export function awsLocalSettings(env: NodeJS.ProcessEnv) {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(`Invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  const values = parsed.data;
+  const values = parseSettings(schema, env, 'Invalid configuration');
   return {
     port: values.PORT,
     host: values.HOST,

@@ -49,6 +49,13 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** Settings read from the environment by their schema; every problem named, `<what>: VARIABLE: message; ...`. */
+export function parseSettings<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv, what: string): z.infer<Schema> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(`${what}: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+}
+
 export interface Config {
   mode: 'local' | 'aws';
   host: string;
@@ -103,12 +110,7 @@ export interface Config {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
-    throw new ConfigError(`Invalid configuration: ${problems}`);
-  }
-  const values = parsed.data;
+  const values = parseSettings(configSchema, env, 'Invalid configuration');
   return {
     mode: values.SLUICE_MODE,
     host: values.HOST,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../../shared/config.js';
+import { parseSettings } from '../../shared/config.js';
 
 /** Where things are inside a version's image (the CodeBuild buildspec puts them there). */
 const schema = z.object({
@@ -16,9 +16,7 @@ const schema = z.object({
 });
 
 export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(`Invalid worker configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
-  const values = parsed.data;
+  const values = parseSettings(schema, env, 'Invalid worker configuration');
   return {
     versionId: values.SLUICE_VERSION_ID,
     python: values.SLUICE_WORKER_PYTHON,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MACHINE_TYPES } from '../domain/machineTypes.js';
 import type { MachineType } from '../domain/machineTypes.js';
-import { ConfigError } from '../config.js';
+import { ConfigError, parseSettings } from '../config.js';
 
 /** What the AWS mode's Lambdas and worker tasks are told by the CDK stacks, through their environment. */
 const awsSchema = z.object({
@@ -42,11 +42,7 @@ export interface AwsConfig {
 }
 
 export function loadAwsConfig(env: NodeJS.ProcessEnv = process.env): AwsConfig {
-  const parsed = awsSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(`Invalid AWS configuration: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
-  }
-  const values = parsed.data;
+  const values = parseSettings(awsSchema, env, 'Invalid AWS configuration');
   const providers = JSON.parse(values.SLUICE_CAPACITY_PROVIDERS) as Record<string, string>;
   const unknown = Object.keys(providers).filter((type) => !MACHINE_TYPES.includes(type as MachineType));
   if (unknown.length > 0) throw new ConfigError(`Invalid AWS configuration: SLUICE_CAPACITY_PROVIDERS names unknown machine types: ${unknown.join(', ')}`);
