@@ -101,6 +101,14 @@ describe('jobs over HTTP, on real Python replicas', () => {
     expect(response.body.detail.map((issue: any) => issue.loc.join('.')).sort()).toEqual(['body.inputs.name', 'body.inputs.nom']);
   });
 
+  it('tells a missing field from one of the wrong type in a 422', async () => {
+    const missing = await push({ inputs: { name: 'Ada' } });
+    expect(missing.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'function'] }));
+    const wrongType = await push({ function: 'local/greet', inputs: { name: 'Ada' }, webhooks: 42 });
+    expect(wrongType.status).toBe(422);
+    expect(wrongType.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'webhooks'], type: 'array_type', msg: expect.not.stringContaining('Field required') })]);
+  });
+
   it('takes inputs by position, in the order the function declares them, and env null, as Sieve does', async () => {
     const { status, body: pushed } = await push({ function: 'local/greet', inputs: ['Ada', '!'], env: null });
     expect(status).toBe(200);

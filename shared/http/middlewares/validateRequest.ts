@@ -19,7 +19,8 @@ export function validateRequest(route: Route): middy.MiddlewareObj<APIGatewayPro
       const issues: ValidationIssue[] = [];
       const parse = (source: 'path' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): unknown => {
         if (!schema) return undefined;
-        const result = schema.safeParse(value);
+        // The input on each issue tells a missing field (undefined) from one of the wrong type.
+        const result = schema.safeParse(value, { reportInput: true });
         if (result.success) return result.data;
         issues.push(...toValidationIssues(source, result.error));
         return undefined;
