@@ -83,7 +83,7 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
     if (match.kind === 'none') return send(response, 404, { detail: 'Not Found' });
     if (match.kind === 'wrong_method') return send(response, 405, { detail: 'Method Not Allowed' });
     // The key is checked before a byte of the body is read: without one, nobody can make the service take a body.
-    if (!(await isAuthenticated(request))) return refuseUnread(response, 401, unauthorized().message);
+    if (!match.route.public && !(await isAuthenticated(request))) return refuseUnread(response, 401, unauthorized().message);
     const body = await readBody(request, options.maxBodyBytes, bodyTimeoutMs);
     if (body === 'too_large') return refuseUnread(response, 413, `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB.`);
     if (body === 'too_slow') return refuseUnread(response, 408, `Request body not received within ${bodyTimeoutMs / 1000} s.`);

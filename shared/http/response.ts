@@ -9,3 +9,7 @@ export function jsonResponse(statusCode: number, body: unknown): APIGatewayProxy
 export function redirectResponse(location: string): APIGatewayProxyStructuredResultV2 {
   return { statusCode: 307, headers: { location, 'cache-control': 'no-store' }, body: '' };
 }
+
+export function textResponse(statusCode: number, contentType: string, text: string): APIGatewayProxyStructuredResultV2 {
+  return { statusCode, headers: { 'content-type': contentType }, body: text };
+}

@@ -19,7 +19,7 @@ describe('the route table served by the local gateway', () => {
     expect(new Set(ROUTES.map((route) => route.name)).size).toBe(ROUTES.length);
   });
 
-  for (const route of ROUTES) {
+  for (const route of ROUTES.filter((candidate) => !candidate.public)) {
     it(`answers 401 without a key on ${route.method} ${route.path}`, async () => {
       const response = await fetch(`${service.url}${concretePath(route.path)}`, { method: route.method });
       expect(response.status).toBe(401);
