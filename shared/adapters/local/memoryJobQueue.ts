@@ -1,4 +1,5 @@
 import type { JobQueue, TakenJob } from '../../ports/jobQueue.js';
+import { Fifo } from './fifo.js';
 
 /**
  * The local queue: a FIFO of job ids per version, in memory. Durability comes from the store:
@@ -6,7 +7,7 @@ import type { JobQueue, TakenJob } from '../../ports/jobQueue.js';
  * from the store's queued jobs. `onEnqueue` wakes the version's replica pool.
  */
 export class MemoryJobQueue implements JobQueue {
-  private readonly queues = new Map<string, string[]>();
+  private readonly queues = new Map<string, Fifo<string>>();
   private listener: (versionId: string) => void = () => undefined;
 
   onEnqueue(listener: (versionId: string) => void): void {
@@ -14,9 +15,9 @@ export class MemoryJobQueue implements JobQueue {
   }
 
   async enqueue(versionId: string, jobId: string): Promise<void> {
-    const queue = this.queues.get(versionId);
-    if (queue) queue.push(jobId);
-    else this.queues.set(versionId, [jobId]);
+    let queue = this.queues.get(versionId);
+    if (!queue) this.queues.set(versionId, (queue = new Fifo()));
+    queue.push(jobId);
     this.listener(versionId);
   }
 
