@@ -37,7 +37,13 @@ double = sluice.function.get("local/double")
 count = sluice.function.get("local/count")
 
 @sluice.function(name="fan-out")
-def fan_out(n: int) -> dict:
+def fan_out(n: int, stranger: str = "") -> dict:
+    if stranger:  # code that asks the agent for a job it did not push, as hostile code could
+        from sluice import _remote
+        try:
+            return _remote._remote_caller.__self__.watch_job("local/double", stranger, 0, "end")
+        except sluice.RemoteError as error:
+            return {"refused": error.error}
     jobs = [double.push(n + i) for i in range(3)]
     counting = count.push(3)
     streamed = list(counting.outputs)
@@ -99,6 +105,12 @@ describe('functions calling functions, and files', () => {
     expect(parent.error).toBe('');
     expect(parent.outputs[0].data).toEqual({ results: [10, 12, 14], statuses: ['finished', 'finished', 'finished'], streamed: [0, 1, 2] });
     expect(parent.children['local/double']).toHaveLength(3);
+  });
+
+  it('answers a job\'s await only for the jobs it pushed itself', async () => {
+    const other = await run('double', { n: 1 });
+    const parent = await run('fan-out', { n: 0, stranger: other.id });
+    expect(parent.outputs[0].data).toEqual({ refused: `Job ${other.id} was not pushed by this job.` });
   });
 
   it('prices a job with the jobs it pushed (aggregated, the default), or alone', async () => {
