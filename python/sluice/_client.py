@@ -98,8 +98,11 @@ class Client:
         """Uploads a local file for the organization's jobs; its upload id."""
         size = os.path.getsize(path)
         upload = self.request("POST", "/v2/uploads", {"size": size})
+        # A Content-Type of its own: urllib would send a body as a form, which a server may parse
+        # away (moto's S3 stores such a PUT empty).
+        headers = {"Content-Length": str(size), "Content-Type": mimetypes.guess_type(path)[0] or "application/octet-stream"}
         with open(path, "rb") as body:
-            request = urllib.request.Request(upload["upload_url"], data=body, headers={"Content-Length": str(size)}, method="PUT")
+            request = urllib.request.Request(upload["upload_url"], data=body, headers=headers, method="PUT")
             with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_S):  # noqa: S310 - the URL the service handed out
                 pass
         return str(upload["upload_id"])

@@ -17,6 +17,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
+from sluice._inspect_dependencies import GET, ModuleBindings, get_calls
 from sluice._inspect_metadata import metadata_value
 from sluice._inspect_names import DECORATORS, Invalid, Names
 from sluice._schema import normalize
@@ -57,10 +58,11 @@ class Inspector:
     def inspect_module(self, rel: str, tree: ast.Module) -> None:
         names = Names(tree)
         top_level = {id(node) for node in tree.body}
+        bindings = ModuleBindings(tree, names, lambda statement: _is_decorated(statement, names))
         for node in ast.walk(tree):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
-            decorators = [d for d in node.decorator_list if _decorator_name(d, names) in DECORATORS]
+            decorators = _decorators(node, names)
             if not decorators:
                 continue
             where = f"{rel}:{decorators[0].lineno}"
@@ -70,13 +72,16 @@ class Inspector:
                 self.errors.append(f"{where}: @sluice.function must decorate a function or class "
                                    f"at the top level of the module ({node.name} is nested)")
             else:
-                self.inspect_function(rel, node, decorators[0], names)
+                self.inspect_function(rel, node, decorators[0], names, bindings)
 
-    def inspect_function(self, rel: str, node: FunctionNode | ast.ClassDef, decorator: ast.expr, names: Names) -> None:
+    def inspect_function(self, rel: str, node: FunctionNode | ast.ClassDef, decorator: ast.expr, names: Names,
+                         bindings: ModuleBindings) -> None:
         errors_before = len(self.errors)
 
         def error(line: int, message: str) -> None:
-            self.errors.append(f"{rel}:{line}: {message}")
+            text = f"{rel}:{line}: {message}"
+            if text not in self.errors:  # a module-level line several functions use is reported once
+                self.errors.append(text)
 
         folder = (self.root / rel).parent
         options, lines, unreadable = self.read_options(decorator, names, error, folder)
@@ -94,7 +99,7 @@ class Inspector:
         if signature_error is not None:
             error(target.lineno, f"{node.name}: {signature_error}")
         outputs, generator = outputs_of(target, names.resolve)
-        dependencies = self.dependencies(node, names, error)
+        dependencies = self.dependencies(node, names, bindings, error)
 
         if len(self.errors) > errors_before:
             return
@@ -138,22 +143,26 @@ class Inspector:
                 unreadable.add(keyword.arg)
         return options, lines, unreadable
 
-    def dependencies(self, node: ast.AST, names: Names, error: ErrorAt) -> list[str]:
-        """Names passed to sluice.function.get("owner/name") in the function's own body."""
+    def dependencies(self, node: FunctionNode | ast.ClassDef, names: Names, bindings: ModuleBindings, error: ErrorAt) -> list[str]:
+        """The "owner/name"s the function calls through sluice.function.get (see _inspect_dependencies)."""
         found: list[str] = []
-        body = node.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
-        for statement in body:
-            for call in ast.walk(statement):
-                if not (isinstance(call, ast.Call) and names.resolve(call.func) == "sluice.function.get"):
-                    continue
-                if not call.args or not isinstance(call.args[0], ast.Constant) or not isinstance(call.args[0].value, str):
-                    continue  # a computed name: the service cannot know it ahead of time
-                ref = call.args[0].value
-                if not DEPENDENCY_PATTERN.fullmatch(ref):
-                    error(call.lineno, f'sluice.function.get("{ref}"): the name must look like "owner/name"')
-                elif ref not in found:
-                    found.append(ref)
+        for ref, line in get_calls(node.body, names) + bindings.reached(node.body):
+            if not DEPENDENCY_PATTERN.fullmatch(ref):
+                error(line, f'{GET}("{ref}"): the name must look like "owner/name"')
+            elif ref not in found:
+                found.append(ref)
         return found
+
+
+def _decorators(node: ast.AST, names: Names) -> list[ast.expr]:
+    """The @sluice.function (or @sieve.Model, ...) decorators of a def or class."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return []
+    return [d for d in node.decorator_list if _decorator_name(d, names) in DECORATORS]
+
+
+def _is_decorated(node: ast.AST, names: Names) -> bool:
+    return bool(_decorators(node, names))
 
 
 def _decorator_name(decorator: ast.expr, names: Names) -> str | None:

@@ -1,7 +1,8 @@
 """Calling deployed functions: ``sluice.function.get("owner/name").run(...)`` and ``.push(...)``.
 
 Inside a deployed function the runtime installs a caller that goes through the agent (the
-replica protocol's ``call`` message: the child job is the parent's). Anywhere else, calls go to
+replica protocol's ``call`` message: the child job is the parent's; ``await`` for a pushed one's
+result), so a replica never needs the service's address or a key. Anywhere else, calls go to
 the service's HTTP API (``sluice._client``), configured by SLUICE_URL / SLUICE_API_KEY or Sieve's
 SIEVE_API_URL / SIEVE_API_KEY. Positional arguments map to the version's declared inputs, in order.
 """
@@ -39,12 +40,100 @@ class RemoteError(Exception):
         self.error = error
 
 
-@dataclass(frozen=True)
-class RemoteJob:
-    """A job pushed from inside a deployed function: the service runs it without this job waiting."""
+# ``watch(job_id, offset, until)``: the agent's answer to an await of a pushed job (see RemoteJob).
+JobWatcher = Callable[[str, int, str], Dict[str, Any]]
 
-    function: str
-    job_id: str
+
+class _StartOnWait(list):
+    """A Future's waiter list that starts the wait when one is added: ``concurrent.futures.wait``
+    and ``as_completed`` add their waiter there and call no method a subclass could override."""
+
+    def __init__(self, start: Callable[[], None]) -> None:
+        super().__init__()
+        self._start = start
+
+    def append(self, waiter: Any) -> None:
+        self._start()
+        super().append(waiter)
+
+
+class RemoteJob(concurrent.futures.Future):
+    """A job pushed from inside a deployed function, as Sieve's SDK hands one back: a
+    ``concurrent.futures.Future`` of its result (what ``run`` would have returned), with
+    ``job_id``, ``status`` and ``outputs``. Each question goes to the agent (an ``await``
+    message); the agent waits for the result only once something asks for it, so a job pushed
+    and never awaited costs nothing."""
+
+    def __init__(self, function: str, job_id: str, watch: JobWatcher, value: Callable[[List[Any]], Any]) -> None:
+        super().__init__()
+        self.function = function
+        self.job_id = self.id = job_id
+        self._watch = watch
+        self._value = value
+        self._started = False
+        self._start_lock = threading.Lock()
+        self._waiters = _StartOnWait(self._start)
+        self.set_running_or_notify_cancel()  # running: cancel() cannot pretend to stop the job
+
+    @property
+    def status(self) -> str:
+        """The job's status now: queued, processing, finished, error or cancelled."""
+        return str(self._watch(self.job_id, 0, "now").get("status"))
+
+    @property
+    def outputs(self) -> Iterator[Any]:
+        """Each output as the job produces it (a streaming function's as they come), until it ends."""
+        from sluice._types import decode_files
+
+        seen = 0
+        while True:
+            answer = self._watch(self.job_id, seen, "output")
+            for output in answer.get("outputs") or []:
+                seen += 1
+                yield decode_files(output)
+            if answer.get("status") in FINAL_STATUSES:
+                if answer.get("status") != "finished":
+                    raise _failure(self.function, answer)
+                return
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        self._start()
+        return super().result(timeout)
+
+    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
+        self._start()
+        return super().exception(timeout)
+
+    def done(self) -> bool:
+        self._start()
+        return super().done()
+
+    def add_done_callback(self, fn: Callable[[concurrent.futures.Future], Any]) -> None:
+        self._start()
+        super().add_done_callback(fn)
+
+    def _start(self) -> None:
+        with self._start_lock:
+            if self._started:
+                return
+            self._started = True
+        threading.Thread(target=self._wait, name=f"sluice-job-{self.job_id}", daemon=True).start()
+
+    def _wait(self) -> None:
+        from sluice._types import decode_files
+
+        try:
+            answer = self._watch(self.job_id, 0, "end")
+        except BaseException as error:  # the agent refused (not this job's child) or is gone
+            self.set_exception(error)
+            return
+        if answer.get("status") != "finished":
+            self.set_exception(_failure(self.function, answer))
+            return
+        self.set_result(self._value([decode_files(output) for output in answer.get("outputs") or []]))
+
+    def __repr__(self) -> str:
+        return f"<sluice.RemoteJob {self.job_id} of {self.function}>"
 
 
 class Job(concurrent.futures.Future):
@@ -125,7 +214,8 @@ class RemoteFunction:
         return job.outputs if job.stream else job.result()
 
     def push(self, *args: Any, webhooks: Optional[Sequence[Dict[str, str]]] = None, **inputs: Any) -> Any:
-        """Start the function without waiting: a Job (over the API), or a RemoteJob naming the child job (in a job)."""
+        """Start the function without waiting: a Job (over the API), or a RemoteJob (in a job); both are
+        futures of its result, with ``job_id``, ``status`` and ``outputs``."""
         if _remote_caller is not None:
             _no_webhooks(webhooks)
             return _remote_caller(self.ref, inputs, False, args)

@@ -15,7 +15,7 @@ install signal handlers, which Python allows only there); a daemon thread reads 
 and dispatches: jobs go to a queue, call results wake the caller waiting for them, shutdown
 or end of stream ends the process.
 
-Replica -> agent: hello, ready | setup_error, output*, done | error, call.
+Replica -> agent: hello, ready | setup_error, output*, done | error, call, await.
 Agent -> replica: run, call_result, shutdown.
 """
 
@@ -363,12 +363,26 @@ class Runtime:
     # Calls to other functions (RemoteFunction.run / .push), from any thread.
 
     def call_function(self, ref: str, inputs: Dict[str, Any], wait: bool = True, args: Tuple[Any, ...] = ()) -> Any:
-        call_id = uuid.uuid4().hex
-        message: Message = {"type": "call", "call_id": call_id, "function": ref, "inputs": inputs, "wait": wait}
+        message: Message = {"type": "call", "function": ref, "inputs": inputs, "wait": wait}
         if args:  # named by the agent after the called version's inputs
             message["args"] = list(args)
+        result = self.ask(ref, message)
+        if not wait:
+            return RemoteJob(ref, str(result.get("job_id")), lambda *question: self.watch_job(ref, *question), _call_value)
+        outputs = result.get("outputs")
+        if not isinstance(outputs, list):
+            return outputs
+        return _call_value([decode_files(output) for output in outputs])
+
+    def watch_job(self, ref: str, job_id: str, offset: int, until: str) -> Message:
+        """The agent's answer to an await of a job this job pushed (see RemoteJob)."""
+        return self.ask(ref, {"type": "await", "job_id": job_id, "offset": offset, "until": until})
+
+    def ask(self, ref: str, message: Message) -> Message:
+        """Sends a call or an await and waits for its call_result; RemoteError when it failed."""
+        call_id = uuid.uuid4().hex
         try:
-            line = json.dumps(message, allow_nan=False, separators=(",", ":"), default=_call_input)
+            line = json.dumps({**message, "call_id": call_id}, allow_nan=False, separators=(",", ":"), default=_call_input)
         except (TypeError, ValueError) as error:
             raise TypeError(f"the inputs for {ref} are not JSON-serialisable: {error}") from None
         pending = _PendingCall()
@@ -387,13 +401,7 @@ class Runtime:
             raise RemoteError(ref, "the replica is shutting down")
         if not result.get("ok"):
             raise RemoteError(ref, str(result.get("error") or "the call failed"))
-        if not wait:
-            return RemoteJob(ref, str(result.get("job_id")))
-        outputs = result.get("outputs")
-        if not isinstance(outputs, list):
-            return outputs
-        outputs = [decode_files(output) for output in outputs]
-        return outputs[0] if len(outputs) == 1 else outputs
+        return result
 
     # The main thread.
 
@@ -594,6 +602,11 @@ class Runtime:
             return
         line = json.dumps(head, separators=(",", ":"))
         self.send_line(line[:-1] + ',"value":' + encoded + "}")
+
+
+def _call_value(outputs: List[Any]) -> Any:
+    """What a call returns: its one output, or the list of them (a streaming function's)."""
+    return outputs[0] if len(outputs) == 1 else outputs
 
 
 def _output_json(index: int, value: Any) -> Any:

@@ -1,11 +1,11 @@
 import { basename } from 'node:path';
-import type { JobRecord } from '../domain/job.js';
+import { PUSHED_JOB_WAITS, type JobRecord } from '../domain/job.js';
 import { FetchRefused, type FileFetcher } from '../adapters/httpFileFetcher.js';
 import type { Artifacts, OutputFileRef } from '../ports/artifacts.js';
 import { ownFilePath, parseFileSlot } from '../domain/fileOutputs.js';
 import { fetchFileInputs, InputFetchError } from '../runtime/jobInputs.js';
 import type { PoolContext } from '../runtime/replicaPool.js';
-import type { CallMessage, CallResult } from '../runtime/protocol.js';
+import type { AwaitMessage, CallMessage, CallResult } from '../runtime/protocol.js';
 import type { Services } from '../services/services.js';
 
 /**
@@ -27,8 +27,16 @@ export function agentCallbacks(services: Services, artifacts: Artifacts, publicU
             throw error instanceof FetchRefused ? new InputFetchError(error.message) : error;
           }),
       }, signal),
-    handleCall: async (job: JobRecord, call: CallMessage): Promise<CallResult> => {
+    handleCall: async (job: JobRecord, call: CallMessage | AwaitMessage): Promise<CallResult> => {
       try {
+        if (call.type === 'await') {
+          // The replica runs the function's code: its message is checked, not trusted.
+          if (typeof call.job_id !== 'string' || !Number.isSafeInteger(call.offset) || call.offset < 0 || !(PUSHED_JOB_WAITS as readonly unknown[]).includes(call.until)) {
+            throw new Error('a malformed await: job_id, a whole offset of 0 or more and until (now, output or end) are required');
+          }
+          const awaited = await services.jobs.awaitPushed(job, call.job_id, call.offset, call.until);
+          return { type: 'call_result', call_id: call.call_id, ok: true, job_id: awaited.job.id, outputs: awaited.outputs, status: awaited.job.status, error: awaited.job.error };
+        }
         const result = await services.jobs.pushFromJob(job, call.function, call.inputs, call.wait, call.args ?? []);
         return { type: 'call_result', call_id: call.call_id, ok: true, job_id: result.jobId, outputs: result.outputs };
       } catch (error) {

@@ -8,6 +8,10 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['finished', 'error', 'cancelled'];
 export const isFinalJobStatus = (status: JobStatus) => FINAL_JOB_STATUSES.includes(status);
 
+/** When an await of a job its parent pushed answers: at once, at its next outputs (or its end), or at its end. */
+export const PUSHED_JOB_WAITS = ['now', 'output', 'end'] as const;
+export type PushedJobWait = (typeof PUSHED_JOB_WAITS)[number];
+
 /** A job runs at most this many times when its replica dies under it. */
 export const MAX_JOB_ATTEMPTS = 3;
 

@@ -1,3 +1,5 @@
+import type { JobStatus, PushedJobWait } from '../domain/job.js';
+
 /**
  * The messages between the agent and a replica (`python -m sluice._runtime`), one JSON object
  * per line on file descriptor 3. stdout and stderr stay free for the function's own output.
@@ -11,15 +13,23 @@ export type ReplicaMessage =
   /** `fatal`: the function raised FatalException: the job fails, the replica is kept even with restart_on_error. */
   | { type: 'error'; job_id: string; error: string; fatal?: boolean }
   /** `args`: positional inputs, named after the called version's inputs in order. */
-  | { type: 'call'; call_id: string; function: string; inputs: Record<string, unknown>; args?: unknown[]; wait: boolean };
+  | { type: 'call'; call_id: string; function: string; inputs: Record<string, unknown>; args?: unknown[]; wait: boolean }
+  /**
+   * A job this job pushed (`push(...).result()`, `.outputs`, `.status`), answered by a call_result
+   * with its status once `until` holds: `end`, it has ended (with all its outputs); `output`, it has
+   * outputs past `offset` (those) or has ended; `now`, at once (no outputs).
+   */
+  | { type: 'await'; call_id: string; job_id: string; offset: number; until: PushedJobWait };
 
 export type AgentMessage =
   /** `end_marker`: the line the replica prints on stdout and stderr when the job's output ends. max_output_bytes: an output whose JSON is longer is written to a file and sent as a file output. */
   | { type: 'run'; job_id: string; run_id: string; inputs: Record<string, unknown>; env: Record<string, string>; end_marker: string; max_output_bytes: number }
-  | { type: 'call_result'; call_id: string; ok: true; job_id: string; outputs: unknown[] }
+  /** `status` and `error`: the awaited job's, in the answer to an await. */
+  | { type: 'call_result'; call_id: string; ok: true; job_id: string; outputs: unknown[]; status?: JobStatus; error?: string }
   | { type: 'call_result'; call_id: string; ok: false; error: string }
   | { type: 'shutdown' };
 
 export type CallMessage = Extract<ReplicaMessage, { type: 'call' }>;
+export type AwaitMessage = Extract<ReplicaMessage, { type: 'await' }>;
 export type OutputMessage = Extract<ReplicaMessage, { type: 'output' }>;
 export type CallResult = Extract<AgentMessage, { type: 'call_result' }>;

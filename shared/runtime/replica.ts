@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import type { Interface } from 'node:readline';
 import { createInterface } from 'node:readline';
 import { killProcessGroup } from './processGroup.js';
-import type { AgentMessage, CallMessage, CallResult, OutputMessage, ReplicaMessage } from './protocol.js';
+import type { AgentMessage, AwaitMessage, CallMessage, CallResult, OutputMessage, ReplicaMessage } from './protocol.js';
 
 export type ReplicaState = 'starting' | 'setup' | 'idle' | 'active' | 'stopped';
 
@@ -18,7 +18,8 @@ export type RunOutcome =
 export interface RunHandlers {
   /** What it returns is waited for before the run ends: a file output is stored before the replica takes another job, which may overwrite it. */
   onOutput(message: OutputMessage): unknown;
-  onCall(message: CallMessage): Promise<CallResult>;
+  /** A call to another function, or an await of a job this one pushed. */
+  onCall(message: CallMessage | AwaitMessage): Promise<CallResult>;
 }
 
 /** How long a run that has reported back waits for more of its output before its end marker (a function may have closed stdout). */
@@ -174,6 +175,7 @@ export class Replica {
         if (this.run) this.run.outputs.push(Promise.resolve(this.run.handlers.onOutput(message)));
         break;
       case 'call':
+      case 'await':
         void this.run?.handlers.onCall(message).then((result) => this.send(result));
         break;
       case 'done':

@@ -11,7 +11,7 @@ import type { LogStore } from '../ports/store.js';
 import type { JobLifecycle } from '../services/jobLifecycle.js';
 import { LogWriter } from '../services/logWriter.js';
 import type { GpuInventory } from './gpuInventory.js';
-import type { CallMessage, CallResult, OutputMessage } from './protocol.js';
+import type { AwaitMessage, CallMessage, CallResult, OutputMessage } from './protocol.js';
 import type { ReplicaCommand, RunOutcome } from './replica.js';
 import { Replica } from './replica.js';
 import { outputFromMessage } from './outputs.js';
@@ -44,7 +44,7 @@ export interface PoolContext {
   fetchInputs(version: VersionRecord, job: JobRecord, directory: string, signal: AbortSignal): Promise<Record<string, unknown>>;
   /** Where each replica's jobs' inputs are fetched to: `<inputsDir>/<replica id>/<job id>/`, which the replica must be able to read. */
   inputsDir: string;
-  handleCall(job: JobRecord, call: CallMessage): Promise<CallResult>;
+  handleCall(job: JobRecord, call: CallMessage | AwaitMessage): Promise<CallResult>;
   /** Adds idle time of minimum replicas to the owner's usage. */
   recordIdle(version: VersionRecord, seconds: number): Promise<void>;
   isStopping(): boolean;

@@ -1,7 +1,7 @@
 import { badRequest, notFound, ServiceError, ValidationError } from '../domain/errors.js';
 import type { FunctionRecord } from '../domain/function.js';
 import { newId, newShortId } from '../domain/ids.js';
-import type { JobOutput, JobRecord, JobStatus, PushSource } from '../domain/job.js';
+import type { JobOutput, JobRecord, JobStatus, PushedJobWait, PushSource } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
 import { jsonBytes, LIST_MAX_OUTPUTS, LIST_PAGE_INLINE_BYTES, type ListedOutput } from '../domain/listPreview.js';
 import { withSignedFileUrls, type FileSlot } from '../domain/fileOutputs.js';
@@ -27,6 +27,12 @@ const shorterLimit = (a: number | null, b: number | null): number | null => (a =
 
 /** How long a parent job waits for a child it runs. */
 const CHILD_WAIT_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How often a parent streaming a child's outputs reads them again when no event wakes it: the
+ * AWS mode publishes no output events across processes (its JobEvents poll for the completion only).
+ */
+const CHILD_OUTPUTS_POLL_MS = 500;
 
 export interface PushBody {
   /** By name, or by position (Sieve's array form). */
@@ -125,6 +131,34 @@ export class JobService {
   }
 
   /**
+   * A job the parent pushed, for the parent's `push(...).result()`, `.outputs` and `.status`: the
+   * job once `until` holds (see PushedJobWait), with its outputs from `offset` (none for `now`).
+   * Only the parent's own children can be awaited.
+   */
+  async awaitPushed(parent: JobRecord, jobId: string, offset: number, until: PushedJobWait): Promise<{ job: JobRecord; outputs: unknown[] }> {
+    const { store, clock } = this.deps;
+    let job = await store.jobs.get(jobId);
+    if (!job || job.parentJobId !== parent.id) throw notFound(`Job ${jobId} was not pushed by this job.`);
+    if (until === 'end') job = await this.waitForCompletion(jobId, CHILD_WAIT_MS);
+    const deadline = clock.now() + CHILD_WAIT_MS * 1000; // microseconds
+    while (until === 'output') {
+      // Woken by the job's next event (an output, its end) or the poll, whichever comes first.
+      const change = this.nextChange(jobId, CHILD_OUTPUTS_POLL_MS);
+      try {
+        job = (await store.jobs.get(jobId)) ?? job;
+        const outputs = await store.jobs.listOutputs(jobId, offset);
+        if (outputs.length > 0 || isFinalJobStatus(job.status)) return { job, outputs: outputs.map((output) => output.data) };
+        if (clock.now() > deadline) throw new ServiceError('timeout', 'Request timeout.');
+        await change.done;
+      } finally {
+        change.cancel();
+      }
+    }
+    const outputs = until === 'end' ? await store.jobs.listOutputs(jobId, offset) : [];
+    return { job, outputs: outputs.map((output) => output.data) };
+  }
+
+  /**
    * When a build ends: its waiting jobs run, or end in error with the build's reason. Also when
    * a ready version ends in error (its tasks cannot start): its queued jobs end in error.
    */
@@ -197,6 +231,20 @@ export class JobService {
       };
     });
     done.catch(() => undefined); // a caller that stopped waiting does not see the timeout
+    return { done, cancel };
+  }
+
+  /** `done` resolves at the job's next event, or after `pollMs`; `cancel` unsubscribes. */
+  private nextChange(jobId: string, pollMs: number): { done: Promise<void>; cancel: () => void } {
+    let cancel: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, pollMs);
+      const unsubscribe = this.deps.events.subscribe(jobId, () => resolve());
+      cancel = () => {
+        clearTimeout(timer);
+        unsubscribe();
+      };
+    });
     return { done, cancel };
   }
 

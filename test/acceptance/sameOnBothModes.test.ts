@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../e2e/support/cli.js';
 import { api, until, writeFunctionDir } from '../e2e/support/testService.js';
 import { startWebhookReceiver } from '../e2e/support/webhookReceiver.js';
+import { py } from '../support/python.js';
+import { runSdkProgram } from '../support/sdkProgram.js';
 import { startAwsTarget, startLocalTarget, type Target } from './targets.js';
 
 /**
@@ -10,7 +12,7 @@ import { startAwsTarget, startLocalTarget, type Target } from './targets.js';
  * user does over HTTP and with the CLI must behave the same in both modes.
  */
 const FUNCTIONS = {
-  'main.py': `import os, signal, sys, time
+  'main.py': `import os, signal, sys, tempfile, time
 from typing import Iterator
 import sluice
 
@@ -23,6 +25,15 @@ def greet(name: str) -> str:
 def words(text: str) -> Iterator[str]:
     for word in text.split():
         yield word
+
+@sluice.function(name="shout-file")
+def shout_file(document: sluice.File) -> sluice.File:
+    with open(document.path) as f:
+        text = f.read()
+    folder = tempfile.mkdtemp()
+    with open(os.path.join(folder, "shouted.txt"), "w") as out:
+        out.write(text.upper())
+    return sluice.File(path=os.path.join(folder, "shouted.txt"))
 
 @sluice.function(name="fails")
 def fails(reason: str) -> str:
@@ -51,6 +62,31 @@ def dies_once(token: str, mode: str) -> str:
     return "survived"
 `,
 };
+
+/** A Sieve user's own program, with only SIEVE_API_URL and SIEVE_API_KEY set: every way Sieve's SDK calls a function. */
+const CLIENT = py`
+  import concurrent.futures, json, os, tempfile
+  import sieve
+
+  greet = sieve.function.get("local/greet")
+  words = sieve.function.get("local/words")
+  report = {"run": greet.run("Ada")}
+  job = greet.push(name="Grace")
+  report["push"] = [job.result(), job.status]
+  report["as_completed"] = sorted(f.result() for f in concurrent.futures.as_completed([greet.push(n) for n in "abc"]))
+  report["stream_run"] = list(words.run("one two"))
+  report["stream_outputs"] = list(words.push("three four").outputs)
+  try:
+      sieve.function.get("local/fails").run("no such frame")
+  except sieve.RemoteError as error:
+      report["error"] = error.error.splitlines()[0]
+  path = os.path.join(tempfile.mkdtemp(), "note.txt")
+  with open(path, "w") as f:
+      f.write("quiet words")
+  with open(sieve.function.get("local/shout-file").run(sieve.File(path)).path) as f:
+      report["file"] = f.read()
+  print(json.dumps(report))
+`;
 
 // Without moto_server the AWS half fails, saying how to install it (MotoMissingError).
 const targets = ['local', 'aws'] as const;
@@ -160,6 +196,20 @@ describe.each(targets)('the same behaviour in the %s mode', (mode) => {
     expect(delivered.map((hook) => hook.body.type)).toEqual(['job.start', 'job.new_output', 'job.new_output', 'job.complete']);
     expect(delivered.every((hook) => hook.body.body.job_id === id && verify(secret, hook.headers, hook.raw))).toBe(true);
   }, 90_000);
+
+  it('serves a Python program written for Sieve: run, push, futures, streaming, errors, and a local file uploaded', async () => {
+    const result = await runSdkProgram(CLIENT, target);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({
+      run: 'Hello, Ada.',
+      push: ['Hello, Grace.', 'finished'],
+      as_completed: ['Hello, a.', 'Hello, b.', 'Hello, c.'],
+      stream_run: ['one', 'two'],
+      stream_outputs: ['three', 'four'],
+      error: 'ValueError: no such frame',
+      file: 'QUIET WORDS',
+    });
+  }, 120_000);
 
   it('reports usage by machine type', async () => {
     await awaitJob(await push('greet', { name: 'usage' }));

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './support/testService.js';
 import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
 import { startWebhookReceiver } from './support/webhookReceiver.js';
-import { PYTHON_SDK_DIR } from '../../shared/packaging/inspectFunctions.js';
+import { runSdkProgram } from '../support/sdkProgram.js';
 
 const READ = `import sluice
 
@@ -219,8 +218,7 @@ describe('file inputs: a job cannot make the service read what it should not', (
       'made = sieve.function.get("local/write-nested").run("sdk")',
       'print(json.dumps([whole, nested, open(made["video"].path).read(), type(made["frames"][0]).__name__]))',
     ].join('\n');
-    const env = { PATH: process.env.PATH ?? '', PYTHONPATH: PYTHON_SDK_DIR, PYTHONDONTWRITEBYTECODE: '1', SIEVE_API_URL: service.url, SIEVE_API_KEY: service.key };
-    const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((resolve) => execFile('python3', ['-c', program], { env, timeout: 60_000 }, (_error, out, err) => resolve({ stdout: out, stderr: err })));
+    const { stdout, stderr } = await runSdkProgram(program, service, [], 60_000);
     expect(stderr).toBe('');
     expect(JSON.parse(stdout)).toEqual(['from disk', 'v|f|d', 'sdk video', 'File']);
     // Uploaded, not inlined: the job names the upload.

@@ -3,10 +3,9 @@
  * writes them deploy unchanged, and a separate Python program calls them the way Sieve's docs do,
  * with only SIEVE_API_URL and SIEVE_API_KEY pointing at this service.
  */
-import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PYTHON_SDK_DIR } from '../../shared/packaging/inspectFunctions.js';
 import { py } from '../support/python.js';
+import { runSdkProgram } from '../support/sdkProgram.js';
 import type { TestService } from './support/testService.js';
 import { api, deployDirectory, startTestService, waitForBuild, writeFunctionDir } from './support/testService.js';
 import { startWebhookReceiver } from './support/webhookReceiver.js';
@@ -112,14 +111,6 @@ const CLIENT = py`
   print(json.dumps(report))
 `;
 
-function runPython(script: string, args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('python3', ['-c', script, ...args], { env, timeout: 120_000 }, (error, stdout, stderr) =>
-      resolve({ code: typeof error?.code === 'number' ? error.code : error ? 1 : 0, stdout, stderr }),
-    );
-  });
-}
-
 describe('a Sieve user moving over: Sieve function files and Sieve client code, unchanged', () => {
   let service: TestService;
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
@@ -162,8 +153,7 @@ describe('a Sieve user moving over: Sieve function files and Sieve client code, 
   });
 
   it('calls the functions from a separate program with only SIEVE_API_URL and SIEVE_API_KEY, as Sieve documents', async () => {
-    const env = { PATH: process.env.PATH ?? '', PYTHONPATH: PYTHON_SDK_DIR, PYTHONDONTWRITEBYTECODE: '1', SIEVE_API_URL: service.url, SIEVE_API_KEY: service.key };
-    const result = await runPython(CLIENT, [receiver.url('/done')], env);
+    const result = await runSdkProgram(CLIENT, service, [receiver.url('/done')]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);

@@ -20,6 +20,36 @@ def pipeline(n: int) -> dict:
     return {"doubled": doubled, "pushed": queued.job_id}
 `;
 
+const COUNT = `import time
+import sluice
+
+@sluice.function(name="count")
+def count(n: int):
+    for i in range(n):
+        time.sleep(0.2)
+        yield i
+`;
+
+// Sieve's habit: the functions it calls named once, at the module's top level.
+const FAN_OUT = `import sluice
+
+double = sluice.function.get("local/double")
+count = sluice.function.get("local/count")
+
+@sluice.function(name="fan-out")
+def fan_out(n: int, stranger: str = "") -> dict:
+    if stranger:  # code that asks the agent for a job it did not push, as hostile code could
+        from sluice import _remote
+        try:
+            return _remote._remote_caller.__self__.watch_job("local/double", stranger, 0, "end")
+        except sluice.RemoteError as error:
+            return {"refused": error.error}
+    jobs = [double.push(n + i) for i in range(3)]
+    counting = count.push(3)
+    streamed = list(counting.outputs)
+    return {"results": [job.result() for job in jobs], "statuses": [job.status for job in jobs], "streamed": streamed}
+`;
+
 const FILES = `import sluice
 
 @sluice.function(name="shout-file")
@@ -42,7 +72,7 @@ describe('functions calling functions, and files', () => {
   beforeAll(async () => {
     // The file server of the File test listens on loopback, which input URLs may reach only when allowed.
     service = await startTestService({ SLUICE_DEFAULT_MAX_REPLICAS: '2', SLUICE_INPUT_ALLOW: 'loopback' });
-    for (const source of [CHILD, PARENT, FILES]) {
+    for (const source of [CHILD, PARENT, COUNT, FAN_OUT, FILES]) {
       const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
       await waitForBuild(service, `local/${deployed.body.function.name}`, deployed.body.version.id);
     }
@@ -66,6 +96,21 @@ describe('functions calling functions, and files', () => {
     const pushed = (await call('GET', `/v2/jobs/${parent.outputs[0].data.pushed}/await`)).body;
     expect(pushed.outputs[0].data).toBe(200);
     expect(childIds).toContain(pushed.id);
+  });
+
+  it('awaits the jobs it pushed: several in flight, each result, and a streaming child\'s outputs', async () => {
+    const fn = (await call('GET', '/v2/functions/local/fan-out')).body;
+    expect(fn.latest_version.function_dependencies).toEqual(['local/double', 'local/count']);
+    const parent = await run('fan-out', { n: 5 });
+    expect(parent.error).toBe('');
+    expect(parent.outputs[0].data).toEqual({ results: [10, 12, 14], statuses: ['finished', 'finished', 'finished'], streamed: [0, 1, 2] });
+    expect(parent.children['local/double']).toHaveLength(3);
+  });
+
+  it('answers a job\'s await only for the jobs it pushed itself', async () => {
+    const other = await run('double', { n: 1 });
+    const parent = await run('fan-out', { n: 0, stranger: other.id });
+    expect(parent.outputs[0].data).toEqual({ refused: `Job ${other.id} was not pushed by this job.` });
   });
 
   it('prices a job with the jobs it pushed (aggregated, the default), or alone', async () => {

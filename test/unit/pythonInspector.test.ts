@@ -427,6 +427,45 @@ describe.concurrent('python inspector', () => {
     ]);
   });
 
+  it('counts a sieve.function.get at the top level of the module for each function that uses it, also through a helper', async () => {
+    const functions = functionsOf(
+      await inspectFiles({
+        'main.py': py`
+          import sieve
+
+          transcriber = sieve.function.get("acme/transcribe")
+          models: dict = {"small": sieve.function.get("acme/small"), "large": sieve.function.get("acme/large")}
+          unused = sieve.function.get("acme/unused")
+
+          def translate(text):
+              return sieve.function.get("acme/translate").run(text)
+
+          def pipeline(audio):
+              return translate(transcriber.run(audio))
+
+          @sieve.function(name="direct")
+          def direct(audio: sieve.File) -> str:
+              return transcriber.push(audio).result()
+
+          @sieve.function(name="through-helpers")
+          def through_helpers(audio: sieve.File, size: str) -> str:
+              models[size].run(audio)
+              return pipeline(audio)
+
+          @sieve.Model(name="none")
+          class NoCalls:
+              def __predict__(self, text: str) -> str:
+                  return text
+        `,
+      }),
+    );
+    expect(functions.map((f) => [f.name, f.function_dependencies])).toEqual([
+      ['direct', ['acme/transcribe']],
+      ['through-helpers', ['acme/small', 'acme/large', 'acme/translate', 'acme/transcribe']],
+      ['none', []],
+    ]);
+  });
+
   it('recognises @function from "from sluice import function" and an aliased "import sluice as s"', async () => {
     const functions = functionsOf(
       await inspectFiles({

@@ -523,6 +523,64 @@ describe.concurrent('python runtime', () => {
     expect((await replica.next('done')).message.job_id).toBe(jobId);
   });
 
+  it('awaits pushed jobs through the agent: several in flight at once, results, status, streamed outputs, failures', async () => {
+    const replica = await ready(py`
+      import concurrent.futures
+      import sieve
+
+      @sieve.function(name="fan-out")
+      def fan_out() -> dict:
+          child = sieve.function.get("acme/child")
+          jobs = [child.push(n) for n in (1, 2, 3)]
+          concurrent.futures.wait(jobs)
+          stream = child.push(4)
+          failing = child.push(-1)
+          try:
+              failing.result()
+          except sieve.RemoteError as e:
+              failed = e.error
+          return {"ids": [job.job_id for job in jobs], "results": [job.result() for job in jobs],
+                  "status": stream.status, "streamed": list(stream.outputs), "failed": failed}
+    `, 'fan_out');
+    replica.send({ type: 'run', job_id: 'parent', run_id: 'run-parent', inputs: {}, env: {} });
+    const answer = (message: Message, fields: Record<string, unknown>) => replica.send({ type: 'call_result', call_id: message.call_id, ok: true, outputs: [], ...fields });
+    for (const n of [1, 2, 3]) {
+      const push = (await replica.next('call')).message;
+      expect(push).toMatchObject({ function: 'acme/child', args: [n], wait: false });
+      answer(push, { job_id: `child-${n}` });
+    }
+    // wait() asks for all three at once; the answers come back in another order.
+    const awaits: Message[] = [];
+    for (let n = 0; n < 3; n++) awaits.push((await replica.next('await')).message);
+    expect(awaits.map((a) => [a.job_id, a.offset, a.until]).sort()).toEqual([['child-1', 0, 'end'], ['child-2', 0, 'end'], ['child-3', 0, 'end']]);
+    for (const awaited of [...awaits].reverse()) answer(awaited, { job_id: awaited.job_id, status: 'finished', outputs: [Number(awaited.job_id.slice(-1)) * 10] });
+
+    answer((await replica.next('call')).message, { job_id: 'stream' });
+    answer((await replica.next('call')).message, { job_id: 'failing' });
+    const failing = (await replica.next('await')).message;
+    expect(failing).toMatchObject({ job_id: 'failing', until: 'end' });
+    answer(failing, { job_id: 'failing', status: 'error', error: 'ValueError: n must be positive\n' });
+
+    const status = (await replica.next('await')).message;
+    expect(status).toMatchObject({ job_id: 'stream', until: 'now' });
+    answer(status, { job_id: 'stream', status: 'processing' });
+    const first = (await replica.next('await')).message;
+    expect(first).toMatchObject({ job_id: 'stream', offset: 0, until: 'output' });
+    answer(first, { job_id: 'stream', status: 'processing', outputs: ['a', 'b'] });
+    const rest = (await replica.next('await')).message;
+    expect(rest).toMatchObject({ job_id: 'stream', offset: 2, until: 'output' });
+    answer(rest, { job_id: 'stream', status: 'finished', outputs: ['c'] });
+
+    expect((await replica.next('output')).message.value).toEqual({
+      ids: ['child-1', 'child-2', 'child-3'],
+      results: [10, 20, 30],
+      status: 'processing',
+      streamed: ['a', 'b', 'c'],
+      failed: 'ValueError: n must be positive\n',
+    });
+    expect((await replica.next('done')).message.job_id).toBe('parent');
+  });
+
   it('raises RemoteError out of the job when an unhandled call fails', async () => {
     const replica = await ready(py`
       import sluice
