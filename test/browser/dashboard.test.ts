@@ -72,7 +72,7 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
     await functions.getByText('hello', { exact: true }).waitFor();
     await functions.getByText('stream-words', { exact: true }).waitFor();
     expect(await page.getByTestId('organization').textContent()).toBe('local');
-    expect(await page.evaluate(() => sessionStorage.getItem('sluice.apiKey'))).toBe(service.key);
+    expect(await page.evaluate("sessionStorage.getItem('sluice.apiKey')")).toBe(service.key);
     await page.getByRole('searchbox', { name: 'Search functions' }).fill('stream');
     await expect.poll(() => functions.locator('a').count()).toBe(1);
     await page.getByRole('searchbox', { name: 'Search functions' }).fill('');
@@ -84,6 +84,8 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
     await page.getByRole('heading', { name: 'stream-words', level: 2 }).waitFor(); // the README, rendered
     await page.getByText('curl -s -X POST').waitFor();
     await screenshot(page, '03-function');
+    const followed: string[] = [];
+    page.on('request', (request) => void (request.url().endsWith('/events') && followed.push(new URL(request.url()).pathname)));
     await page.getByLabel(/^text/).fill('one two three');
     await page.getByRole('button', { name: 'Push job' }).click();
     await page.waitForURL(/#\/jobs\/[^/]+$/);
@@ -92,6 +94,8 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
     expect(await outputs.locator('li').allTextContents()).toEqual(['strone', 'strtwo', 'strthree']);
     await page.getByText('finished', { exact: true }).first().waitFor();
     await page.getByTestId('timeline').getByText('finished').waitFor();
+    // Followed through the streaming route where the service has it (else polled): asked first either way.
+    expect(followed[0]).toMatch(/^\/v2\/jobs\/[^/]+\/events$/);
     await screenshot(page, '04-job');
   }, 60_000);
 
@@ -107,7 +111,7 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
     await page.waitForURL(/#\/jobs\/[^/]+$/);
     const image = page.getByTestId('outputs').locator('img');
     await image.waitFor({ timeout: 30_000 });
-    await expect.poll(() => image.evaluate((element) => (element as HTMLImageElement).naturalWidth)).toBe(2);
+    await expect.poll(() => image.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth)).toBe(2);
     await screenshot(page, '05-job-image');
   }, 60_000);
 
