@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceProcess } from '../e2e/support/serviceProcess.js';
 import { startServiceProcess, stopServiceProcess } from '../e2e/support/serviceProcess.js';
 import { deployDirectory, waitForBuild, writeFunctionDir } from '../e2e/support/testService.js';
 import { launchChromium, screenshot } from './support/chromium.js';
+import { buildDashboardIfStale } from './support/dashboardBuild.js';
 
 const DIST = join('web', 'dist');
 /** Issue 12's budget: no page loads more script than this, gzipped. */
@@ -34,7 +34,7 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
 
   beforeAll(async () => {
     // The assets under test are the ones this checkout's sources build to, as `npm install` builds them.
-    await build({ configFile: join('web', 'vite.config.ts'), logLevel: 'warn' });
+    await buildDashboardIfStale();
     dataDir = await mkdtemp(join(tmpdir(), 'sluice-dashboard-'));
     service = await startServiceProcess(dataDir);
     const target = { url: service.url, key: service.key };
