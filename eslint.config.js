@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 const EMULATOR_BAN = { group: ['**/emulator/*'], message: 'The AWS emulation (emulator/) is not part of the product.' };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'python/', 'examples/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'python/', 'examples/', 'web/dist/', 'test-artifacts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -27,6 +27,14 @@ export default tseslint.config(
     // Tests read JSON answers field by field; typing each wire shape again there adds nothing.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The dashboard runs in a browser: its globals, and only the public API (no server code).
+    files: ['web/src/**'],
+    languageOptions: {
+      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', sessionStorage: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextDecoder: 'readonly', File: 'readonly', Response: 'readonly', ReadableStream: 'readonly', HTMLElement: 'readonly', HTMLInputElement: 'readonly', HTMLSelectElement: 'readonly', HTMLTextAreaElement: 'readonly', HTMLPreElement: 'readonly', Event: 'readonly', console: 'readonly' },
+    },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/shared/*', '**/cli/*', '**/handlers/*', 'node:*'], message: 'The dashboard talks to the service only through its public HTTP API.' }] }] },
   },
   {
     // The AWS emulation reads CloudFormation templates and AWS answers: untyped JSON by nature.

@@ -11,6 +11,11 @@ export function keyLines(url: string, dataDir: string, key: BootstrapKey): strin
   ];
 }
 
+/** Where the dashboard is, or how to build it when `npm run build` has not run. */
+export function dashboardLine(url: string, built: boolean): string {
+  return built ? `Dashboard: ${url}/ (sign in with the API key)` : `Dashboard: not built, so ${url}/ says so; build it with: npm run build`;
+}
+
 /** A revoked bootstrap key stays revoked: the service runs without it, and says how to get another. */
 function revokedKeyLines(key: BootstrapKey): string[] {
   const where = key.preset ? 'SLUICE_API_KEY' : key.path;

@@ -9,7 +9,7 @@ export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), 
 
 /**
  * The Lambda entry points, by output name: the code asset holds `route.mjs`, `deliver.mjs`,
- * `onBuildEvent.mjs`, `sweep.mjs` and `onTaskStopped.mjs`, so handlers are `route.handler`, `deliver.handler`, ...
+ * `onBuildEvent.mjs`, `sweep.mjs`, `onTaskStopped.mjs` and `dashboard.mjs`, so handlers are `route.handler`, `deliver.handler`, ...
  */
 export const LAMBDA_ENTRIES = {
   route: 'handlers/http/route.ts',
@@ -17,7 +17,11 @@ export const LAMBDA_ENTRIES = {
   onBuildEvent: 'handlers/build/onBuildEvent.ts',
   sweep: 'handlers/sweeper/sweep.ts',
   onTaskStopped: 'handlers/compute/onTaskStopped.ts',
+  dashboard: 'handlers/http/dashboard.ts',
 } as const;
+
+/** The dashboard's build (`npm run build`), which the bundle carries as `dashboard/` for handlers/http/dashboard.ts. */
+export const DASHBOARD_BUILD = 'web/dist';
 
 export type LambdaEntry = keyof typeof LAMBDA_ENTRIES;
 
@@ -98,6 +102,8 @@ export function bundleLambdaCode(): string {
   requireEntries(entries);
   const outdir = join(bundleRoot(), 'lambda');
   buildSync({ ...COMMON, entryPoints: { ...LAMBDA_ENTRIES }, outdir, external: ['@aws-sdk/*', 'better-sqlite3'] });
+  // Without a build the dashboard's route answers how to make one, as the local service does.
+  if (existsSync(join(REPOSITORY_ROOT, DASHBOARD_BUILD, 'index.html'))) cpSync(join(REPOSITORY_ROOT, DASHBOARD_BUILD), join(outdir, 'dashboard'), { recursive: true });
   lambdaDir = outdir;
   return outdir;
 }

@@ -63,7 +63,8 @@ export function createSluiceStacks(app: App, options: SluiceAppOptions): SluiceS
   const queues = new QueuesStack(app, 'SluiceQueues', { env, names, description: 'Sluice: the job queues’ dead-letter queue (version queues are made at deploy time)' });
   const compute = new ComputeStack(app, 'SluiceCompute', { env, names, natGateways: options.natGateways, description: 'Sluice: VPC, ECS cluster, a capacity provider per machine type, worker roles' });
   const webhooks = new WebhooksStack(app, 'SluiceWebhooks', { env, names, codeFolder, description: 'Sluice: the webhook delivery state machine' });
-  const api = new ApiStack(app, 'SluiceApi', { env, names, routes: ROUTES, codeFolder, cors: corsPolicy(options.corsOrigins), description: 'Sluice: the Sieve v2 HTTP API and the await function URL' });
+  const cors = corsPolicy(options.corsOrigins);
+  const api = new ApiStack(app, 'SluiceApi', { env, names, routes: ROUTES, codeFolder, cors, description: 'Sluice: the Sieve v2 HTTP API and the await function URL' });
   const build = new BuildStack(app, 'SluiceBuild', {
     env,
     names,
@@ -71,6 +72,7 @@ export function createSluiceStacks(app: App, options: SluiceAppOptions): SluiceS
     workerFolder: bundleWorker(),
     compute,
     publicUrl: options.publicUrl ?? api.url,
+    cors,
     description: 'Sluice: artifacts bucket, image repository, image builds and their deployment to ECS',
   });
 

@@ -4,7 +4,9 @@ import type { Logger } from '../../shared/app/logger.js';
 import type { RunningService } from '../../shared/app/localService.js';
 import { startLocalService } from '../../shared/app/localService.js';
 import type { Config } from '../../shared/config.js';
-import { keyLines, tryItLines } from '../banner.js';
+import { dashboardBuilt } from '../../shared/http/dashboard/dashboardSite.js';
+import { DASHBOARD_DIR } from '../../shared/app/dashboardDirectory.js';
+import { dashboardLine, keyLines, tryItLines } from '../banner.js';
 
 const EXAMPLES_DIR = fileURLToPath(new URL('../../examples', import.meta.url));
 
@@ -16,6 +18,7 @@ export async function startCommand(config: Config, logger: Logger, withExamples:
   const service = await startLocalService(config, logger);
   const { key, revoked, organization } = service.bootstrapKey;
   keyLines(service.url, config.dataDir, service.bootstrapKey).forEach((line) => print(line));
+  print(dashboardLine(service.url, dashboardBuilt(DASHBOARD_DIR)));
   if (service.app.sandbox.warning) print(`WARNING: ${service.app.sandbox.warning}`);
   if (revoked) logger.warn({ organization }, 'the bootstrap API key is revoked');
   if (withExamples) {

@@ -1,4 +1,6 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib/core';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib/core';
 import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { FunctionUrlAuthType, HttpMethod as FunctionUrlMethod, InvokeMode, type Function as LambdaFunction, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
@@ -36,6 +38,13 @@ export const LONG_AWAIT_TIMEOUT_S = 600;
  * separate function (15-minute timeout) running the same route. The URL's auth is NONE
  * because the route authenticates X-API-Key itself, as every route does.
  */
+/**
+ * The dashboard's paths (its page, the files beside it, its hashed assets), served by one
+ * Lambda from the build the bundle carries. None can shadow the API: each is a single segment
+ * or under /assets/, and API Gateway prefers the route table's longer literal paths anyway.
+ */
+export const DASHBOARD_PATHS = ['/', '/{file}', '/assets/{file}'] as const;
+
 /** A deploy reads its bundle through (gunzip and tar, checking the limits): a whole vCPU's worth. */
 export const DEPLOY_MEMORY_MB = 1769;
 
@@ -45,6 +54,7 @@ export class ApiStack extends Stack {
   readonly routeFunctions: Record<string, LambdaFunction>;
   readonly awaitFunction: LambdaFunction;
   readonly awaitFunctionUrl: FunctionUrl;
+  readonly dashboardFunction: LambdaFunction;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -96,7 +106,21 @@ export class ApiStack extends Stack {
       cors: { allowedOrigins: [...cors.allowOrigins], allowedMethods: [FunctionUrlMethod.GET], allowedHeaders: [...cors.allowHeaders], exposedHeaders: [...cors.exposeHeaders], maxAge: Duration.seconds(cors.maxAgeS) },
     });
 
+    this.dashboardFunction = sluiceFunction(this, 'dashboard', {
+      names,
+      codeFolder,
+      entry: 'dashboard',
+      description: 'Sluice: the dashboard (its page and assets)',
+      timeout: Duration.seconds(10),
+      memorySize: 256,
+      permissions: {},
+    });
+    const dashboardIntegration = new HttpLambdaIntegration('dashboardIntegration', this.dashboardFunction);
+    DASHBOARD_PATHS.forEach((path, index) => new HttpRoute(this, `dashboardRoute${index}`, { httpApi: this.httpApi, routeKey: HttpRouteKey.with(path, HttpMethod.GET), integration: dashboardIntegration }));
+    if (!existsSync(join(codeFolder, 'dashboard', 'index.html'))) Annotations.of(this).addWarning('The dashboard is not built (web/dist): run `npm run build` before deploying, or / answers how to.');
+
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'The Sieve v2 API (SLUICE_URL)' });
+    new CfnOutput(this, 'DashboardUrl', { value: `${this.httpApi.apiEndpoint}/`, description: 'The dashboard: sign in with an API key' });
     new CfnOutput(this, 'AwaitFunctionUrl', {
       value: this.awaitFunctionUrl.url,
       description: `GET <this URL>v2/jobs/{job_id}/await with X-API-Key: waits up to ${LONG_AWAIT_TIMEOUT_S} s (the API's own await route answers 408 after ${API_AWAIT_TIMEOUT_S} s)`,

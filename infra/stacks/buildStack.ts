@@ -5,7 +5,8 @@ import { Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods } from 'aws-cdk-lib/aws-s3';
+import { corsPolicy, type CorsPolicy } from '../../shared/http/cors.js';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import type { Construct } from 'constructs';
 import { UPLOAD_KEPT_DAYS } from '../../shared/domain/upload.js';
@@ -28,6 +29,8 @@ export interface BuildStackProps extends StackProps {
   compute: ComputeStack;
   /** The base of URLs the workers hand out (file outputs): the API's URL. */
   publicUrl: string;
+  /** Who browsers may call from (default: any origin), as for the API: pages PUT uploads to presigned URLs of the bucket. */
+  cors?: CorsPolicy;
 }
 
 /** Images kept in the repository: each version's image is tagged with its id. */
@@ -67,6 +70,8 @@ export class BuildStack extends Stack {
         { id: 'expire-uploads', prefix: 'uploads/', expiration: Duration.days(UPLOAD_KEPT_DAYS) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
+      // A page (the dashboard) PUTs a File input to its presigned upload URL and may read outputs; the URL's signature is the permission.
+      cors: [{ allowedMethods: [HttpMethods.PUT, HttpMethods.GET], allowedOrigins: [...(props.cors ?? corsPolicy()).allowOrigins], allowedHeaders: ['*'], maxAge: (props.cors ?? corsPolicy()).maxAgeS }],
       // Bundles are the versions' code: the bucket outlives the stack, like the tables.
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -4,6 +4,8 @@ import { lockDataDirectory } from '../adapters/local/dataDirectoryLock.js';
 import { ROUTES } from '../http/routeTable.js';
 import { createNodeGateway } from '../http/nodeGateway.js';
 import { corsPolicy } from '../http/cors.js';
+import { dashboardAnswer } from '../http/dashboard/dashboardSite.js';
+import { DASHBOARD_DIR } from './dashboardDirectory.js';
 import type { Config } from '../config.js';
 import type { BootstrapKey } from './bootstrapKey.js';
 import { ensureBootstrapKey } from './bootstrapKey.js';
@@ -40,7 +42,7 @@ async function startHoldingLock(config: Config, logger: Logger, releaseLock: () 
   let url = '';
   const app = await composeLocalApp(config, logger, () => url);
   const bootstrapKey = await ensureBootstrapKey(app.services.keys, config.dataDir, config.bootstrapOrganization, config.bootstrapApiKey);
-  const server = createNodeGateway({ routes: ROUTES, endpoints: [app.uploads, app.downloads], services: app.services, logger, maxBodyBytes: config.maxBodyBytes, bodyTimeoutMs: config.bodyTimeoutMs, cors: corsPolicy(config.corsOrigins) });
+  const server = createNodeGateway({ routes: ROUTES, endpoints: [app.uploads, app.downloads], services: app.services, logger, maxBodyBytes: config.maxBodyBytes, bodyTimeoutMs: config.bodyTimeoutMs, cors: corsPolicy(config.corsOrigins), site: (pathname) => dashboardAnswer(DASHBOARD_DIR, pathname) });
   await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
   url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;

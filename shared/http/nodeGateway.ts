@@ -17,6 +17,7 @@ import { attachmentDisposition } from '../domain/fileName.js';
 import { contentTypeOf } from '../domain/contentType.js';
 import type { OutputFileContent } from '../ports/artifacts.js';
 import { corsHeaders, corsPolicy, preflightHeaders, type CorsPolicy } from './cors.js';
+import type { SiteAnswer } from './dashboard/dashboardSite.js';
 
 /**
  * Paths the route table does not hold, served by their own handler with the raw request: the
@@ -38,6 +39,11 @@ export interface NodeGatewayOptions {
   bodyTimeoutMs?: number;
   /** Who browsers may call from (default: any origin); every answer carries it, preflights are answered 204. */
   cors?: CorsPolicy;
+  /**
+   * The files of a site (the dashboard) by path, for GETs that neither a route nor an endpoint
+   * takes, outside /v2/: it can never shadow the API. Null is a 404.
+   */
+  site?: (pathname: string) => SiteAnswer | null;
 }
 
 /** The backstop for any request, uploads included, to arrive whole (node answers 408 after it). */
@@ -80,7 +86,7 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
     const endpoint = options.endpoints?.find((candidate) => url.pathname.startsWith(candidate.pathPrefix));
     if (endpoint) return serveRaw(endpoint, request, url, response);
     const match = matcher.match(request.method ?? 'GET', url.pathname);
-    if (match.kind === 'none') return send(response, 404, { detail: 'Not Found' });
+    if (match.kind === 'none') return serveSite(request, url, response);
     if (match.kind === 'wrong_method') return send(response, 405, { detail: 'Method Not Allowed' });
     // The key is checked before a byte of the body is read: without one, nobody can make the service take a body.
     if (!match.route.public && !(await isAuthenticated(request))) return refuseUnread(response, 401, unauthorized().message);
@@ -91,6 +97,14 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
     const result = await handler(toApiGatewayEvent(request, url, `${match.route.method} ${match.route.path}`, match.params, body.toString('utf8')), lambdaContext(match.route.name));
     response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
     response.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body);
+  }
+
+  function serveSite(request: IncomingMessage, url: URL, response: ServerResponse): void {
+    const readsOnly = request.method === 'GET' || request.method === 'HEAD';
+    const answer = readsOnly && options.site && !url.pathname.startsWith('/v2/') ? options.site(url.pathname) : null;
+    if (!answer) return send(response, 404, { detail: 'Not Found' });
+    response.writeHead(answer.status, { ...answer.headers, 'content-length': answer.body.length });
+    response.end(answer.body);
   }
 
   async function isAuthenticated(request: IncomingMessage): Promise<boolean> {

@@ -1,14 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib/core';
 import { Template } from 'aws-cdk-lib/assertions';
-import { bundleLambdaCode } from '../../infra/bundle.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DASHBOARD_BUILD, REPOSITORY_ROOT, bundleLambdaCode } from '../../infra/bundle.js';
 import { sluiceNames } from '../../infra/names.js';
 import { parseCorsContext } from '../../infra/sluiceApp.js';
 import { corsPolicy } from '../../shared/http/cors.js';
 import { TABLES, type TableId } from '../../shared/adapters/aws/dynamodb/tables.js';
 import { ROUTES } from '../../shared/http/routeTable.js';
 import { bucketAccess, routePermissions } from '../../infra/routePermissions.js';
-import { API_AWAIT_TIMEOUT_S, ApiStack, DEPLOY_MEMORY_MB, LONG_AWAIT_TIMEOUT_S } from '../../infra/stacks/apiStack.js';
+import { API_AWAIT_TIMEOUT_S, ApiStack, DASHBOARD_PATHS, DEPLOY_MEMORY_MB, LONG_AWAIT_TIMEOUT_S } from '../../infra/stacks/apiStack.js';
 import { PREFIX, actionsOf, functionStatements, resourcesIn, resourcesOf, sluiceApp, tablesNamed, type Resource, type StackName } from './sluiceTemplates.js';
 
 let api: Template;
@@ -42,8 +44,29 @@ function routeFunctionId(name: string): string {
 }
 
 describe('ApiStack', () => {
-  it('creates exactly one API route per entry of the route table', () => {
-    api.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length);
+  it("creates exactly one API route per entry of the route table, and the dashboard's", () => {
+    api.resourceCountIs('AWS::ApiGatewayV2::Route', ROUTES.length + DASHBOARD_PATHS.length);
+  });
+
+  describe('the dashboard', () => {
+    it('serves GET /, the files beside the page and /assets/ from one Lambda of the shared bundle, which may touch no table, bucket or queue', () => {
+      const [id, fn] = routeFunctionWithId('GET /');
+      expect(fn.Properties).toMatchObject({ Handler: 'dashboard.handler', Runtime: 'nodejs22.x' });
+      for (const path of ['/{file}', '/assets/{file}']) expect(routeFunctionWithId(`GET ${path}`)[0]).toBe(id);
+      expect(functionStatements(api, id)).toEqual([]);
+    });
+
+    it('shadows no route of the table: every path of the table starts with /v2/', () => {
+      for (const route of ROUTES) expect(route.path).toMatch(/^\/v2\//);
+    });
+
+    it('carries the built dashboard in the bundle, as dashboard/', () => {
+      expect(existsSync(join(bundleLambdaCode(), 'dashboard', 'index.html'))).toBe(existsSync(join(REPOSITORY_ROOT, DASHBOARD_BUILD, 'index.html')));
+    });
+
+    it('outputs the dashboard URL', () => {
+      expect(api.toJSON().Outputs.DashboardUrl.Value).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^HttpApi/), 'ApiEndpoint'] }, '/']] });
+    });
   });
 
   describe.each(ROUTES.map((route) => [route.name, route] as const))('the %s route', (name, route) => {

@@ -54,6 +54,12 @@ describe('BuildStack', () => {
       ]);
     });
 
+    it('lets pages of the allowed origins PUT uploads to presigned URLs and GET outputs (the dashboard’s file inputs)', () => {
+      expect(only('AWS::S3::Bucket').Properties.CorsConfiguration).toEqual({
+        CorsRules: [{ AllowedMethods: ['PUT', 'GET'], AllowedOrigins: ['*'], AllowedHeaders: ['*'], MaxAge: 86_400 }],
+      });
+    });
+
     it('refuses requests without TLS', () => {
       expect(JSON.stringify(only('AWS::S3::BucketPolicy').Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
     });

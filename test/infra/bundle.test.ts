@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LAMBDA_ENTRIES, REPOSITORY_ROOT, bundleLambdaCode, bundleWorker, requireEntries } from '../../infra/bundle.js';
+import { pathToFileURL } from 'node:url';
+import { DASHBOARD_BUILD, LAMBDA_ENTRIES, REPOSITORY_ROOT, bundleLambdaCode, bundleWorker, requireEntries } from '../../infra/bundle.js';
 
 describe('bundleLambdaCode', () => {
   const folder = bundleLambdaCode();
@@ -26,6 +27,15 @@ describe('bundleLambdaCode', () => {
 
   it('gives CommonJS dependencies a require of their own', () => {
     expect(read('deliver').split('\n')[0]).toContain('createRequire');
+  });
+
+  it("serves the dashboard on AWS from the build it carries: the page, its assets, and a 404 for the rest", async () => {
+    const { handler } = await import(pathToFileURL(join(folder, 'dashboard.mjs')).href);
+    const page = await handler({ rawPath: '/' });
+    const built = existsSync(join(REPOSITORY_ROOT, DASHBOARD_BUILD, 'index.html'));
+    expect(page).toMatchObject({ statusCode: built ? 200 : 503, isBase64Encoded: true });
+    expect(Buffer.from(page.body, 'base64').toString()).toContain(built ? '<div id="app">' : 'npm run build');
+    expect((await handler({ rawPath: '/v2/jobs' })).statusCode).toBe(404);
   });
 
   it('refuses a missing entry point, naming it', () => {

@@ -64,7 +64,7 @@ export async function writeFunctionDir(files: Record<string, string>): Promise<s
 }
 
 /** Deploys a directory's first function over HTTP as `sluice deploy` does (an upload, then the deploy), and returns the deploy's answer. */
-export async function deployDirectory(service: TestService, directory: string, key = service.key, owner = 'local') {
+export async function deployDirectory(service: Pick<TestService, 'url' | 'key'>, directory: string, key = service.key, owner = 'local') {
   const inspected = await inspectFunctions(directory, 'python3');
   if (!inspected.ok) throw new Error(inspected.errors.join('; '));
   const metadata = inspected.functions[0] as { name: string };
@@ -73,7 +73,7 @@ export async function deployDirectory(service: TestService, directory: string, k
 }
 
 /** Polls a version until its build ends. */
-export async function waitForBuild(service: TestService, fn: string, versionId: string, key = service.key): Promise<any> {
+export async function waitForBuild(service: Pick<TestService, 'url' | 'key'>, fn: string, versionId: string, key = service.key): Promise<any> {
   for (let attempt = 0; attempt < 600; attempt++) {
     const { body } = await api(service.url, key, 'GET', `/v2/functions/${fn}/versions/${versionId}`);
     if (body.build_status === 'ready' || body.build_status === 'error') return body;

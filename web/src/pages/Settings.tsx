@@ -1,0 +1,68 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api/client.js';
+import { session } from '../api/session.js';
+import { Failure, Section } from '../components/common.js';
+import { useApi } from '../lib/useApi.js';
+
+/**
+ * The key this tab signed in with, how keys are made and revoked (an operator's `sluice keys`:
+ * the API has no route for them, on purpose), and the webhook signing secret, with rotation.
+ */
+export function Settings() {
+  const organization = useApi<{ id: string; name: string }>('/v2/organization');
+  const key = session.key() ?? '';
+  return (
+    <>
+      <div class="page-header">
+        <h1>Keys & webhooks</h1>
+      </div>
+      <Section title="API key">
+        <dl class="facts">
+          <dt>Organization</dt>
+          <dd>
+            {organization.data?.name ?? '…'} <code class="muted">{organization.data?.id}</code>
+          </dd>
+          <dt>Signed in with</dt>
+          <dd>
+            <code>{key.slice(0, 8)}…</code> (kept in this tab only)
+          </dd>
+        </dl>
+        <p class="muted">
+          Keys are made and revoked by whoever runs the service, with the <code>sluice</code> command, not over the API:
+        </p>
+        <pre class="code">
+          <code>{`npx sluice keys create --org ${organization.data?.name ?? 'ORG'}\nnpx sluice keys list\nnpx sluice keys revoke KEY_ID`}</code>
+        </pre>
+      </Section>
+      <WebhookSecret />
+    </>
+  );
+}
+
+function WebhookSecret() {
+  const secret = useApi<{ secret: string }>('/v2/webhooks/secret');
+  const [shown, setShown] = useState(false);
+  const [rotation, setRotation] = useState<{ busy: boolean; error?: string; rotated?: string }>({ busy: false });
+  const rotate = () => {
+    if (!window.confirm('Rotate the webhook secret? Deliveries from now on are signed with the new one; receivers must be given it.')) return;
+    setRotation({ busy: true });
+    api<{ secret: string }>('/v2/webhooks/secret/rotate', { method: 'POST' }).then(
+      (answer) => (setRotation({ busy: false, rotated: answer.secret }), setShown(true)),
+      (error: Error) => setRotation({ busy: false, error: error.message }),
+    );
+  };
+  const value = rotation.rotated ?? secret.data?.secret;
+  return (
+    <Section title="Webhook signing secret">
+      <p class="muted">Every webhook delivery is signed with it (Standard Webhooks): receivers check the signature with this secret.</p>
+      <Failure message={secret.error ?? rotation.error} />
+      <p>
+        <code data-testid="webhook-secret">{value ? (shown ? value : `${value.slice(0, 6)}${'•'.repeat(20)}`) : '…'}</code>{' '}
+        <button onClick={() => setShown(!shown)}>{shown ? 'Hide' : 'Show'}</button> <button class="danger" disabled={rotation.busy} onClick={rotate}>
+          Rotate
+        </button>
+      </p>
+      {rotation.rotated && <p class="success">Rotated: deliveries are now signed with the new secret.</p>}
+    </Section>
+  );
+}
