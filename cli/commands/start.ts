@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { deployExamples } from '../../shared/app/deployExamples.js';
+import { deployExamples, examplesLeftOutLine } from '../../shared/app/deployExamples.js';
 import type { Logger } from '../../shared/app/logger.js';
 import type { RunningService } from '../../shared/app/localService.js';
 import { startLocalService } from '../../shared/app/localService.js';
@@ -26,7 +26,7 @@ export async function startCommand(config: Config, logger: Logger, withExamples:
       print(`Building the example functions: ${deployed.join(', ')}`);
       await service.app.builder.idle();
     }
-    if (installing.length > 0) print(`Examples that install packages are left to you: npx sluice deploy DIR, for ${installing.join(', ')}`);
+    if (installing.length > 0) print(examplesLeftOutLine(installing));
   }
   tryItLines(service.url, service.bootstrapKey).forEach((line) => print(line));
   stopOnSignals(service, logger, print);
