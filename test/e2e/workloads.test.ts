@@ -8,8 +8,8 @@ import type { TestService } from './support/testService.js';
 import { api, deployDirectory, startTestService, until } from './support/testService.js';
 
 // The examples that install packages, each deployed once by the real build (pip through the
-// machine's own configuration) and run on real inputs. Slow: pip dominates (about 2 minutes
-// here, the four builds overlapping).
+// machine's own configuration) and run on real inputs. Slow: about 3 minutes on the 2-core VM,
+// mostly pip (the four builds overlap).
 const FOLDERS = ['video', 'audio', 'image', 'digits'] as const;
 type Folder = (typeof FOLDERS)[number];
 
