@@ -3,11 +3,14 @@ import { execFileSync } from 'node:child_process';
 import { benchBullmq } from './bullmqTarget.js';
 import { benchSluice } from './sluiceTarget.js';
 import type { Figures } from './stats.js';
+import { benchWorkloads } from './workloads.js';
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 1000);
 const TOTAL = Number(process.env.BENCH_TOTAL ?? 5000);
 const IN_FLIGHT = 32;
 const REPLICAS = 2;
+// Sections to run: `queue` (Sluice vs BullMQ on no-op jobs), `workloads` (the examples that install packages).
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'queue,workloads').split(','));
 
 function hasRedis(): boolean {
   try {
@@ -35,22 +38,36 @@ const ROWS: [string, Metric | ((figures: Figures) => number), string, 'lower' | 
 
 const format = (value: number) => (Number.isNaN(value) ? 'n/a' : value >= 100 ? value.toFixed(0) : value.toFixed(2));
 
-process.stdout.write(`Sluice vs BullMQ on ${(await import('node:os')).cpus().length} cores: no-op jobs, ${REPLICAS} warm workers, ${SEQUENTIAL} sequential jobs for latencies\n`);
-process.stdout.write('Sluice: HTTP push + await, SQLite (WAL), Python replicas as child processes\n');
-process.stdout.write('BullMQ: Queue.add + waitUntilFinished, Redis 7 (no persistence), a no-op worker process; its job times are whole milliseconds\n\n');
-const sluice = await benchSluice({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT });
-const bullmq = hasRedis() ? await benchBullmq({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT, concurrency: REPLICAS }) : null;
-if (!bullmq) process.stdout.write('redis-server not found: install it (Debian: apt-get install redis-server) to compare with BullMQ.\n\n');
+if (SECTIONS.has('queue')) {
+  process.stdout.write(`Sluice vs BullMQ on ${(await import('node:os')).cpus().length} cores: no-op jobs, ${REPLICAS} warm workers, ${SEQUENTIAL} sequential jobs for latencies\n`);
+  process.stdout.write('Sluice: HTTP push + await, SQLite (WAL), Python replicas as child processes\n');
+  process.stdout.write('BullMQ: Queue.add + waitUntilFinished, Redis 7 (no persistence), a no-op worker process; its job times are whole milliseconds\n\n');
+  const sluice = await benchSluice({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT });
+  const bullmq = hasRedis() ? await benchBullmq({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT, concurrency: REPLICAS }) : null;
+  if (!bullmq) process.stdout.write('redis-server not found: install it (Debian: apt-get install redis-server) to compare with BullMQ.\n\n');
 
-const widths = [40, 14, 14, 22];
-const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] as number)).join('') + '\n';
-process.stdout.write(line(['metric', 'Sluice', 'BullMQ', 'Sluice vs BullMQ']));
-for (const [label, key, unit, better] of ROWS) {
-  const pick = (figures: Figures) => (typeof key === 'function' ? key(figures) : figures[key]);
-  const ours = pick(sluice);
-  const theirs = bullmq ? pick(bullmq) : Number.NaN;
-  const ratio = better === 'higher' ? ours / theirs : theirs / ours;
-  // A zero (BullMQ's whole-millisecond stamps can give one) makes no ratio.
-  const verdict = !Number.isFinite(ratio) || ratio === 0 ? 'n/a' : `${ratio.toFixed(2)}x ${ratio >= 1 ? 'better' : 'worse'}`;
-  process.stdout.write(line([label, `${format(ours)} ${unit}`, `${format(theirs)} ${unit}`, verdict]));
+  const widths = [40, 14, 14, 22];
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] as number)).join('') + '\n';
+  process.stdout.write(line(['metric', 'Sluice', 'BullMQ', 'Sluice vs BullMQ']));
+  for (const [label, key, unit, better] of ROWS) {
+    const pick = (figures: Figures) => (typeof key === 'function' ? key(figures) : figures[key]);
+    const ours = pick(sluice);
+    const theirs = bullmq ? pick(bullmq) : Number.NaN;
+    const ratio = better === 'higher' ? ours / theirs : theirs / ours;
+    // A zero (BullMQ's whole-millisecond stamps can give one) makes no ratio.
+    const verdict = !Number.isFinite(ratio) || ratio === 0 ? 'n/a' : `${ratio.toFixed(2)}x ${ratio >= 1 ? 'better' : 'worse'}`;
+    process.stdout.write(line([label, `${format(ours)} ${unit}`, `${format(theirs)} ${unit}`, verdict]));
+  }
+}
+
+if (SECTIONS.has('workloads')) {
+  process.stdout.write('\nWorkloads: the examples that install packages (pip through this machine\'s configuration), one replica each\n');
+  process.stdout.write('cold start: push -> first output with no replica running (process start, imports, __setup__, the job); warm: the same on a running replica\n\n');
+  const figures = await benchWorkloads((text) => process.stdout.write(`${text}\n`));
+  const columns = [24, 32, 17, 19, 12, 12, 12];
+  const row = (cells: string[]) => cells.map((cell, i) => cell.padEnd(columns[i] as number)).join('') + '\n';
+  process.stdout.write(row(['example', 'input', 'deploy -> ready', 'redeploy -> ready', 'cold start', 'warm p50', 'warm max']));
+  for (const f of figures) {
+    process.stdout.write(row([f.example, f.input, `${f.deployToReady.toFixed(1)} s`, `${f.redeployToReady.toFixed(1)} s`, `${format(f.coldStart)} ms`, `${format(f.warmP50)} ms`, `${format(f.warmMax)} ms`]));
+  }
 }

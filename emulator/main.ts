@@ -1,10 +1,9 @@
 // `npm run aws:local`: the AWS composition on this machine, against moto and dynalite.
-import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
 import { keyLines, tryItLines } from '../cli/banner.js';
 import { CliError } from '../cli/client.js';
 import { deployCommand } from '../cli/commands/deploy.js';
+import { exampleFolders, examplesLeftOutLine } from '../shared/app/deployExamples.js';
 import { startAwsLocal } from './awsLocal.js';
 import { awsLocalSettings } from './settings.js';
 
@@ -23,13 +22,16 @@ try {
 const { url, awaitUrl, bootstrapKey } = emulation;
 keyLines(url, settings.dataDir, bootstrapKey).forEach(print);
 print(`Await up to 10 minutes through the function URL: ${awaitUrl}v2/jobs/JOB_ID/await`);
-for (const entry of readdirSync(EXAMPLES_DIR, { withFileTypes: true }).filter((e) => e.isDirectory())) {
+// As `npm start`: the examples that install packages are left to `sluice deploy`.
+const examples = await exampleFolders(EXAMPLES_DIR, settings.python);
+for (const { directory } of examples.starters) {
   try {
-    await deployCommand(join(EXAMPLES_DIR, entry.name), { url, apiKey: bootstrapKey.key }, settings.python, print);
+    await deployCommand(directory, { url, apiKey: bootstrapKey.key }, settings.python, print);
   } catch (error) {
-    print(error instanceof CliError ? error.message : `Deploying examples/${entry.name} failed: ${(error as Error).message}`);
+    print(error instanceof CliError ? error.message : `Deploying ${directory} failed: ${(error as Error).message}`);
   }
 }
+if (examples.installing.length > 0) print(examplesLeftOutLine(examples.installing));
 tryItLines(url, bootstrapKey, awaitUrl).forEach(print);
 
 let stopping = false;

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { deployExamples } from '../../shared/app/deployExamples.js';
+import { deployExamples, examplesLeftOutLine } from '../../shared/app/deployExamples.js';
 import type { Logger } from '../../shared/app/logger.js';
 import type { RunningService } from '../../shared/app/localService.js';
 import { startLocalService } from '../../shared/app/localService.js';
@@ -24,11 +24,12 @@ export async function startCommand(config: Config, logger: Logger, withExamples:
   if (withExamples) {
     // The examples belong to the bootstrap organization, whether or not its key still works.
     const principal = revoked ? await organizationPrincipal(service, organization) : await service.app.services.auth.authenticate(key);
-    const deployed = await deployExamples(service.app.services, principal, EXAMPLES_DIR, config.python);
+    const { deployed, installing } = await deployExamples(service.app.services, principal, EXAMPLES_DIR, config.python);
     if (deployed.length > 0) {
       print(`Building the example functions: ${deployed.join(', ')}`);
       await service.app.builder.idle();
     }
+    if (installing.length > 0) print(examplesLeftOutLine(installing));
   }
   tryItLines(service.url, service.bootstrapKey).forEach((line) => print(line));
   stopOnSignals(service, logger, print);

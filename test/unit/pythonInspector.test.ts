@@ -601,7 +601,7 @@ describe.concurrent('python inspector', () => {
   it('inspects the examples cleanly', async () => {
     const functions = functionsOf(await runInspector(join(repoRoot, 'examples')));
     const byName = new Map(functions.map((f) => [f.name, f]));
-    expect([...byName.keys()].sort()).toEqual(['hello', 'stream-words']);
+    expect([...byName.keys()].sort()).toEqual(['audio-loudness', 'digits', 'hello', 'image-thumbnail', 'stream-words', 'video-thumbnails']);
 
     const hello = byName.get('hello')!;
     expect(hello.entrypoint).toEqual({ file: 'hello/main.py', symbol: 'hello', kind: 'function', generator: false });
@@ -619,8 +619,18 @@ describe.concurrent('python inspector', () => {
     expect(words.inputs.map((i) => [i.name, i.type])).toEqual([['text', 'str']]);
     expect(words.outputs.map((o) => o.type)).toEqual(['str']);
 
+    // The workloads (test/e2e/workloads.test.ts runs them): File in, and the packages they install.
+    const signature = (name: string) => {
+      const f = byName.get(name)!;
+      return [f.python_packages, f.entrypoint.generator, f.inputs.map((i) => `${i.name}: ${i.type}`), f.outputs.map((o) => o.type)];
+    };
+    expect(signature('video-thumbnails')).toEqual([['av', 'pillow'], true, ['video: sieve.File', 'count: int', 'width: int'], ['sieve.File']]);
+    expect(signature('audio-loudness')).toEqual([['numpy', 'soundfile'], false, ['audio: sieve.File', 'sample_rate: int'], ['dict']]);
+    expect(signature('image-thumbnail')).toEqual([['pillow'], false, ['image: sieve.File', 'size: int', 'blur: float', 'greyscale: bool'], ['sieve.File']]);
+    expect(signature('digits')).toEqual([['scikit-learn'], false, ['pixels: list'], ['dict']]);
+
     // Each example folder is what `sluice deploy examples/<name>` inspects.
-    for (const folder of ['hello', 'stream-words']) {
+    for (const folder of ['hello', 'stream-words', 'video', 'audio', 'image', 'digits']) {
       expect(functionsOf(await runInspector(join(repoRoot, 'examples', folder)))).toHaveLength(1);
     }
   });
