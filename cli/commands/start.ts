@@ -5,6 +5,7 @@ import type { RunningService } from '../../shared/app/localService.js';
 import { startLocalService } from '../../shared/app/localService.js';
 import type { Config } from '../../shared/config.js';
 import { keyLines, tryItLines } from '../banner.js';
+import { rememberLocalService } from '../settings/rememberService.js';
 
 const EXAMPLES_DIR = fileURLToPath(new URL('../../examples', import.meta.url));
 
@@ -16,6 +17,7 @@ export async function startCommand(config: Config, logger: Logger, withExamples:
   const service = await startLocalService(config, logger);
   const { key, revoked, organization } = service.bootstrapKey;
   keyLines(service.url, config.dataDir, service.bootstrapKey).forEach((line) => print(line));
+  if (!revoked) print(await rememberLocalService(service.url, key, config.dataDir));
   if (service.app.sandbox.warning) print(`WARNING: ${service.app.sandbox.warning}`);
   if (revoked) logger.warn({ organization }, 'the bootstrap API key is revoked');
   if (withExamples) {
