@@ -14,10 +14,13 @@ export async function* readServerEvents(body: ReadableStream<Uint8Array>): Async
   let buffer = '';
   let event = { type: '', data: [] as string[], id: undefined as string | undefined };
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    const lines = buffer.split(/\r\n|\r|\n/);
-    // The last piece may be half a line; a trailing '\r' may be half of '\r\n'.
-    buffer = lines.pop() ?? '';
+    let text = buffer + decoder.decode(chunk, { stream: true });
+    // A chunk ending in '\r' may end halfway through a '\r\n': that line waits for the next chunk.
+    const halfway = text.endsWith('\r');
+    if (halfway) text = text.slice(0, -1);
+    const lines = text.split(/\r\n|\r|\n/);
+    // The last piece may be half a line.
+    buffer = (lines.pop() ?? '') + (halfway ? '\r' : '');
     for (const line of lines) {
       if (line === '') {
         if (event.data.length > 0) yield { event: event.type || 'message', data: event.data.join('\n'), id: event.id };
