@@ -16,7 +16,7 @@ function revokedKeyLines(key: BootstrapKey): string[] {
   const where = key.preset ? 'SLUICE_API_KEY' : key.path;
   return [
     `The API key in ${where} has been revoked: it no longer works, and no new one was made for you.`,
-    `  Make a new key: sluice keys create --org ${key.organization}${key.preset ? ', and set SLUICE_API_KEY to it' : ''}`,
+    `  Make a new key: npx sluice keys create --org ${key.organization}${key.preset ? ', and set SLUICE_API_KEY to it' : ''}`,
     ...(key.preset ? [] : [`  or remove ${key.path} and start again: a new key is made and kept there.`]),
   ];
 }
@@ -29,8 +29,8 @@ export function tryItLines(url: string, key: BootstrapKey, awaitBase = `${url}/`
     'Try it: push a job to the example function, then wait for its result',
     `  curl -s ${url}/v2/push -H "X-API-Key: ${shown}" -H "Content-Type: application/json" -d '{"function": "${key.organization}/hello", "inputs": {"name": "Ada"}}'`,
     `  curl -s ${awaitBase}v2/jobs/JOB_ID/await -H "X-API-Key: ${shown}"   # JOB_ID: the "id" the push answered`,
-    `Or with the CLI: sluice run ${key.organization}/hello --input name=Ada`,
-    'Deploy your own function: sluice deploy path/to/function',
+    `Or with the CLI: npx sluice run ${key.organization}/hello --input name=Ada`,
+    'Deploy your own function: npx sluice deploy path/to/function',
     'Stop with Ctrl+C.',
   ];
 }

@@ -9,7 +9,9 @@ import { readUserConfig } from '../settings/userConfig.js';
  * `sluice keys ...`: an operator's commands. They open the store directly (the local data
  * directory; or DynamoDB with SLUICE_MODE=aws), so they work whether or not the service is
  * running. The data directory is --data-dir, else SLUICE_DATA_DIR, else the one `sluice start`
- * last saved in the user config, else ./.data; one with no store is refused, never created.
+ * last saved in the user config, else ./.data. One with no store is refused, never silently
+ * created: only `keys create` in a data directory named outright (--data-dir, SLUICE_DATA_DIR)
+ * makes a new store, as an operator does to provision keys before the first start.
  */
 export function registerKeyCommands(program: Command, print: (line: string) => void): void {
   const keys = program
@@ -23,7 +25,7 @@ export function registerKeyCommands(program: Command, print: (line: string) => v
     .description('create an API key, and the organization if it is new')
     .requiredOption('--org <name>', 'organization name')
     .action((options: { org: string }) =>
-      withKeys(dataDirOption(), async (service) => {
+      withKeys(dataDirOption(), { mayCreate: true }, async (service) => {
         const created = await service.createKey(options.org);
         print(`Created key ${created.key.id} for organization "${created.organization.name}".`);
         print('Keep it safe: it is shown only now.');
@@ -36,7 +38,7 @@ export function registerKeyCommands(program: Command, print: (line: string) => v
     .description('list API keys (never the keys themselves)')
     .option('--org <name>', 'only this organization')
     .action((options: { org?: string }) =>
-      withKeys(dataDirOption(), async (service) => {
+      withKeys(dataDirOption(), { mayCreate: false }, async (service) => {
         const { formatTimestamp } = await import('../../shared/domain/time.js');
         const listed = await service.listKeys(options.org);
         if (listed.length === 0) return print('No API keys.');
@@ -53,14 +55,14 @@ export function registerKeyCommands(program: Command, print: (line: string) => v
     .description('revoke an API key by its id (or a unique prefix of it)')
     .argument('<id>', 'key id, as `sluice keys list` prints it')
     .action((id: string) =>
-      withKeys(dataDirOption(), async (service) => {
+      withKeys(dataDirOption(), { mayCreate: false }, async (service) => {
         const revoked = await service.revokeKey(id);
         print(`Revoked key ${revoked.id} (${revoked.prefix}…).`);
       }),
     );
 }
 
-async function withKeys(dataDir: string | undefined, work: (keys: KeyService) => Promise<void>): Promise<void> {
+async function withKeys(dataDir: string | undefined, store: { mayCreate: boolean }, work: (keys: KeyService) => Promise<void>): Promise<void> {
   // The store and its drivers load only for these commands: every other one starts faster.
   const [{ loadConfig }, { openStore, sqliteStorePath }, { createSystemClock }, { KeyService }] = await Promise.all([
     import('../../shared/config.js'),
@@ -71,12 +73,13 @@ async function withKeys(dataDir: string | undefined, work: (keys: KeyService) =>
   const saved = process.env.SLUICE_DATA_DIR === undefined ? (await readUserConfig()).dataDir : undefined;
   const chosen = dataDir ?? saved;
   const config = loadConfig(chosen === undefined ? process.env : { ...process.env, SLUICE_DATA_DIR: chosen });
-  refuseMissingStore(config, sqliteStorePath(config.dataDir));
-  const store = openStore(config);
+  const named = dataDir !== undefined || process.env.SLUICE_DATA_DIR !== undefined;
+  if (!(store.mayCreate && named)) refuseMissingStore(config, sqliteStorePath(config.dataDir));
+  const opened = openStore(config);
   try {
-    await work(new KeyService(store, createSystemClock()));
+    await work(new KeyService(opened, createSystemClock()));
   } finally {
-    await store.close();
+    await opened.close();
   }
 }
 
