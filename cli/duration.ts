@@ -6,7 +6,7 @@ const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 export function parseDuration(text: string): number {
   const match = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(text.trim());
   const amount = match ? Number(match[1]) : NaN;
-  if (!match || !(amount > 0)) throw new InvalidArgumentError(`"${text}" is not a duration: use e.g. 90s, 20m, 2h or 7d (a bare number is minutes).`);
+  if (!match || !(amount > 0)) throw new InvalidArgumentError(`"${text}" is not a duration: use e.g. 90s, 20m or 2h (a bare number is minutes).`);
   return amount * UNIT_MS[(match[2] || 'm') as keyof typeof UNIT_MS];
 }
 
