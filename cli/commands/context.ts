@@ -8,8 +8,8 @@ export interface CommandContext {
   output(options: { json?: boolean }): Output;
 }
 
-/** A whole number of at least 0, for --limit and --offset. */
-export function positiveInt(text: string): number {
+/** A whole number (0 or more), for --limit and --offset. */
+export function wholeNumber(text: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(`"${text}" is not a whole number.`);
   return value;

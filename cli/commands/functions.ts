@@ -6,7 +6,7 @@ import { resolveFunction } from '../functionRef.js';
 import { formatWireTime } from '../output/format.js';
 import type { Output } from '../output/output.js';
 import type { CommandContext } from './context.js';
-import { positiveInt } from './context.js';
+import { wholeNumber } from './context.js';
 
 const BUILD_STYLE = { ready: 'green', error: 'red' } as const;
 const buildStatus = (out: Output, status: string) => out.style(BUILD_STYLE[status as keyof typeof BUILD_STYLE] ?? 'yellow', status);
@@ -39,7 +39,7 @@ export function registerFunctionCommands(program: Command, context: CommandConte
     .command('versions')
     .description("a function's versions, newest first")
     .argument('<function>', "owner/name, or name for one of your organization's")
-    .option('--limit <n>', 'at most this many', positiveInt, 20)
+    .option('--limit <n>', 'at most this many', wholeNumber, 20)
     .option('--json', "print the service's JSON")
     .action(async (ref: string, options: { limit: number; json?: boolean }) => {
       const settings = await context.settings();

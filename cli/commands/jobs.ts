@@ -8,7 +8,7 @@ import { resolveFunction } from '../functionRef.js';
 import { formatWireTime } from '../output/format.js';
 import { jobDuration, printJob, styledStatus } from '../output/jobText.js';
 import type { CommandContext } from './context.js';
-import { positiveInt } from './context.js';
+import { wholeNumber } from './context.js';
 
 /** `sluice jobs`, `sluice job ID`, `sluice cancel ID`. */
 export function registerJobCommands(program: Command, context: CommandContext): void {
@@ -17,8 +17,8 @@ export function registerJobCommands(program: Command, context: CommandContext): 
     .description("list jobs, newest first: the organization's, or one function's")
     .argument('[function]', 'owner/name, or name for one of your organization\'s')
     .addOption(new Option('--status <status>', 'only jobs in this status').choices(JOB_STATUSES))
-    .option('--limit <n>', 'at most this many', positiveInt, 20)
-    .option('--offset <n>', 'skip this many first', positiveInt, 0)
+    .option('--limit <n>', 'at most this many', wholeNumber, 20)
+    .option('--offset <n>', 'skip this many first', wholeNumber, 0)
     .option('--json', 'print the service\'s JSON')
     .action(async (ref: string | undefined, options: { status?: string; limit: number; offset: number; json?: boolean }) => {
       const settings = await context.settings();
