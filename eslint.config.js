@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 const EMULATOR_BAN = { group: ['**/emulator/*'], message: 'The AWS emulation (emulator/) is not part of the product.' };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'python/', 'examples/', 'web/dist/', 'test-artifacts/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'python/', 'examples/', 'web/dist/', 'test-artifacts/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

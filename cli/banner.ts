@@ -7,7 +7,7 @@ export function keyLines(url: string, dataDir: string, key: BootstrapKey): strin
   return [
     running,
     `API key for organization "${key.organization}"${key.created ? ' (new)' : ''}: ${key.key}`,
-    `  (kept in ${key.path}; the sluice CLI reads it from there)`,
+    `  (kept in ${key.path})`,
   ];
 }
 
@@ -34,6 +34,7 @@ export function tryItLines(url: string, key: BootstrapKey, awaitBase = `${url}/`
     'Try it: push a job to the example function, then wait for its result',
     `  curl -s ${url}/v2/push -H "X-API-Key: ${shown}" -H "Content-Type: application/json" -d '{"function": "${key.organization}/hello", "inputs": {"name": "Ada"}}'`,
     `  curl -s ${awaitBase}v2/jobs/JOB_ID/await -H "X-API-Key: ${shown}"   # JOB_ID: the "id" the push answered`,
+    `Or with the CLI: npx sluice run ${key.organization}/hello --input name=Ada`,
     'Deploy your own function: npx sluice deploy path/to/function',
     'Stop with Ctrl+C.',
   ];

@@ -1,10 +1,10 @@
 import { InvalidArgumentError } from 'commander';
 
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-/** A command-line duration, in milliseconds: `90s`, `5m`, `1.5h`, or a bare number of minutes. */
+/** A command-line duration, in milliseconds: `90s`, `5m`, `1.5h`, `7d`, or a bare number of minutes. */
 export function parseDuration(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)([smh]?)$/.exec(text.trim());
+  const match = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(text.trim());
   const amount = match ? Number(match[1]) : NaN;
   if (!match || !(amount > 0)) throw new InvalidArgumentError(`"${text}" is not a duration: use e.g. 90s, 20m or 2h (a bare number is minutes).`);
   return amount * UNIT_MS[(match[2] || 'm') as keyof typeof UNIT_MS];

@@ -1,25 +1,19 @@
-import { resolve } from 'node:path';
+import type { BuildStatus } from '../../shared/domain/buildStatus.js';
 import type { WireVersion } from '../../shared/domain/wire/version.js';
-import type { WireLogPage } from '../../shared/domain/wire/logPage.js';
-import { inspectFunctions } from '../../shared/packaging/inspectFunctions.js';
-import { packDirectory } from '../../shared/packaging/packDirectory.js';
+import { packFiles } from '../../shared/packaging/packDirectory.js';
 import type { ClientSettings } from '../client.js';
 import { callApi, CliError } from '../client.js';
+import { readCode } from '../deployCode.js';
+import type { DeployWait } from '../deployWait.js';
+import { DEFAULT_DEPLOY_WAIT } from '../deployWait.js';
 import { formatDuration } from '../duration.js';
+import type { LogLine } from '../follow/logPages.js';
+import { readLogsFrom } from '../follow/logPages.js';
+import { buildTimeline } from '../buildTimeline.js';
 import { stuckBuildHints } from '../stuckBuildHints.js';
 import { uploadBundle } from '../uploadBundle.js';
 
 const POLL_MS = 300;
-
-export interface DeployWait {
-  /** How long to follow one version's build before giving up on it (the build goes on). */
-  timeoutMs: number;
-  /** A version in one state with no new log line this long gets a hint of where to look. */
-  stallMs: number;
-}
-
-/** An hour covers a large CUDA image's first build; a stall hint after five quiet minutes. */
-export const DEFAULT_DEPLOY_WAIT: DeployWait = { timeoutMs: 60 * 60_000, stallMs: 5 * 60_000 };
 
 interface DeployOutput {
   version: WireVersion;
@@ -32,19 +26,18 @@ interface FollowedBuild {
 }
 
 /**
- * `sluice deploy [DIR]`: reads the functions DIR declares, uploads the code once (an upload,
- * whatever its size), deploys each function from it, and follows each build through its
- * states, printing its log as it goes, for at most `wait.timeoutMs` a version.
+ * `sluice deploy [PATH]`: reads the functions PATH (a folder, or one .py file) declares, uploads
+ * the code once (an upload, whatever its size), deploys each function from it, and follows each
+ * build through its states, printing its log as it goes, for at most `wait.timeoutMs` a version.
  */
-export async function deployCommand(directory: string, settings: ClientSettings, python: string, print: (line: string) => void, wait: DeployWait = DEFAULT_DEPLOY_WAIT): Promise<void> {
-  const root = resolve(directory);
-  const inspected = await inspectFunctions(root, python);
-  if (!inspected.ok) throw new CliError(`Cannot deploy ${root}:\n${inspected.errors.map((e) => `  ${e}`).join('\n')}`);
+export async function deployCommand(target: string, settings: ClientSettings, python: string, print: (line: string) => void, wait: DeployWait = DEFAULT_DEPLOY_WAIT): Promise<void> {
+  const code = await readCode(target, python);
   const { name: owner } = await callApi<{ name: string }>(settings, 'GET', '/v2/organization');
-  const uploadId = await uploadBundle(settings, await packDirectory(root));
+  const inspected = code.functions;
+  const uploadId = await uploadBundle(settings, await packFiles(code.root, code.files));
   let failures = 0;
   let stuck = 0;
-  for (const metadata of inspected.functions as { name: string }[]) {
+  for (const metadata of inspected as { name: string }[]) {
     const path = `/v2/functions/${encodeURIComponent(owner)}/${encodeURIComponent(metadata.name)}`;
     const { version } = await callApi<DeployOutput>(settings, 'POST', `${path}/versions`, { metadata, upload_id: uploadId });
     print(`Deploying ${owner}/${metadata.name}, version ${version.id}`);
@@ -70,23 +63,22 @@ export async function deployCommand(directory: string, settings: ClientSettings,
 
 async function followBuild(settings: ClientSettings, functionPath: string, versionId: string, print: (line: string) => void, wait: DeployWait): Promise<FollowedBuild> {
   const startedAt = Date.now();
-  let status = '';
+  let status: BuildStatus | '' = '';
   let logsFrom = '0';
   let changedAt = startedAt;
   let hinted = false;
   for (;;) {
     const version = await callApi<WireVersion>(settings, 'GET', `${functionPath}/versions/${versionId}`);
-    const nextLogsFrom = await printNewLogLines(settings, versionId, logsFrom, print);
+    const lines: LogLine[] = [];
+    const nextLogsFrom = await readLogsFrom(settings, `version_id=${versionId}`, logsFrom, (line) => lines.push(line));
+    for (const event of buildTimeline(status, version, lines)) print('state' in event ? `  ${event.state}` : `  | ${event.line.message}`);
     const now = Date.now();
     if (version.build_status !== status || nextLogsFrom !== logsFrom) {
       changedAt = now;
       hinted = false;
     }
     logsFrom = nextLogsFrom;
-    if (version.build_status !== status) {
-      status = version.build_status;
-      print(`  ${status}`);
-    }
+    status = version.build_status;
     if (status === 'ready' || status === 'error') return { version, stuck: null };
     if (now - startedAt >= wait.timeoutMs) return { version, stuck: { quietMs: now - changedAt } };
     if (!hinted && now - changedAt >= wait.stallMs) {
@@ -95,16 +87,5 @@ async function followBuild(settings: ClientSettings, functionPath: string, versi
       for (const hint of stuckBuildHints(status, functionPath, versionId)) print(`    ${hint}`);
     }
     await new Promise((done) => setTimeout(done, POLL_MS));
-  }
-}
-/** Prints the build log lines from `from` (nanoseconds) on; returns where the next read starts. */
-async function printNewLogLines(settings: ClientSettings, versionId: string, from: string, print: (line: string) => void): Promise<string> {
-  let start = from;
-  for (;;) {
-    const page = await callApi<WireLogPage>(settings, 'GET', `/v2/logs?version_id=${versionId}&start_time=${start}`);
-    for (const group of page.data) for (const line of group.logs) print(`  | ${line.message}`);
-    if (page.data.length === 0) return start;
-    // next_start_time passes 2^53 and JSON.parse rounds it; last_time_returned is exact.
-    start = String(BigInt(page.last_time_returned) + 1n);
   }
 }

@@ -1,24 +1,31 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { createSystemClock } from '../../shared/adapters/systemClock.js';
-import { openStore } from '../../shared/app/openStore.js';
-import { loadConfig } from '../../shared/config.js';
-import { formatTimestamp } from '../../shared/domain/time.js';
-import { KeyService } from '../../shared/services/keyService.js';
+import type { Config } from '../../shared/config.js';
+import type { KeyService } from '../../shared/services/keyService.js';
+import { CliError } from '../client.js';
+import { readUserConfig } from '../settings/userConfig.js';
 
 /**
  * `sluice keys ...`: an operator's commands. They open the store directly (the local data
- * directory, SLUICE_DATA_DIR; or DynamoDB with SLUICE_MODE=aws), so they work whether or not
- * the service is running.
+ * directory; or DynamoDB with SLUICE_MODE=aws), so they work whether or not the service is
+ * running. The data directory is --data-dir, else SLUICE_DATA_DIR, else the one `sluice start`
+ * last saved in the user config, else ./.data. One with no store is refused, never silently
+ * created: only `keys create` in a data directory named outright (--data-dir, SLUICE_DATA_DIR)
+ * makes a new store, as an operator does to provision keys before the first start.
  */
 export function registerKeyCommands(program: Command, print: (line: string) => void): void {
-  const keys = program.command('keys').description('manage organizations and their API keys');
+  const keys = program
+    .command('keys')
+    .description('manage organizations and their API keys (opens the local store directly)')
+    .option('--data-dir <dir>', 'the service\'s data directory (default: SLUICE_DATA_DIR, the one `sluice start` saved, or .data)');
+  const dataDirOption = () => keys.opts<{ dataDir?: string }>().dataDir;
 
   keys
     .command('create')
     .description('create an API key, and the organization if it is new')
     .requiredOption('--org <name>', 'organization name')
     .action((options: { org: string }) =>
-      withKeys(async (service) => {
+      withKeys(dataDirOption(), { mayCreate: true }, async (service) => {
         const created = await service.createKey(options.org);
         print(`Created key ${created.key.id} for organization "${created.organization.name}".`);
         print('Keep it safe: it is shown only now.');
@@ -31,7 +38,8 @@ export function registerKeyCommands(program: Command, print: (line: string) => v
     .description('list API keys (never the keys themselves)')
     .option('--org <name>', 'only this organization')
     .action((options: { org?: string }) =>
-      withKeys(async (service) => {
+      withKeys(dataDirOption(), { mayCreate: false }, async (service) => {
+        const { formatTimestamp } = await import('../../shared/domain/time.js');
         const listed = await service.listKeys(options.org);
         if (listed.length === 0) return print('No API keys.');
         print(['ID', 'ORGANIZATION', 'KEY', 'CREATED', 'STATUS'].join('\t'));
@@ -47,18 +55,38 @@ export function registerKeyCommands(program: Command, print: (line: string) => v
     .description('revoke an API key by its id (or a unique prefix of it)')
     .argument('<id>', 'key id, as `sluice keys list` prints it')
     .action((id: string) =>
-      withKeys(async (service) => {
+      withKeys(dataDirOption(), { mayCreate: false }, async (service) => {
         const revoked = await service.revokeKey(id);
         print(`Revoked key ${revoked.id} (${revoked.prefix}…).`);
       }),
     );
 }
 
-async function withKeys(work: (keys: KeyService) => Promise<void>): Promise<void> {
-  const store = openStore(loadConfig());
+async function withKeys(dataDir: string | undefined, store: { mayCreate: boolean }, work: (keys: KeyService) => Promise<void>): Promise<void> {
+  // The store and its drivers load only for these commands: every other one starts faster.
+  const [{ loadConfig }, { openStore, sqliteStorePath }, { createSystemClock }, { KeyService }] = await Promise.all([
+    import('../../shared/config.js'),
+    import('../../shared/app/openStore.js'),
+    import('../../shared/adapters/systemClock.js'),
+    import('../../shared/services/keyService.js'),
+  ]);
+  const saved = process.env.SLUICE_DATA_DIR === undefined ? (await readUserConfig()).dataDir : undefined;
+  const chosen = dataDir ?? saved;
+  const config = loadConfig(chosen === undefined ? process.env : { ...process.env, SLUICE_DATA_DIR: chosen });
+  const named = dataDir !== undefined || process.env.SLUICE_DATA_DIR !== undefined;
+  if (!(store.mayCreate && named)) refuseMissingStore(config, sqliteStorePath(config.dataDir));
+  const opened = openStore(config);
   try {
-    await work(new KeyService(store, createSystemClock()));
+    await work(new KeyService(opened, createSystemClock()));
   } finally {
-    await store.close();
+    await opened.close();
   }
+}
+
+function refuseMissingStore(config: Config, storePath: string): void {
+  if (config.mode !== 'local' || existsSync(storePath)) return;
+  throw new CliError(
+    `No Sluice data in ${config.dataDir}: the keys commands open the store of a local service. ` +
+      'Pass --data-dir (or set SLUICE_DATA_DIR) to the folder `sluice start` uses, or run `sluice start` once to create it.',
+  );
 }

@@ -7,6 +7,7 @@ import type { Config } from '../../shared/config.js';
 import { dashboardBuilt } from '../../shared/http/dashboard/dashboardSite.js';
 import { DASHBOARD_DIR } from '../../shared/app/dashboardDirectory.js';
 import { dashboardLine, keyLines, tryItLines } from '../banner.js';
+import { rememberLocalService } from '../settings/rememberService.js';
 
 const EXAMPLES_DIR = fileURLToPath(new URL('../../examples', import.meta.url));
 
@@ -19,6 +20,7 @@ export async function startCommand(config: Config, logger: Logger, withExamples:
   const { key, revoked, organization } = service.bootstrapKey;
   keyLines(service.url, config.dataDir, service.bootstrapKey).forEach((line) => print(line));
   print(dashboardLine(service.url, dashboardBuilt(DASHBOARD_DIR)));
+  if (!revoked) print(await rememberLocalService(service.url, key, config.dataDir));
   if (service.app.sandbox.warning) print(`WARNING: ${service.app.sandbox.warning}`);
   if (revoked) logger.warn({ organization }, 'the bootstrap API key is revoked');
   if (withExamples) {

@@ -11,7 +11,7 @@ interface DeliveryView {
 }
 
 /** `sluice webhooks ...`: the signing secret, a job's deliveries, sending them again. Over HTTP with SLUICE_API_KEY. */
-export function registerWebhookCommands(program: Command, settings: () => ClientSettings, print: (line: string) => void): void {
+export function registerWebhookCommands(program: Command, settings: () => Promise<ClientSettings>, print: (line: string) => void): void {
   const webhooks = program.command('webhooks').description('webhook signing secret and deliveries');
 
   webhooks
@@ -20,8 +20,8 @@ export function registerWebhookCommands(program: Command, settings: () => Client
     .option('--rotate', 'replace it with a new one first')
     .action(async (options: { rotate?: boolean }) => {
       const { secret } = options.rotate
-        ? await callApi<{ secret: string }>(settings(), 'POST', '/v2/webhooks/secret/rotate')
-        : await callApi<{ secret: string }>(settings(), 'GET', '/v2/webhooks/secret');
+        ? await callApi<{ secret: string }>(await settings(), 'POST', '/v2/webhooks/secret/rotate')
+        : await callApi<{ secret: string }>(await settings(), 'GET', '/v2/webhooks/secret');
       print(secret);
     });
 
@@ -30,7 +30,7 @@ export function registerWebhookCommands(program: Command, settings: () => Client
     .description("list a job's webhook deliveries and their attempts")
     .argument('<job_id>')
     .action(async (jobId: string) => {
-      const { data } = await callApi<{ data: DeliveryView[] }>(settings(), 'GET', `/v2/jobs/${encodeURIComponent(jobId)}/webhooks`);
+      const { data } = await callApi<{ data: DeliveryView[] }>(await settings(), 'GET', `/v2/jobs/${encodeURIComponent(jobId)}/webhooks`);
       if (data.length === 0) return print('No deliveries.');
       for (const delivery of data) printDelivery(delivery, print);
     });
@@ -40,7 +40,7 @@ export function registerWebhookCommands(program: Command, settings: () => Client
     .description("send a job's events to its webhooks again")
     .argument('<job_id>')
     .action(async (jobId: string) => {
-      const { data } = await callApi<{ data: DeliveryView[] }>(settings(), 'POST', `/v2/jobs/${encodeURIComponent(jobId)}/webhooks/resend`);
+      const { data } = await callApi<{ data: DeliveryView[] }>(await settings(), 'POST', `/v2/jobs/${encodeURIComponent(jobId)}/webhooks/resend`);
       print(data.length === 0 ? 'The job has no webhooks: nothing to send.' : `Queued ${data.length} deliver${data.length === 1 ? 'y' : 'ies'}:`);
       for (const delivery of data) printDelivery(delivery, print);
     });

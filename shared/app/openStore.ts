@@ -5,9 +5,12 @@ import { createSqliteStore } from '../adapters/local/sqlite/sqliteStore.js';
 import type { Config } from '../config.js';
 import type { Store } from '../ports/store.js';
 
+/** Where the local mode keeps its SQLite database. */
+export const sqliteStorePath = (dataDir: string) => join(dataDir, 'sluice.db');
+
 /** The store the configuration names: the local data directory's SQLite file, or the DynamoDB tables. */
 export function openStore(config: Config): Store {
   if (config.mode === 'aws') return createDynamoDbStore({ tablePrefix: config.tablePrefix });
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  return createSqliteStore(join(config.dataDir, 'sluice.db'));
+  return createSqliteStore(sqliteStorePath(config.dataDir));
 }

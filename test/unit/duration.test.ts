@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { formatDuration, parseDuration } from '../../cli/duration.js';
 
 describe('command-line durations', () => {
-  it('reads seconds, minutes and hours, and a bare number as minutes', () => {
+  it('reads seconds, minutes, hours and days, and a bare number as minutes', () => {
     expect(parseDuration('90s')).toBe(90_000);
+    expect(parseDuration('7d')).toBe(604_800_000);
     expect(parseDuration('20m')).toBe(1_200_000);
     expect(parseDuration('1.5h')).toBe(5_400_000);
     expect(parseDuration('60')).toBe(3_600_000);

@@ -1,6 +1,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn } from 'node:child_process';
-import { SLUICE_BIN } from './cli.js';
+import { SLUICE_BIN, TEST_CONFIG_HOME } from './cli.js';
 
 export interface ServiceProcess {
   child: ChildProcessWithoutNullStreams;
@@ -13,7 +13,7 @@ export interface ServiceProcess {
 /** `sluice start` as a separate process, on a free port; resolves once its banner is complete. */
 export function startServiceProcess(dataDir: string, env: Record<string, string> = {}, args = ['--examples']): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [SLUICE_BIN, 'start', ...args], {
-    env: { ...process.env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn', XDG_CONFIG_HOME: TEST_CONFIG_HOME, ...env },
   });
   let stdout = '';
   return new Promise((resolve, reject) => {
