@@ -22,6 +22,7 @@ import { getConcurrency, getConcurrencyStats } from './routes/concurrency.js';
 import { getComputeAvailability } from './routes/computeAvailability.js';
 import { editVersion } from './routes/editVersion.js';
 import { getWebhookSecret, rotateWebhookSecret } from './routes/webhookSecret.js';
+import { getApiReference, getOpenApiDocument } from './routes/apiDocument.js';
 
 /**
  * Every route of the service, once. The local gateway dispatches with it, the CDK api stack
@@ -59,4 +60,6 @@ export const ROUTES: readonly Route[] = [
   resendJobWebhooks,
   getWebhookSecret,
   rotateWebhookSecret,
+  getOpenApiDocument,
+  getApiReference,
 ];

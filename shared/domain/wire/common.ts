@@ -32,3 +32,6 @@ export type WorkerCounts = z.infer<typeof workerCountsSchema>;
 export const NO_WORKERS: WorkerCounts = { starting: 0, setup: 0, active: 0, idle: 0, awaiting_resources: 0 };
 
 export const webhookWireSchema = z.strictObject({ type: z.string(), url: z.string() });
+
+/** Sieve's StatusResponse. */
+export const statusMessageWireSchema = z.strictObject({ message: z.string() });

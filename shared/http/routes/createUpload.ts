@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { formatTimestamp } from '../../domain/time.js';
 import { defineRoute } from '../route.js';
+import { uploadWireSchema } from '../../domain/wire/upload.js';
 
 /**
  * Sluice extension: the first step of a deploy whatever the bundle's size. Answers 201
@@ -12,6 +13,9 @@ export const createUpload = defineRoute({
   name: 'createUpload',
   method: 'POST',
   path: '/v2/uploads',
+  summary: 'Ask for an upload URL (a bundle to deploy, or an input file)',
+  response: { status: 201, schema: uploadWireSchema },
+  example: { size: 1048576 },
   body: z.strictObject({ size: z.int().min(1) }),
   handle: async ({ body, principal, services }) => {
     const upload = await services.deploy.createUpload(principal, body.size);

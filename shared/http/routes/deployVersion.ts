@@ -6,6 +6,7 @@ import type { BundleSource } from '../../services/deployService.js';
 import { defineRoute } from '../route.js';
 import { functionPath } from '../schemas.js';
 import { functionView, versionView } from '../views.js';
+import { deployResultWireSchema } from '../../domain/wire/deploy.js';
 
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 
@@ -49,6 +50,8 @@ export const deployVersion = defineRoute({
   name: 'deployVersion',
   method: 'POST',
   path: '/v2/functions/{owner_name}/{function_name}/versions',
+  summary: 'Deploy a new version of a function',
+  response: { status: 201, schema: deployResultWireSchema },
   params: functionPath,
   body: deployBody,
   handle: async ({ params, body, principal, services }) => {

@@ -4,11 +4,15 @@ import { PUSH_SOURCES } from '../../domain/job.js';
 import { webhookListSchema } from '../../domain/webhook.js';
 import { serializePushResult } from '../../domain/wire/job.js';
 import { defineRoute } from '../route.js';
+import { pushResultWireSchema } from '../../domain/wire/job.js';
 
 export const pushJob = defineRoute({
   name: 'pushJob',
   method: 'POST',
   path: '/v2/push',
+  summary: 'Push a job: run a function on inputs',
+  response: { schema: pushResultWireSchema },
+  example: { function: 'my-org/echo', inputs: { text: 'hello' } },
   query: z.object({ source: z.enum(PUSH_SOURCES).default('api') }),
   body: z.object({
     /** By name, or (as Sieve allows) by position. */

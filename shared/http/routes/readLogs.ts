@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { serializeLogPage } from '../../domain/wire/logPage.js';
 import { defineRoute } from '../route.js';
 import { posixTimestamp, posixTimestamps } from '../schemas.js';
+import { logPageWireSchema } from '../../domain/wire/logPage.js';
 
 /** Lines per page: bounded, so a job that printed millions of lines is read in pages. */
 export const MAX_LOG_PAGE = 1000;
@@ -11,6 +12,8 @@ export const readLogs = defineRoute({
   name: 'readLogs',
   method: 'GET',
   path: '/v2/logs',
+  summary: "Read a job's or a version's log lines, oldest first",
+  response: { schema: logPageWireSchema },
   query: z.object({
     job_id: z.string().min(1).optional(),
     version_id: z.string().min(1).optional(),
