@@ -19,15 +19,15 @@ import { webhookDeliveriesWireSchema, webhookDeliveryWireSchema, webhookSecretWi
  * from these names (clients/typescript/scripts/generateTypes.ts).
  */
 export const COMPONENT_SCHEMAS: Record<string, z.ZodType> = {
-  Error: errorWireSchema,
-  ValidationError: validationErrorWireSchema,
+  ErrorResponse: errorWireSchema,
+  ValidationErrorResponse: validationErrorWireSchema,
   StatusMessage: statusMessageWireSchema,
   Organization: organizationWireSchema,
   InputOutput: inputOutputSchema,
   Webhook: webhookWireSchema,
   WorkerCounts: workerCountsSchema,
   Version: versionWireSchema,
-  Function: functionWireSchema,
+  FunctionInfo: functionWireSchema,
   TruncatedFunction: truncatedFunctionWireSchema,
   FunctionOrTruncated: functionOrTruncatedWireSchema,
   Upload: uploadWireSchema,

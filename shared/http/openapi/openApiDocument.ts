@@ -102,9 +102,9 @@ function operationOf(route: Route, outputs: Map<z.ZodType, string>, inputs: Map<
   const responses: OpenApiOperation['responses'] = {};
   const content = success.schema ? json(ref(outputs.get(success.schema) as string)) : success.contentType ? { [success.contentType]: { schema: { type: 'string' } } } : undefined;
   responses[String(success.status ?? 200)] = { description: success.description ?? 'Success.', ...(content ? { content } : {}) };
-  if (!route.public) responses['401'] = { description: 'No valid API key.', content: json(ref('Error')) };
-  if (route.params || route.query || route.body) responses['422'] = { description: 'The request is not valid: each problem with its place.', content: json(ref('ValidationError')) };
-  responses.default = { description: 'Any other error (400, 403, 404, 408, 413, 429, ...), saying what went wrong.', content: json(ref('Error')) };
+  if (!route.public) responses['401'] = { description: 'No valid API key.', content: json(ref('ErrorResponse')) };
+  if (route.params || route.query || route.body) responses['422'] = { description: 'The request is not valid: each problem with its place.', content: json(ref('ValidationErrorResponse')) };
+  responses.default = { description: 'Any other error (400, 403, 404, 408, 413, 429, ...), saying what went wrong.', content: json(ref('ErrorResponse')) };
   return {
     operationId: route.name,
     ...(route.summary ? { summary: route.summary } : {}),
