@@ -353,15 +353,21 @@ export type DeployVersionRequest = {
 };
 
 export type PushJobRequest = {
+  /** By name, or (as Sieve allows) by position. */
   inputs: Record<string, unknown> | unknown[];
+  /** `owner/name`, or `owner/name:version`; give this or `id`. */
   function?: string | null;
+  /** A version id (that version) or a function id (its newest ready version); give this or `function`. */
   id?: string | null;
+  /** Replace the function’s webhooks for this job. */
   webhooks?: {
     type: "job.start" | "job.complete" | "job.complete.no_output" | "job.new_output";
     url: string;
     [key: string]: unknown;
   }[] | null;
+  /** Seconds the job may run (the function’s own timeout still applies). */
   timeout?: number;
+  /** Environment variables for this job, over the version’s defaults. */
   env?: Record<string, string> | null;
   [key: string]: unknown;
 };

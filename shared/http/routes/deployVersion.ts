@@ -40,17 +40,13 @@ function bundleSource(body: z.infer<typeof deployBody>): BundleSource {
   ]);
 }
 
-/**
- * Sluice extension: deploy a new version (`sluice deploy` calls it), with the code inline
- * (`bundle`) or uploaded first (`upload_id`, see createUpload). Creates the function on its
- * first deploy. Answers 201 with the function and the queued version; the build goes on
- * in the background (poll the version, or read its logs with GET /v2/logs?version_id=...).
- */
 export const deployVersion = defineRoute({
   name: 'deployVersion',
   method: 'POST',
   path: '/v2/functions/{owner_name}/{function_name}/versions',
   summary: 'Deploy a new version of a function',
+  description:
+    'Sluice extension (`sluice deploy` calls it): the code uploaded first (`upload_id`, see createUpload) or inline (`bundle`, a base64 gzipped tar); exactly one. Creates the function on its first deploy. Answers 201 with the function and the queued version; the build goes on in the background (poll the version, or read its logs with `GET /v2/logs?version_id=...`).',
   response: { status: 201, schema: deployResultWireSchema },
   params: functionPath,
   body: deployBody,

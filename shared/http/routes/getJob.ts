@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../route.js';
+import { outputOffsetQuery } from '../schemas.js';
 import { jobView } from '../views.js';
 import { jobWireSchema } from '../../domain/wire/job.js';
 
@@ -10,6 +11,6 @@ export const getJob = defineRoute({
   summary: 'Get a job: its status, inputs, outputs and error',
   response: { schema: jobWireSchema },
   params: z.object({ job_id: z.string().min(1) }),
-  query: z.object({ offset: z.coerce.number().int().min(0).default(0) }),
+  query: z.object(outputOffsetQuery),
   handle: async ({ params, query, principal, services }) => ({ body: jobView(await services.jobs.get(principal, params.job_id, query.offset)) }),
 });

@@ -15,6 +15,8 @@ export const getUsage = defineRoute({
   method: 'GET',
   path: '/v2/usage',
   summary: "The organization's usage and cost in a range",
+  description:
+    'Compute seconds and dollars by machine type, and their totals. `start_timestamp` and `end_timestamp` default to the current calendar month (UTC).',
   response: { schema: usageReportWireSchema },
   query: rangeQuery,
   handle: async ({ query, principal, services }) => ({ body: await services.usage.report(principal, range(query)) }),
@@ -65,7 +67,7 @@ export const getJobUsage = defineRoute({
   summary: "A job's cost, with the jobs it pushed",
   response: { schema: jobCostWireSchema },
   params: z.object({ job_id: z.string().min(1) }),
-  query: z.object({ aggregated: z.stringbool().default(true) }),
+  query: z.object({ aggregated: z.stringbool().default(true).describe('Add the cost of every job it pushed, all the way down.') }),
   handle: async ({ params, query, principal, services }) => ({ body: await services.usage.jobCost(principal, params.job_id, query.aggregated) }),
 });
 
