@@ -21,6 +21,9 @@ export type Organization = {
   name: string;
 };
 
+/** UTC, ISO 8601, six fractional digits, no zone: `2024-12-15T01:41:59.195000`. */
+export type Timestamp = string;
+
 export type InputOutput = {
   type: string;
   name: string;
@@ -47,9 +50,9 @@ export type WorkerCounts = {
 export type Version = {
   id: string;
   build_status: "queued" | "building" | "pushing" | "deploying" | "ready" | "error";
-  queued_at: string | null;
-  built_at: string | null;
-  ready_at: string | null;
+  queued_at: Timestamp | null;
+  built_at: Timestamp | null;
+  ready_at: Timestamp | null;
   compute_type: string;
   python_version?: string;
   python_packages: string[];
@@ -98,7 +101,7 @@ export type FunctionOrTruncated = FunctionInfo | TruncatedFunction;
 export type Upload = {
   upload_id: string;
   upload_url: string;
-  expires_at: string;
+  expires_at: Timestamp;
 };
 
 export type DeployResult = {
@@ -115,9 +118,9 @@ export type Job = {
     owner_name: string;
   };
   status: "queued" | "processing" | "error" | "finished" | "cancelled";
-  created_at: string | null;
-  started_at: string | null;
-  completed_at: string | null;
+  created_at: Timestamp | null;
+  started_at: Timestamp | null;
+  completed_at: Timestamp | null;
   error: string | null;
   visibility: "public" | "private";
   run_id: string | null;
@@ -126,7 +129,7 @@ export type Job = {
   children?: Record<string, {
     id: string;
     status: "queued" | "processing" | "error" | "finished" | "cancelled";
-    created_at: string;
+    created_at: Timestamp;
   }[]>;
   restarts?: Record<string, unknown>[] | null;
 };
@@ -224,8 +227,8 @@ export type ConcurrencyInfo = {
 };
 
 export type ConcurrencyStats = {
-  chunk_start: string;
-  chunk_end: string;
+  chunk_start: Timestamp;
+  chunk_end: Timestamp;
   num_jobs: number;
   median_processing_time_seconds: number;
   average_concurrency: number;
@@ -244,10 +247,10 @@ export type WebhookDelivery = {
   type: string;
   url: string;
   state: "pending" | "delivered" | "failed";
-  created_at: string;
-  next_attempt_at: string | null;
+  created_at: Timestamp;
+  next_attempt_at: Timestamp | null;
   attempts: {
-    at: string;
+    at: Timestamp;
     status: number | null;
     error: string | null;
   }[];

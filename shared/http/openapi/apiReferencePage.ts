@@ -1,6 +1,6 @@
 import type { JsonSchema } from './jsonSchemas.js';
 import type { OpenApiDocument, OpenApiOperation } from './openApiDocument.js';
-import { escapeHtml, schemaOutline } from './schemaOutline.js';
+import { escapeHtml, prose, schemaOutline } from './schemaOutline.js';
 
 const STYLE = `body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1d232a}
 h2{border-bottom:1px solid #d8dde3;padding-bottom:.3rem;margin-top:2.5rem}section.op{border:1px solid #d8dde3;border-radius:6px;padding:.2rem 1rem 1rem;margin:1rem 0}
@@ -19,19 +19,19 @@ export function apiReferencePage(document: OpenApiDocument): string {
     .map((tag) => ({ tag, operations: operations.filter(({ operation }) => operation.tags.includes(tag.name)) }))
     .filter(({ operations: tagged }) => tagged.length > 0);
   const nav = byTag
-    .map(({ tag, operations: tagged }) => `<li><strong>${escapeHtml(tag.name)}</strong><ul>${tagged.map(({ operation }) => `<li><a href="#${operation.operationId}">${escapeHtml(operation.summary ?? operation.operationId)}</a></li>`).join('')}</ul></li>`)
+    .map(({ tag, operations: tagged }) => `<li><strong>${escapeHtml(tag.name)}</strong><ul>${tagged.map(({ operation }) => `<li><a href="#${operation.operationId}">${prose(operation.summary ?? operation.operationId)}</a></li>`).join('')}</ul></li>`)
     .join('');
   const sections = byTag
     .map(({ tag, operations: tagged }) => `<h2>${escapeHtml(tag.name)}</h2><p>${escapeHtml(tag.description)}</p>${tagged.map((entry) => operationSection(entry.method, entry.path, entry.operation, document.components.schemas)).join('')}`)
     .join('');
   const schemas = Object.entries(document.components.schemas)
-    .map(([name, schema]) => `<section id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>${schemaOutline(schema)}</section>`)
+    .map(([name, schema]) => `<section id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>${typeof schema.description === 'string' ? `<p>${prose(schema.description)}</p>` : ''}${schemaOutline(schema)}</section>`)
     .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(document.info.title)} reference</title><style>${STYLE}</style></head>
 <body><h1>${escapeHtml(document.info.title)} <small>${escapeHtml(document.info.version)}</small></h1>
-${document.info.description.split('\n\n').map((paragraph) => `<p>${escapeHtml(paragraph)}</p>`).join('')}
+${document.info.description.split('\n\n').map((paragraph) => `<p>${prose(paragraph)}</p>`).join('')}
 <p>The examples read the service's address from <code>SLUICE_URL</code> and a key from <code>SLUICE_API_KEY</code>. The machine-readable document (OpenAPI 3.1): <a href="/openapi.json">/openapi.json</a>.</p>
 <nav><ul>${nav}</ul></nav>${sections}<h2>Schemas</h2>${schemas}</body></html>
 `;
@@ -39,7 +39,7 @@ ${document.info.description.split('\n\n').map((paragraph) => `<p>${escapeHtml(pa
 
 function operationSection(method: string, path: string, operation: OpenApiOperation, schemas: Record<string, JsonSchema>): string {
   const parameters = operation.parameters.length === 0 ? '' : `<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>type</th></tr>${operation.parameters
-    .map((parameter) => `<tr><td><code>${escapeHtml(parameter.name)}</code>${parameter.required ? '' : ' <span class="optional">optional</span>'}${parameter.schema.default === undefined ? '' : ` <span class="default">default ${escapeHtml(JSON.stringify(parameter.schema.default))}</span>`}</td><td>${parameter.in}</td><td>${schemaOutline(parameter.schema)}</td></tr>`)
+    .map((parameter) => `<tr><td><code>${escapeHtml(parameter.name)}</code>${parameter.required ? '' : ' <span class="optional">optional</span>'}${parameter.schema.default === undefined ? '' : ` <span class="default">default ${escapeHtml(JSON.stringify(parameter.schema.default))}</span>`}</td><td>${parameter.in}</td><td>${schemaOutline(parameter.schema)}${typeof parameter.schema.description === 'string' ? ` — ${prose(parameter.schema.description)}` : ''}</td></tr>`)
     .join('')}</table>`;
   const body = operation.requestBody?.content['application/json'];
   // A request body is the operation's own: shown in place, not behind a link.
@@ -51,9 +51,9 @@ function operationSection(method: string, path: string, operation: OpenApiOperat
       return `<tr><td><strong>${status}</strong></td><td>${escapeHtml(response.description)}</td><td>${shape}</td></tr>`;
     })
     .join('')}</table>`;
-  const about = operation.description ? `<p>${escapeHtml(operation.description)}</p>` : '';
+  const about = operation.description ? `<p>${prose(operation.description)}</p>` : '';
   return `<section class="op" id="${operation.operationId}"><h3><span class="method ${method}">${method}</span> <code>${escapeHtml(path)}</code></h3>
-<p>${escapeHtml(operation.summary ?? '')}${operation.security ? ' <em>No API key needed.</em>' : ''}</p>${about}${parameters}${requestBody}${responses}<h4>Example</h4><pre>${escapeHtml(curlExample(method, path, operation))}</pre></section>`;
+<p>${prose(operation.summary ?? '')}${operation.security ? ' <em>No API key needed.</em>' : ''}</p>${about}${parameters}${requestBody}${responses}<h4>Example</h4><pre>${escapeHtml(curlExample(method, path, operation))}</pre></section>`;
 }
 
 /** A curl line for the operation: path parameters as placeholders, the body from the route's example. */

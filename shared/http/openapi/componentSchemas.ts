@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { computeAvailabilityWireSchema } from '../../domain/wire/compute.js';
 import { concurrencyInfoWireSchema, concurrencyStatsWireSchema } from '../../domain/wire/concurrency.js';
-import { inputOutputSchema, statusMessageWireSchema, webhookWireSchema, workerCountsSchema } from '../../domain/wire/common.js';
+import { inputOutputSchema, statusMessageWireSchema, timestampSchema, webhookWireSchema, workerCountsSchema } from '../../domain/wire/common.js';
 import { deployResultWireSchema } from '../../domain/wire/deploy.js';
 import { errorWireSchema, validationErrorWireSchema } from '../../domain/wire/error.js';
 import { functionOrTruncatedWireSchema, functionWireSchema, truncatedFunctionWireSchema } from '../../domain/wire/function.js';
@@ -23,6 +23,7 @@ export const COMPONENT_SCHEMAS: Record<string, z.ZodType> = {
   ValidationErrorResponse: validationErrorWireSchema,
   StatusMessage: statusMessageWireSchema,
   Organization: organizationWireSchema,
+  Timestamp: timestampSchema,
   InputOutput: inputOutputSchema,
   Webhook: webhookWireSchema,
   WorkerCounts: workerCountsSchema,

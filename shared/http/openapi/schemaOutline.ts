@@ -2,6 +2,9 @@ import type { JsonSchema } from './jsonSchemas.js';
 
 export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
+/** A description's text, its `code spans` shown as code. */
+export const prose = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+
 const COMPONENTS = '#/components/schemas/';
 
 /** A schema as a reader takes it in: types in words, objects as nested lists, named schemas as links. */
@@ -18,7 +21,11 @@ export function schemaOutline(schema: JsonSchema): string {
   }
   if (Array.isArray(schema.enum)) return schema.enum.map((value) => `<code>${escapeHtml(JSON.stringify(value))}</code>`).join(' | ');
   if ('const' in schema) return `<code>${escapeHtml(JSON.stringify(schema.const))}</code>`;
-  if (schema.type === 'array') return `array of ${schemaOutline((schema.items ?? {}) as JsonSchema)}`;
+  if (Array.isArray(schema.type)) return schema.type.map((type) => schemaOutline({ ...schema, type })).join(' <em>or</em> ');
+  if (schema.type === 'array') {
+    const items = (schema.items ?? {}) as JsonSchema;
+    return items.anyOf || items.oneOf ? `array of (${schemaOutline(items)})` : `array of ${schemaOutline(items)}`;
+  }
   if (schema.type === 'object') return objectOutline(schema);
   if (typeof schema.type === 'string') return withLimits(schema.type, schema);
   return 'any JSON value';
@@ -33,7 +40,7 @@ function objectOutline(schema: JsonSchema): string {
   const items = properties.map(([name, property]) => {
     const flag = required.has(name) ? '' : ' <span class="optional">optional</span>';
     const fallback = property.default === undefined ? '' : ` <span class="default">default ${escapeHtml(JSON.stringify(property.default))}</span>`;
-    const about = typeof property.description === 'string' ? ` — ${escapeHtml(property.description)}` : '';
+    const about = typeof property.description === 'string' ? ` — ${prose(property.description)}` : '';
     return `<li><code>${escapeHtml(name)}</code>${flag}${fallback}: ${schemaOutline(property)}${about}</li>`;
   });
   return `object${map ? ` (and ${map})` : ''}<ul>${items.join('')}</ul>`;
