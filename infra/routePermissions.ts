@@ -94,11 +94,14 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   listJobs: { tables: READ_JOBS, bucket: SIGN_FILES },
   // Waits by reading the job (polling JobEvents): reads only.
   awaitJob: { tables: READ_JOBS, bucket: SIGN_FILES },
+  // Reads the job, its outputs (signing file URLs) and its log lines, every second for a bounded wait.
+  streamJobEvents: { tables: { ...READ_JOBS, logs: 'read' }, bucket: SIGN_FILES },
   // The worker running a cancelled job notices the status itself: no ECS call.
   cancelJob: COMPLETE_JOBS,
   // Finds the file by listing its prefix, then signs a GET URL for it (a redirect).
   getJobFile: { tables: { jobs: 'read' }, bucket: { read: ['files/'] } },
   readLogs: { tables: { jobs: 'read', versions: 'read', logs: 'read' } },
+  streamLogEvents: { tables: { jobs: 'read', versions: 'read', logs: 'read' } },
   getUsage: { tables: { usageHours: 'read' } },
   getFunctionUsage: { tables: { functions: 'read', usageHours: 'read' } },
   // Names each function used (by id) as owner/name.

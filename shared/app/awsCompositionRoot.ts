@@ -9,6 +9,7 @@ import { createCodeBuildBuilder } from '../adapters/aws/codeBuildBuilder.js';
 import { createDynamoDbStore } from '../adapters/aws/dynamodb/dynamoDbStore.js';
 import { createEcsCompute } from '../adapters/aws/ecsCompute.js';
 import { createPollingJobEvents } from '../adapters/aws/pollingJobEvents.js';
+import { unpublishedLogs } from '../adapters/aws/unpublishedLogs.js';
 import { createS3Artifacts } from '../adapters/aws/s3Artifacts.js';
 import { createS3Spill } from '../adapters/aws/s3Spill.js';
 import { createQueueUrlResolver, createSqsJobQueue } from '../adapters/aws/sqsJobQueue.js';
@@ -94,6 +95,9 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     clock,
     queue,
     events: createPollingJobEvents(store),
+    // Lines are written in ECS tasks, out of a Lambda's reach: streams read the store every second.
+    logFeed: unpublishedLogs,
+    streamPollMs: 1000,
     compute: () => compute,
     deliveryScheduler: createStepFunctionsScheduler({
       client: new SFNClient({ region: aws.region }),

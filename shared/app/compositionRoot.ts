@@ -10,7 +10,11 @@ import { chooseSandbox } from '../adapters/local/sandbox/chooseSandbox.js';
 import { LocalDownloads } from '../adapters/local/localDownloads.js';
 import { createSystemClock } from '../adapters/systemClock.js';
 import type { Config } from '../config.js';
+import type { MemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
 import { createMemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
+import type { MemoryLogFeed } from '../adapters/local/memoryLogFeed.js';
+import { createMemoryLogFeed } from '../adapters/local/memoryLogFeed.js';
+import { withPublishedLogs } from '../adapters/local/publishedLogs.js';
 import { MemoryJobQueue } from '../adapters/local/memoryJobQueue.js';
 import { LocalDeliveryScheduler } from '../adapters/local/localDeliveryScheduler.js';
 import { dnsResolver } from '../adapters/dnsResolver.js';
@@ -33,6 +37,9 @@ export interface LocalApp {
   agent: WorkerAgent;
   /** How function code is confined; its warning, when it is not, is for the start banner too. */
   sandbox: SandboxChoice;
+  /** The in-process events that wake awaits and event streams (their listener counts show what is followed). */
+  jobEvents: MemoryJobEvents;
+  logFeed: MemoryLogFeed;
   /** Resumes what a stopped service left: unfinished builds, queued and interrupted jobs. */
   recover(): Promise<void>;
   close(): Promise<void>;
@@ -55,7 +62,9 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   // Scratch folders of replicas and builds of an earlier run are left over only after a crash.
   const scratchFolder = join(config.dataDir, 'scratch');
   await rm(scratchFolder, { recursive: true, force: true });
-  const store = openStore(config);
+  const logFeed = createMemoryLogFeed();
+  const jobEvents = createMemoryJobEvents();
+  const store = withPublishedLogs(openStore(config), logFeed);
   const clock = createSystemClock();
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();
   const uploads = new LocalUploads({ folder: join(config.dataDir, 'uploads'), publicUrl: servicePublicUrl, clock });
@@ -82,7 +91,9 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     builder,
     clock,
     queue,
-    events: createMemoryJobEvents(),
+    events: jobEvents,
+    logFeed,
+    streamPollMs: undefined,
     compute: () => agentRef.current as WorkerAgent,
     deliveryScheduler,
     webhookSender: createHttpWebhookSender({ allowed: config.webhookAllow, timeoutMs: config.webhookTimeoutMs }),
@@ -111,6 +122,8 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     downloads,
     agent: localAgent,
     sandbox,
+    jobEvents,
+    logFeed,
     async recover() {
       await builder.resumeUnfinished();
       await deliveryScheduler.resume();

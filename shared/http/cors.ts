@@ -18,7 +18,8 @@ export interface CorsPolicy {
 
 /** Every method the API serves, uploads' PUT included. */
 export const CORS_ALLOW_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'] as const;
-export const CORS_ALLOW_HEADERS = ['X-API-Key', 'Content-Type', 'Authorization'] as const;
+/** Last-Event-ID resumes an event stream; Idempotency-Key makes a push safe to retry. */
+export const CORS_ALLOW_HEADERS = ['X-API-Key', 'Content-Type', 'Authorization', 'Last-Event-ID', 'Idempotency-Key'] as const;
 /** Headers a page may read beyond the CORS-safelisted ones: how long to back off, a file's name, a redirect's target. */
 export const CORS_EXPOSE_HEADERS = ['Retry-After', 'Content-Disposition', 'Content-Length', 'Location'] as const;
 /** A day: API Gateway's largest max age. */

@@ -16,6 +16,9 @@ import { ServiceError, unauthorized } from '../domain/errors.js';
 import { attachmentDisposition } from '../domain/fileName.js';
 import { contentTypeOf } from '../domain/contentType.js';
 import type { OutputFileContent } from '../ports/artifacts.js';
+import type { EventStream } from '../services/eventStream.js';
+import { CAUGHT_UP } from '../services/eventStream.js';
+import { formatEvent, KEEP_ALIVE, KEEP_ALIVE_MS } from './serverSentEvents.js';
 import { corsHeaders, corsPolicy, preflightHeaders, type CorsPolicy } from './cors.js';
 
 /**
@@ -52,7 +55,7 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
   const cors = options.cors ?? corsPolicy();
   const matcher = new RouteMatcher(options.routes);
   const handlers = new Map<Route, HttpHandler>(
-    options.routes.map((route) => [route, createRouteHandler(route, async () => options.services, options.logger)]),
+    options.routes.map((route) => [route, createRouteHandler(route, async () => options.services, options.logger, 'stream')]),
   );
   const server = createServer((request, response) => {
     serve(request, response).catch((error: unknown) => {
@@ -89,6 +92,7 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
     if (body === 'too_slow') return refuseUnread(response, 408, `Request body not received within ${bodyTimeoutMs / 1000} s.`);
     const handler = handlers.get(match.route) as HttpHandler;
     const result = await handler(toApiGatewayEvent(request, url, `${match.route.method} ${match.route.path}`, match.params, body.toString('utf8')), lambdaContext(match.route.name));
+    if (result.eventStream) return writeEvents(result.eventStream, result.headers as Record<string, string>, response);
     response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
     response.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body);
   }
@@ -120,6 +124,21 @@ function parseTarget(target: string | undefined): URL | null {
 function refuseUnread(response: ServerResponse, status: number, detail: string): void {
   response.setHeader('connection', 'close');
   send(response, status, { detail });
+}
+
+/** Server-Sent Events as they come, keep-alive comments while quiet, until the stream ends or the client leaves. */
+async function writeEvents(stream: EventStream, headers: Record<string, string>, response: ServerResponse): Promise<void> {
+  const leave = new AbortController();
+  response.on('close', () => leave.abort());
+  response.writeHead(200, headers);
+  response.flushHeaders(); // the client's fetch resolves now, before the first event
+  const keepAlive = setInterval(() => response.write(KEEP_ALIVE), KEEP_ALIVE_MS);
+  try {
+    for await (const item of stream(leave.signal)) if (item !== CAUGHT_UP) response.write(formatEvent(item));
+  } finally {
+    clearInterval(keepAlive);
+    response.end();
+  }
 }
 
 async function serveRaw(endpoint: RawEndpoint, request: IncomingMessage, url: URL, response: ServerResponse): Promise<void> {

@@ -6,5 +6,5 @@ import type { Services } from '../services/services.js';
 export interface RouteContext extends Context {
   services: Services;
   principal?: Principal;
-  input?: { params: unknown; query: unknown; body: unknown };
+  input?: { params: unknown; query: unknown; body: unknown; headers: unknown };
 }

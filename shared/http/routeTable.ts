@@ -8,6 +8,8 @@ import { getVersion } from './routes/getVersion.js';
 import { listFunctions } from './routes/listFunctions.js';
 import { listVersions } from './routes/listVersions.js';
 import { readLogs } from './routes/readLogs.js';
+import { streamLogEvents } from './routes/logEvents.js';
+import { streamJobEvents } from './routes/jobEvents.js';
 import { awaitJob } from './routes/awaitJob.js';
 import { cancelJob } from './routes/cancelJob.js';
 import { getJob } from './routes/getJob.js';
@@ -44,9 +46,11 @@ export const ROUTES: readonly Route[] = [
   getJob,
   listJobs,
   awaitJob,
+  streamJobEvents,
   cancelJob,
   getJobFile,
   readLogs,
+  streamLogEvents,
   getUsage,
   getFunctionUsage,
   getUsagePerFunction,

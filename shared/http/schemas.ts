@@ -42,3 +42,6 @@ export function posixTimestamps<K extends string>(query: Partial<Record<K, strin
 export function pageWithNext<T>(rows: T[], limit: number, offset: number): { data: T[]; next_offset: number } {
   return rows.length > limit ? { data: rows.slice(0, limit), next_offset: offset + limit } : { data: rows, next_offset: -1 };
 }
+
+/** Server-Sent Events' resume header: the `id:` of the last event the client received. */
+export const lastEventIdHeader = z.object({ 'last-event-id': z.string().max(200).optional() });

@@ -13,7 +13,7 @@ const TYPE_BY_CODE: Record<string, string> = {
 };
 
 /** Zod's issues in FastAPI's shape: `{loc: ["body", "inputs"], msg, type}`. */
-export function toValidationIssues(source: 'path' | 'query' | 'body', error: z.ZodError): ValidationIssue[] {
+export function toValidationIssues(source: 'path' | 'query' | 'header' | 'body', error: z.ZodError): ValidationIssue[] {
   return error.issues.flatMap((issue): ValidationIssue[] => {
     const loc = [source, ...issue.path.map((part) => (typeof part === 'symbol' ? String(part) : part))];
     if (issue.code === 'unrecognized_keys') {

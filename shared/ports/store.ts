@@ -8,6 +8,7 @@ import type { UsageIncrement, UsageTotals } from '../domain/usage.js';
 import type { DeliveryAttempt, DeliveryState, WebhookDelivery } from '../domain/webhookDelivery.js';
 import type { LogEntry } from '../domain/log.js';
 import type { Organization } from '../domain/organization.js';
+import type { IdempotencyRecord } from '../domain/idempotency.js';
 import type { ReplicaBounds, VersionPatch, VersionRecord } from '../domain/version.js';
 
 /**
@@ -24,12 +25,25 @@ export interface Store {
   jobs: JobStore;
   deliveries: DeliveryStore;
   usage: UsageStore;
+  idempotencyKeys: IdempotencyKeyStore;
   close(): Promise<void>;
 }
 
 export interface Page {
   limit: number;
   offset: number;
+}
+
+/** Pushes' Idempotency-Keys, per organization. */
+export interface IdempotencyKeyStore {
+  /**
+   * Stores the record unless one for the same organization and key exists that has not expired
+   * (its expiresAt is after this one's createdAt). Returns the record that holds the key now:
+   * this one when it won, or the earlier one.
+   */
+  claim(record: IdempotencyRecord): Promise<IdempotencyRecord>;
+  /** Forgets the key if it still names this job (its push failed, so a retry may use it again). */
+  release(organizationId: string, key: string, jobId: string): Promise<void>;
 }
 
 export interface OrganizationStore {

@@ -20,13 +20,15 @@ export class LogService {
 
   /** Lines oldest first. Without a stream, every line of the caller's organization. */
   async read(principal: Principal, request: LogRequest): Promise<LogEntry[]> {
-    const stream =
-      request.jobId !== undefined
-        ? await this.jobStream(principal, request.jobId)
-        : request.versionId !== undefined
-          ? await this.versionStream(principal, request.versionId)
-          : undefined;
+    const stream = await this.streamOf(principal, request);
     return this.store.logs.query({ stream, organizationId: principal.organizationId, startNs: request.startNs, endNs: request.endNs, limit: request.limit });
+  }
+
+  /** The stream a request reads (404 for another organization's job or version); undefined: all the organization's lines. */
+  async streamOf(principal: Principal, request: Pick<LogRequest, 'jobId' | 'versionId'>): Promise<string | undefined> {
+    if (request.jobId !== undefined) return this.jobStream(principal, request.jobId);
+    if (request.versionId !== undefined) return this.versionStream(principal, request.versionId);
+    return undefined;
   }
 
   private async jobStream(principal: Principal, jobId: string): Promise<string> {

@@ -8,6 +8,7 @@ import type { DeliveryScheduler } from '../ports/deliveryScheduler.js';
 import type { HostResolver } from '../ports/hostResolver.js';
 import type { JobEvent, JobEvents } from '../ports/jobEvents.js';
 import type { JobQueue } from '../ports/jobQueue.js';
+import type { LogFeed } from '../ports/logFeed.js';
 import type { Store } from '../ports/store.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
 import type { RestrictedKind } from '../domain/networkAddress.js';
@@ -15,6 +16,7 @@ import { AuthService } from './authService.js';
 import { BuildProgress } from './buildProgress.js';
 import { ConcurrencyService } from './concurrencyService.js';
 import { DeployService } from './deployService.js';
+import { EventStreams } from './eventStreams.js';
 import { FunctionAccess } from './functionAccess.js';
 import { FunctionService } from './functionService.js';
 import { JobLifecycle } from './jobLifecycle.js';
@@ -38,6 +40,10 @@ export interface Adapters {
   clock: Clock;
   queue: JobQueue;
   events: JobEvents;
+  /** Stored log lines as they come, for the streams that follow them. */
+  logFeed: LogFeed;
+  /** How often an event stream reads the store when nothing wakes it (AWS); undefined: only when woken. */
+  streamPollMs: number | undefined;
   /** A getter: the compute adapter (the worker agent) is built from these services. */
   compute: () => Compute;
   deliveryScheduler: DeliveryScheduler;
@@ -63,6 +69,7 @@ export interface Services {
   deploy: DeployService;
   logs: LogService;
   jobs: JobService;
+  streams: EventStreams;
   lifecycle: JobLifecycle;
   webhooks: WebhookService;
   webhookSecrets: WebhookSecrets;
@@ -102,14 +109,16 @@ export function createServices(adapters: Adapters): Services {
     webhookPolicy,
     clock,
   });
+  const logs = new LogService(store);
   return {
     auth,
     keys: new KeyService(store, clock, () => auth.forgetKeys()),
     functions: new FunctionService(store, access, versions, clock, webhookPolicy),
     versions,
     deploy: new DeployService(store, adapters.artifacts, adapters.builder, clock, adapters.defaultPythonVersion, adapters.maxUploadBytes, adapters.checkBundle),
-    logs: new LogService(store),
+    logs,
     jobs,
+    streams: new EventStreams({ store, jobs, logs, events: adapters.events, logFeed: adapters.logFeed, pollMs: adapters.streamPollMs }),
     lifecycle,
     webhooks,
     webhookSecrets,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../e2e/support/cli.js';
 import { api, until, writeFunctionDir } from '../e2e/support/testService.js';
 import { startWebhookReceiver } from '../e2e/support/webhookReceiver.js';
+import { openEventStream, type ReadEvent } from '../e2e/support/eventStream.js';
 import { startAwsTarget, startLocalTarget, type Target } from './targets.js';
 
 /**
@@ -107,6 +108,28 @@ describe.each(targets)('the same behaviour in the %s mode', (mode) => {
     expect(job.outputs.map((output: any) => output.data)).toEqual(['Hello, Ada.']);
     await until(async () => (await call('GET', `/v2/logs?job_id=${id}`)).body.data.some((entry: any) => entry.logs?.some((line: any) => line.message === 'greeting Ada')), 20_000);
   });
+
+  it('streams a job as Server-Sent Events until done, a client reconnecting with Last-Event-ID whenever a stream ends without it', async () => {
+    const id = await push('greet', { name: 'Eve' });
+    const events: ReadEvent[] = [];
+    let connections = 0;
+    while (events.at(-1)?.event !== 'done') {
+      connections += 1;
+      expect(connections).toBeLessThan(40);
+      const stream = await openEventStream(`${target.url}/v2/jobs/${id}/events`, target.key, events.at(-1)?.id);
+      expect(stream.status).toBe(200);
+      events.push(...(await stream.rest()));
+    }
+    // Locally one stream lasts until done; on AWS each answers within a bounded wait (the first at once, with `queued`).
+    if (mode === 'local') expect(connections).toBe(1);
+    else expect(connections).toBeGreaterThan(1);
+    const statuses = events.filter((event) => event.event === 'status').map((event) => event.data.status);
+    expect(statuses.at(-1)).toBe('finished');
+    expect(new Set(statuses).size).toBe(statuses.length);
+    expect(events.filter((event) => event.event === 'output').map((event) => event.data.data)).toEqual(['Hello, Eve.']);
+    expect(events.filter((event) => event.event === 'log').map((event) => event.data.message)).toContain('greeting Eve');
+    expect(events.at(-1)!.data).toEqual((await call('GET', `/v2/jobs/${id}`)).body);
+  }, 120_000);
 
   it('returns each output a generator yields, in order', async () => {
     const job = await awaitJob(await push('words', { text: 'one two three' }));

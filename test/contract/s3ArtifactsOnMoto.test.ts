@@ -8,6 +8,7 @@ import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, type S3Client
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Artifacts } from '../../shared/adapters/aws/s3Artifacts.js';
 import { dnsResolver } from '../../shared/adapters/dnsResolver.js';
+import { createMemoryLogFeed } from '../../shared/adapters/local/memoryLogFeed.js';
 import { createMemoryJobEvents } from '../../shared/adapters/local/memoryJobEvents.js';
 import { createSqliteStore } from '../../shared/adapters/local/sqlite/sqliteStore.js';
 import { createSystemClock } from '../../shared/adapters/systemClock.js';
@@ -162,6 +163,8 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
         clock,
         queue: { enqueue: async () => undefined } as never,
         events: createMemoryJobEvents(),
+        logFeed: createMemoryLogFeed(),
+        streamPollMs: undefined,
         compute: () => ({
           stopJob: () => undefined,
           currentWorkers: async () => ({ starting: 0, setup: 0, active: 0, idle: 0, awaiting_resources: 0 }),

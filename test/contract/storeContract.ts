@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../shared/ports/store.js';
 import { describeApiKeyContract } from './apiKeyContract.js';
 import { describeDeliveryContract } from './deliveryContract.js';
+import { describeIdempotencyContract } from './idempotencyContract.js';
 import { describeFunctionContract } from './functionContract.js';
 import { describeJobContract } from './jobContract.js';
 import { describeLogContract } from './logContract.js';
@@ -44,5 +45,6 @@ export function describeStoreContract(adapterName: string, createStore: () => Pr
     describeJobContract(store);
     describeDeliveryContract(store);
     describeUsageContract(store);
+    describeIdempotencyContract(store);
   });
 }

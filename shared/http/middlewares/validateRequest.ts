@@ -9,7 +9,7 @@ import { pathParametersOf } from '../routeMatcher.js';
 import { toValidationIssues } from '../validation.js';
 
 /**
- * Parses path, query and JSON body with the route's schemas. All three are checked before
+ * Parses path, query, headers and JSON body with the route's schemas. All are checked before
  * answering, so a client sees every problem at once, each with its field path.
  */
 export function validateRequest(route: Route): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, RouteContext> {
@@ -17,7 +17,7 @@ export function validateRequest(route: Route): middy.MiddlewareObj<APIGatewayPro
     before: async (request) => {
       const { event } = request;
       const issues: ValidationIssue[] = [];
-      const parse = (source: 'path' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): unknown => {
+      const parse = (source: 'path' | 'query' | 'header' | 'body', schema: z.ZodType | undefined, value: unknown): unknown => {
         if (!schema) return undefined;
         // The input on each issue tells a missing field (undefined) from one of the wrong type.
         const result = schema.safeParse(value, { reportInput: true });
@@ -27,6 +27,7 @@ export function validateRequest(route: Route): middy.MiddlewareObj<APIGatewayPro
       };
       const params = parse('path', route.params, event.pathParameters ?? pathParametersOf(route, event.rawPath) ?? {});
       const query = parse('query', route.query, event.queryStringParameters ?? {});
+      const headers = parse('header', route.headers, event.headers ?? {});
       let body: unknown;
       if (route.body) {
         const json = parseJsonBody(event);
@@ -34,7 +35,7 @@ export function validateRequest(route: Route): middy.MiddlewareObj<APIGatewayPro
         else issues.push({ loc: ['body'], msg: `JSON decode error: ${json.error}`, type: 'json_invalid' });
       }
       if (issues.length > 0) throw new ValidationError(issues);
-      request.context.input = { params, query, body };
+      request.context.input = { params, query, body, headers };
     },
   };
 }

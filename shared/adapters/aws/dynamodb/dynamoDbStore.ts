@@ -5,6 +5,7 @@ import { dynamoDbApiKeyStore } from './apiKeyStore.js';
 import { tableNames, type DynamoDbContext } from './context.js';
 import { dynamoDbDeliveryStore } from './deliveryStore.js';
 import { dynamoDbFunctionStore } from './functionStore.js';
+import { dynamoDbIdempotencyKeyStore } from './idempotencyKeyStore.js';
 import { dynamoDbJobStore } from './jobStore.js';
 import { dynamoDbLogStore } from './logStore.js';
 import { dynamoDbOrganizationStore } from './organizationStore.js';
@@ -49,6 +50,7 @@ export function createDynamoDbStore(options: DynamoDbStoreOptions): Store {
     jobs: dynamoDbJobStore(context),
     deliveries: dynamoDbDeliveryStore(context),
     usage: dynamoDbUsageStore(context),
+    idempotencyKeys: dynamoDbIdempotencyKeyStore(context),
     async close() {
       // A client passed in belongs to the caller, who may share it.
       if (!options.client) client.destroy();

@@ -150,6 +150,16 @@ export const USAGE_HOURS_TABLE: TableDefinition = {
   globalSecondaryIndexes: [],
 };
 
+export const IDEMPOTENCY_KEYS_TABLE: TableDefinition = {
+  nameSuffix: 'idempotency_keys',
+  // Keys are per organization: the pair is the key, so a conditional put claims it.
+  partitionKey: text('organization_id'),
+  sortKey: text('key'),
+  globalSecondaryIndexes: [],
+  // DynamoDB deletes expired keys within a day or two; until then a claim replaces them (expires_at).
+  timeToLiveAttribute: 'ttl',
+};
+
 export const TABLES = {
   organizations: ORGANIZATIONS_TABLE,
   apiKeys: API_KEYS_TABLE,
@@ -161,6 +171,7 @@ export const TABLES = {
   deliveries: WEBHOOK_DELIVERIES_TABLE,
   usageJobs: USAGE_JOBS_TABLE,
   usageHours: USAGE_HOURS_TABLE,
+  idempotencyKeys: IDEMPOTENCY_KEYS_TABLE,
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableId = keyof typeof TABLES;

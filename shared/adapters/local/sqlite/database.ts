@@ -151,6 +151,20 @@ const MIGRATIONS: string[] = [
   DROP TABLE job_outputs;
   ALTER TABLE job_outputs_sized RENAME TO job_outputs;
   `,
+  // Pushes' Idempotency-Keys; expired rows are replaced by the next claim of the key, and
+  // swept by expires_at.
+  `
+  CREATE TABLE idempotency_keys (
+    organization_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    job_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (organization_id, key)
+  );
+  CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+  `,
 ];
 
 /**
@@ -170,6 +184,8 @@ export function openDatabase(path: string, migrations = MIGRATIONS.length): Sqli
 
 /** How many migrations the schema has: the last is this release's. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
+/** The schema as the release before list previews (migration 8) left it: what the migration test starts from. */
+export const SCHEMA_BEFORE_LIST_PREVIEWS = 7;
 
 function migrate(db: SqliteDatabase, migrations: number): void {
   const applied = db.pragma('user_version', { simple: true }) as number;

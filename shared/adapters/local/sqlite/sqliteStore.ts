@@ -7,6 +7,7 @@ import { GroupCommit } from './groupCommit.js';
 import { sqliteJobStore } from './jobStore.js';
 import { sqliteLogStore } from './logStore.js';
 import { sqliteOrganizationStore } from './organizationStore.js';
+import { sqliteIdempotencyKeyStore } from './idempotencyKeyStore.js';
 import { sqliteUsageStore } from './usageStore.js';
 import { sqliteVersionStore } from './versionStore.js';
 
@@ -23,6 +24,7 @@ export function createSqliteStore(path: string): Store {
     jobs: sqliteJobStore(db, writes),
     deliveries: sqliteDeliveryStore(db, writes),
     usage: sqliteUsageStore(db, writes),
+    idempotencyKeys: sqliteIdempotencyKeyStore(db, writes),
     async close() {
       writes.flush();
       db.close();
