@@ -72,6 +72,27 @@ describe('the TypeScript client (clients/typescript) against the real service', 
     expect((await client.jobs({ status: 'cancelled' })).data).toEqual([]);
   });
 
+  it('streams a job as it runs: its status, each output as it comes, then the finished job', async () => {
+    const { id } = await client.push('local/stream-words', { text: 'one two three' });
+    const events = await collect(client.events(id));
+    expect(events.filter((event) => event.type === 'output').map((event) => event.type === 'output' && event.output.data)).toEqual(['one', 'two', 'three']);
+    expect(events.filter((event) => event.type === 'status').map((event) => event.type === 'status' && event.status)).toContain('finished');
+    const last = events.at(-1);
+    expect(last?.type === 'done' && last.job.status).toBe('finished');
+    expect((await collect(client.outputs(id))).map((output) => output.data)).toEqual(['one', 'two', 'three']);
+  });
+
+  it('follows a job’s log as it is written, until told to stop', async () => {
+    const { id } = await client.push('local/slow', { seconds: 1 });
+    const stop = new AbortController();
+    const lines: string[] = [];
+    for await (const line of client.followLogs({ jobId: id }, { signal: stop.signal })) {
+      lines.push(line.message);
+      if (line.message === 'done') stop.abort();
+    }
+    expect(lines).toEqual(['starting', 'done']);
+  });
+
   it('lists functions and versions, and reports usage and a job’s cost', async () => {
     expect((await client.functions()).map((fn) => fn.name).sort()).toEqual(['shout-file', 'slow', 'stream-words']);
     expect((await client.function('local/stream-words')).latest_version.id).toBe(wordsVersion);

@@ -58,7 +58,8 @@ function operationSection(method: string, path: string, operation: OpenApiOperat
 
 /** A curl line for the operation: path parameters as placeholders, the body from the route's example. */
 export function curlExample(method: string, path: string, operation: OpenApiOperation): string {
-  const lines = [`curl${operation.responses['307'] ? ' -L' : ''}${method === 'GET' ? '' : ` -X ${method}`} "$SLUICE_URL${path.replace(/\{(\w+)\}/g, '<$1>')}"`];
+  const streamed = operation.responses['200']?.content?.['text/event-stream'] !== undefined;
+  const lines = [`curl${operation.responses['307'] ? ' -L' : ''}${streamed ? ' -N' : ''}${method === 'GET' ? '' : ` -X ${method}`} "$SLUICE_URL${path.replace(/\{(\w+)\}/g, '<$1>')}"`];
   if (!operation.security) lines.push('  -H "X-API-Key: $SLUICE_API_KEY"');
   const body = operation.requestBody?.content['application/json'];
   if (body) lines.push('  -H "content-type: application/json"', `  -d '${JSON.stringify(body.example ?? {})}'`);

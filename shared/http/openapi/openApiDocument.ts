@@ -6,7 +6,7 @@ import { componentSchemas, inputSchema } from './jsonSchemas.js';
 
 export interface OpenApiParameter {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   description?: string;
   schema: JsonSchema;
@@ -110,7 +110,7 @@ function operationOf(route: Route, outputs: Map<z.ZodType, string>, inputs: Map<
     ...(route.summary ? { summary: route.summary } : {}),
     ...(route.description ? { description: route.description } : {}),
     tags: [TAG_OF_SEGMENT[route.path.split('/')[2] ?? ''] ?? 'Service'],
-    parameters: [...pathParameters(route), ...queryParameters(route)],
+    parameters: [...pathParameters(route), ...namedParameters(route.query, 'query'), ...namedParameters(route.headers, 'header')],
     ...(route.body ? { requestBody: { required: true as const, content: { 'application/json': { schema: ref(inputs.get(route.body) as string), ...(route.example === undefined ? {} : { example: route.example }) } } } } : {}),
     responses,
     ...(route.public ? { security: [] as [] } : {}),
@@ -123,13 +123,14 @@ function pathParameters(route: Route): OpenApiParameter[] {
   return [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name: name as string, in: 'path' as const, required: true, schema: properties[name as string] ?? { type: 'string' } }));
 }
 
-function queryParameters(route: Route): OpenApiParameter[] {
-  if (!route.query) return [];
-  const schema = inputSchema(route.query);
+/** Each field of a query or headers schema as a parameter (headers are keyed lower-case, as HTTP compares them). */
+function namedParameters(fields: z.ZodType | undefined, place: 'query' | 'header'): OpenApiParameter[] {
+  if (!fields) return [];
+  const schema = inputSchema(fields);
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>).map(([name, property]) => ({
     name,
-    in: 'query' as const,
+    in: place,
     required: required.has(name),
     ...(typeof property.description === 'string' ? { description: property.description } : {}),
     schema: property,
