@@ -2,6 +2,7 @@ import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as SluiceModule from '../../clients/typescript/src/index.js';
 import type { TestService } from '../e2e/support/testService.js';
 import { deployDirectory, startTestService, waitForBuild } from '../e2e/support/testService.js';
 import { launchChromium } from './support/chromium.js';
@@ -38,7 +39,7 @@ describe('the TypeScript client in a real browser', () => {
   it('runs a job, streams its outputs, uploads a Blob and reports errors, cross-origin, with fetch alone', async () => {
     const result = await page.evaluate(
       async ({ url, apiKey }) => {
-        const { SluiceClient } = (window as unknown as { Sluice: typeof import('../../clients/typescript/src/index.js') }).Sluice;
+        const { SluiceClient } = (globalThis as unknown as { Sluice: typeof SluiceModule }).Sluice;
         const client = new SluiceClient({ url, apiKey });
         const job = await client.run('local/stream-words', { text: 'in the browser' });
         const streamed: unknown[] = [];
