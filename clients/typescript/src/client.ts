@@ -71,6 +71,8 @@ export class SluiceClient {
         return await this.transport.json<Job>('GET', `/v2/jobs/${segment(jobId)}/await`, { signal: options.signal });
       } catch (error) {
         if (!(error instanceof SluiceError) || (error.status !== 408 && error.status !== 503)) throw error;
+        // 503: the service is stopping or starting; give it a moment rather than asking at once.
+        if (error.status === 503) await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }
   }
