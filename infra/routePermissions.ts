@@ -120,6 +120,9 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   // An organization made before secrets existed gets one on first read: both may write.
   getWebhookSecret: { tables: { organizations: 'readWrite' } },
   rotateWebhookSecret: { tables: { organizations: 'readWrite' } },
+  // Made from the route table alone.
+  getOpenApiDocument: {},
+  getApiReference: {},
 };
 
 /** The roles that serve no route. */

@@ -33,9 +33,27 @@ export type RouteResult =
 
 export type PublicRouteInput<P, Q, B, H = unknown> = Omit<RouteInput<P, Q, B, H>, 'principal'>;
 
+/** What a route answers when it succeeds, as the API document (GET /openapi.json) describes it. */
+export interface RouteResponse {
+  /** 200 unless given. */
+  status?: number;
+  description?: string;
+  /** The JSON body's schema (a wire schema of shared/domain/wire); none for a redirect. */
+  schema?: z.ZodType;
+  /** A body that is not JSON: its media type (`text/html`, ...). */
+  contentType?: string;
+}
+
 interface RouteShape<P, Q, B, H> {
-  /** Names the Lambda function on AWS and the route in logs. */
+  /** Names the Lambda function on AWS and the route in logs; the operation's id in the API document. */
   name: string;
+  /** One line for the API reference. */
+  summary?: string;
+  /** More for the API reference, where the summary does not say enough. */
+  description?: string;
+  response?: RouteResponse;
+  /** A request body to show in the API reference's example. */
+  example?: unknown;
   method: HttpMethod;
   /** API Gateway's template syntax: `/v2/functions/{owner_name}/{function_name}`. */
   path: string;

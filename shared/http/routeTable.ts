@@ -24,6 +24,7 @@ import { getConcurrency, getConcurrencyStats } from './routes/concurrency.js';
 import { getComputeAvailability } from './routes/computeAvailability.js';
 import { editVersion } from './routes/editVersion.js';
 import { getWebhookSecret, rotateWebhookSecret } from './routes/webhookSecret.js';
+import { getApiReference, getOpenApiDocument } from './routes/apiDocument.js';
 
 /**
  * Every route of the service, once. The local gateway dispatches with it, the CDK api stack
@@ -63,4 +64,6 @@ export const ROUTES: readonly Route[] = [
   resendJobWebhooks,
   getWebhookSecret,
   rotateWebhookSecret,
+  getOpenApiDocument,
+  getApiReference,
 ];

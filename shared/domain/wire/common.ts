@@ -1,7 +1,10 @@
 import { z } from 'zod';
 
 /** `2024-12-15T01:41:59.195000`: the only timestamp form the wire carries. */
-export const timestampSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/, 'must be UTC ISO 8601 with six fractional digits');
+export const timestampSchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/, 'must be UTC ISO 8601 with six fractional digits')
+  .describe('UTC, ISO 8601, six fractional digits, no zone: `2024-12-15T01:41:59.195000`.');
 
 export const inputOutputSchema = z.strictObject({
   type: z.string(),
@@ -32,3 +35,6 @@ export type WorkerCounts = z.infer<typeof workerCountsSchema>;
 export const NO_WORKERS: WorkerCounts = { starting: 0, setup: 0, active: 0, idle: 0, awaiting_resources: 0 };
 
 export const webhookWireSchema = z.strictObject({ type: z.string(), url: z.string() });
+
+/** Sieve's StatusResponse. */
+export const statusMessageWireSchema = z.strictObject({ message: z.string() });

@@ -20,6 +20,8 @@ export const functionWireSchema = truncatedFunctionWireSchema.extend({
   webhooks: z.array(webhookWireSchema).nullable(),
   restart_on_error: z.boolean().nullable(),
 });
+/** `?truncate=true` answers only the name and owner. */
+export const functionOrTruncatedWireSchema = z.union([functionWireSchema, truncatedFunctionWireSchema]);
 export type WireFunction = z.infer<typeof functionWireSchema>;
 export type WireTruncatedFunction = z.infer<typeof truncatedFunctionWireSchema>;
 

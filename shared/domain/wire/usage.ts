@@ -26,3 +26,20 @@ export function serializeUsage(totals: Map<BillingClass, UsageTotals>) {
     ...classes,
   };
 }
+
+/** Keyed `owner/name`: the functions used in the range. */
+export const usagePerFunctionWireSchema = z.record(z.string(), usageReportWireSchema);
+
+/** Sieve's JobCostResponse, plus what the cost is made of. */
+export const jobCostWireSchema = z.strictObject({
+  job_id: z.string(),
+  function_name: z.string(),
+  function_owner_name: z.string(),
+  function_id: z.string(),
+  cost: z.number(),
+  compute_seconds: z.number(),
+  aggregated: z.boolean(),
+});
+
+/** Sluice sells no credits: usage is reported, never refused. */
+export const creditsWireSchema = z.strictObject({ credits_remaining: z.null(), unlimited: z.boolean(), billing_period_cost_dollars: z.number() });

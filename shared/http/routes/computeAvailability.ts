@@ -1,4 +1,5 @@
 import { defineRoute } from '../route.js';
+import { computeAvailabilityWireSchema } from '../../domain/wire/compute.js';
 
 /**
  * The machine types this deployment can run, keyed by Sieve's names: locally cpu and the GPUs
@@ -8,6 +9,8 @@ export const getComputeAvailability = defineRoute({
   name: 'getComputeAvailability',
   method: 'GET',
   path: '/v2/services/compute',
+  summary: 'The machine types this deployment can run',
+  response: { schema: computeAvailabilityWireSchema },
   handle: async ({ services }) => {
     const machineTypes = await services.compute().machineTypes();
     return {

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { JOB_STATUSES } from '../../domain/job.js';
 import { defineRoute } from '../route.js';
+import { concurrencyInfoWireSchema, concurrencyStatsWireSchema } from '../../domain/wire/concurrency.js';
 
 /** The organization's unfinished jobs now, and its limit (Sluice sets none: see docs/api.md). */
 export const getConcurrency = defineRoute({
   name: 'getConcurrency',
   method: 'GET',
   path: '/v2/user/concurrency',
+  summary: "The organization's unfinished jobs now",
+  response: { schema: concurrencyInfoWireSchema },
   handle: async ({ principal, services }) => ({ body: await services.concurrency.info(principal) }),
 });
 
@@ -17,6 +20,8 @@ export const getConcurrencyStats = defineRoute({
   name: 'getConcurrencyStats',
   method: 'GET',
   path: '/v2/usage/concurrency',
+  summary: 'Jobs and estimated concurrency over time',
+  response: { schema: concurrencyStatsWireSchema },
   query: z.object({
     function: z.string().optional(),
     start: z.string().optional(),

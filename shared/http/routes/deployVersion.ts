@@ -6,6 +6,7 @@ import type { BundleSource } from '../../services/deployService.js';
 import { defineRoute } from '../route.js';
 import { functionPath } from '../schemas.js';
 import { functionView, versionView } from '../views.js';
+import { deployResultWireSchema } from '../../domain/wire/deploy.js';
 
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
 
@@ -39,16 +40,14 @@ function bundleSource(body: z.infer<typeof deployBody>): BundleSource {
   ]);
 }
 
-/**
- * Sluice extension: deploy a new version (`sluice deploy` calls it), with the code inline
- * (`bundle`) or uploaded first (`upload_id`, see createUpload). Creates the function on its
- * first deploy. Answers 201 with the function and the queued version; the build goes on
- * in the background (poll the version, or read its logs with GET /v2/logs?version_id=...).
- */
 export const deployVersion = defineRoute({
   name: 'deployVersion',
   method: 'POST',
   path: '/v2/functions/{owner_name}/{function_name}/versions',
+  summary: 'Deploy a new version of a function',
+  description:
+    'Sluice extension (`sluice deploy` calls it): the code uploaded first (`upload_id`, see createUpload) or inline (`bundle`, a base64 gzipped tar); exactly one. Creates the function on its first deploy. Answers 201 with the function and the queued version; the build goes on in the background (poll the version, or read its logs with `GET /v2/logs?version_id=...`).',
+  response: { status: 201, schema: deployResultWireSchema },
   params: functionPath,
   body: deployBody,
   handle: async ({ params, body, principal, services }) => {

@@ -3,6 +3,7 @@ import { webhookListSchema } from '../../domain/webhook.js';
 import { defineRoute } from '../route.js';
 import { functionPath, truncateQuery } from '../schemas.js';
 import { functionView } from '../views.js';
+import { functionOrTruncatedWireSchema } from '../../domain/wire/function.js';
 
 const nullableText = z.string().nullable().optional();
 
@@ -23,6 +24,9 @@ export const editFunction = defineRoute({
   name: 'editFunction',
   method: 'POST',
   path: '/v2/functions/{owner_name}/{function_name}/edit',
+  summary: "Edit a function's description, visibility and webhooks",
+  response: { schema: functionOrTruncatedWireSchema },
+  example: { description: 'Says it back.', visibility: 'public' },
   params: functionPath,
   query: z.object(truncateQuery),
   body: editBody,

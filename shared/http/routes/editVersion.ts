@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../route.js';
 import { versionPath } from '../schemas.js';
 import { versionView } from '../views.js';
+import { versionWireSchema } from '../../domain/wire/version.js';
 
 const nullableCount = z.int().nullable().optional();
 
@@ -10,6 +11,9 @@ export const editVersion = defineRoute({
   name: 'editVersion',
   method: 'POST',
   path: '/v2/functions/{owner_name}/{function_name}/versions/{version_slug}/edit',
+  summary: "Change a version's replica bounds without a redeploy",
+  response: { schema: versionWireSchema },
+  example: { minimum_replicas: 1, maximum_replicas: 4 },
   params: versionPath,
   body: z.object({ minimum_replicas: nullableCount, maximum_replicas: nullableCount }),
   handle: async ({ params, body, principal, services }) => {

@@ -3,12 +3,15 @@ import { defineRoute } from '../route.js';
 import { functionPath, pageQuery } from '../schemas.js';
 import { jobPage } from '../views.js';
 import { jobStatusQuery } from './listJobs.js';
+import { jobPageWireSchema } from '../../domain/wire/job.js';
 
 /** The caller's jobs of this function, newest first. */
 export const listFunctionJobs = defineRoute({
   name: 'listFunctionJobs',
   method: 'GET',
   path: '/v2/functions/{owner_name}/{function_name}/jobs',
+  summary: "List the caller's jobs of a function, newest first",
+  response: { schema: jobPageWireSchema },
   params: functionPath,
   query: z.object({ ...pageQuery, ...jobStatusQuery }),
   handle: async ({ params, query, principal, services }) => {

@@ -2,12 +2,15 @@ import { z } from 'zod';
 import { defineRoute } from '../route.js';
 import { pageQuery, versionPath } from '../schemas.js';
 import { jobPage } from '../views.js';
+import { jobPageWireSchema } from '../../domain/wire/job.js';
 
 /** The caller's jobs of this version, newest first. */
 export const listVersionJobs = defineRoute({
   name: 'listVersionJobs',
   method: 'GET',
   path: '/v2/functions/{owner_name}/{function_name}/versions/{version_slug}/jobs',
+  summary: "List the caller's jobs of a version, newest first",
+  response: { schema: jobPageWireSchema },
   params: versionPath,
   query: z.object(pageQuery),
   handle: async ({ params, query, principal, services }) => {

@@ -7,6 +7,8 @@ export const streamLogEvents = defineRoute({
   name: 'streamLogEvents',
   method: 'GET',
   path: '/v2/logs/events',
+  summary: 'Follow a job’s or a version’s log lines as Server-Sent Events',
+  response: { description: '`log` events as they are written; the stream does not end by itself.', contentType: 'text/event-stream' },
   query: z.object({
     job_id: z.string().min(1).optional(),
     version_id: z.string().min(1).optional(),

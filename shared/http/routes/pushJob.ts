@@ -4,21 +4,28 @@ import { PUSH_SOURCES } from '../../domain/job.js';
 import { webhookListSchema } from '../../domain/webhook.js';
 import { serializePushResult } from '../../domain/wire/job.js';
 import { defineRoute } from '../route.js';
+import { pushResultWireSchema } from '../../domain/wire/job.js';
 
 export const pushJob = defineRoute({
   name: 'pushJob',
   method: 'POST',
   path: '/v2/push',
-  query: z.object({ source: z.enum(PUSH_SOURCES).default('api') }),
+  summary: 'Push a job: run a function on inputs',
+  response: { schema: pushResultWireSchema },
+  example: { function: 'my-org/echo', inputs: { text: 'hello' } },
+  query: z.object({ source: z.enum(PUSH_SOURCES).default('api').describe('Where the push came from (Sieve’s parameter), recorded with the job.') }),
   body: z.object({
-    /** By name, or (as Sieve allows) by position. */
-    inputs: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]),
-    function: z.string().nullable().optional(),
-    id: z.string().nullable().optional(),
-    webhooks: webhookListSchema.nullable().optional(),
-    /** Sluice extension: seconds the job may run (the function's own `timeout` still applies). */
-    timeout: timeoutSchema.optional(),
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a valid environment variable name'), z.string()).nullable().optional(),
+    inputs: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).describe('By name, or (as Sieve allows) by position.'),
+    function: z.string().nullable().optional().describe('`owner/name`, or `owner/name:version`; give this or `id`.'),
+    id: z.string().nullable().optional().describe('A version id (that version) or a function id (its newest ready version); give this or `function`.'),
+    webhooks: webhookListSchema.nullable().optional().describe('Replace the function’s webhooks for this job.'),
+    /** Sluice extension. */
+    timeout: timeoutSchema.optional().describe('Seconds the job may run (the function’s own timeout still applies).'),
+    env: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a valid environment variable name'), z.string())
+      .nullable()
+      .optional()
+      .describe('Environment variables for this job, over the version’s defaults.'),
   }),
   handle: async ({ query, body, principal, services }) => {
     const { job, version } = await services.jobs.push(principal, body, query.source);

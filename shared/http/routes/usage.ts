@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { UsageRange } from '../../services/usageService.js';
 import { defineRoute } from '../route.js';
 import { functionPath, posixTimestamp, posixTimestamps, versionPath } from '../schemas.js';
+import { creditsWireSchema, jobCostWireSchema, usagePerFunctionWireSchema, usageReportWireSchema } from '../../domain/wire/usage.js';
 
 const rangeQuery = z.object({ start_timestamp: posixTimestamp, end_timestamp: posixTimestamp });
 const range = (query: z.infer<typeof rangeQuery>): UsageRange => {
@@ -13,6 +14,10 @@ export const getUsage = defineRoute({
   name: 'getUsage',
   method: 'GET',
   path: '/v2/usage',
+  summary: "The organization's usage and cost in a range",
+  description:
+    'Compute seconds and dollars by machine type, and their totals. `start_timestamp` and `end_timestamp` default to the current calendar month (UTC).',
+  response: { schema: usageReportWireSchema },
   query: rangeQuery,
   handle: async ({ query, principal, services }) => ({ body: await services.usage.report(principal, range(query)) }),
 });
@@ -21,6 +26,8 @@ export const getFunctionUsage = defineRoute({
   name: 'getFunctionUsage',
   method: 'GET',
   path: '/v2/usage/function/{owner_name}/{function_name}',
+  summary: "The organization's usage of one function",
+  response: { schema: usageReportWireSchema },
   params: functionPath,
   query: rangeQuery,
   handle: async ({ params, query, principal, services }) => ({
@@ -33,6 +40,8 @@ export const getUsagePerFunction = defineRoute({
   name: 'getUsagePerFunction',
   method: 'GET',
   path: '/v2/usage/function',
+  summary: "The organization's usage by function",
+  response: { schema: usagePerFunctionWireSchema },
   query: rangeQuery,
   handle: async ({ query, principal, services }) => ({ body: await services.usage.perFunctionReport(principal, range(query)) }),
 });
@@ -41,6 +50,8 @@ export const getVersionUsage = defineRoute({
   name: 'getVersionUsage',
   method: 'GET',
   path: '/v2/usage/function/{owner_name}/{function_name}/versions/{version_slug}',
+  summary: "The organization's usage of one version",
+  response: { schema: usageReportWireSchema },
   params: versionPath,
   query: rangeQuery,
   handle: async ({ params, query, principal, services }) => ({
@@ -53,8 +64,10 @@ export const getJobUsage = defineRoute({
   name: 'getJobUsage',
   method: 'GET',
   path: '/v2/usage/job/{job_id}',
+  summary: "A job's cost, with the jobs it pushed",
+  response: { schema: jobCostWireSchema },
   params: z.object({ job_id: z.string().min(1) }),
-  query: z.object({ aggregated: z.stringbool().default(true) }),
+  query: z.object({ aggregated: z.stringbool().default(true).describe('Add the cost of every job it pushed, all the way down.') }),
   handle: async ({ params, query, principal, services }) => ({ body: await services.usage.jobCost(principal, params.job_id, query.aggregated) }),
 });
 
@@ -63,5 +76,7 @@ export const getCredits = defineRoute({
   name: 'getCredits',
   method: 'GET',
   path: '/v2/usage/credits',
+  summary: "Credits (none to run out of) and the billing period's cost",
+  response: { schema: creditsWireSchema },
   handle: async ({ principal, services }) => ({ body: await services.usage.credits(principal) }),
 });

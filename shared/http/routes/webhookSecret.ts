@@ -1,10 +1,13 @@
 import { defineRoute } from '../route.js';
+import { webhookSecretWireSchema } from '../../domain/wire/webhookDelivery.js';
 
 /** Sluice extension: the organization's webhook signing secret (Standard Webhooks, `whsec_...`). */
 export const getWebhookSecret = defineRoute({
   name: 'getWebhookSecret',
   method: 'GET',
   path: '/v2/webhooks/secret',
+  summary: "The organization's webhook signing secret",
+  response: { schema: webhookSecretWireSchema },
   handle: async ({ principal, services }) => ({ body: { secret: await services.webhookSecrets.secretOf(principal.organizationId) } }),
 });
 
@@ -13,5 +16,7 @@ export const rotateWebhookSecret = defineRoute({
   name: 'rotateWebhookSecret',
   method: 'POST',
   path: '/v2/webhooks/secret/rotate',
+  summary: 'Replace the webhook signing secret',
+  response: { schema: webhookSecretWireSchema },
   handle: async ({ principal, services }) => ({ body: { secret: await services.webhookSecrets.rotate(principal.organizationId) } }),
 });

@@ -1,0 +1,10 @@
+export type * from './apiTypes.js';
+export { SluiceClient } from './client.js';
+export type { LogTarget, PushOptions, UsageRange } from './client.js';
+export { SluiceError } from './errors.js';
+export type { FileInput } from './files.js';
+export type { JobEvent, LogLine } from './jobEvents.js';
+export type { StreamOptions } from './resumableEvents.js';
+export type { ServerSentEvent } from './serverSentEvents.js';
+export { readServerSentEvents } from './serverSentEvents.js';
+export type { TransportOptions } from './transport.js';
