@@ -89,7 +89,8 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   },
   listFunctionJobs: { tables: { functions: 'read', ...READ_JOBS }, bucket: SIGN_FILES },
   listVersionJobs: { tables: { ...READ_FUNCTIONS, ...READ_JOBS }, bucket: SIGN_FILES },
-  pushJob: { tables: { ...READ_FUNCTIONS, jobs: 'readWrite' }, queues: ['send'] },
+  // An Idempotency-Key is claimed (or released, when the push fails) beside the job.
+  pushJob: { tables: { ...READ_FUNCTIONS, jobs: 'readWrite', idempotencyKeys: 'readWrite' }, queues: ['send'] },
   getJob: { tables: READ_JOBS, bucket: SIGN_FILES },
   listJobs: { tables: READ_JOBS, bucket: SIGN_FILES },
   // Waits by reading the job (polling JobEvents): reads only.

@@ -146,9 +146,11 @@ async function writeEvents(stream: EventStream, headers: Record<string, string>,
   response.on('close', () => leave.abort());
   response.writeHead(200, headers);
   response.flushHeaders(); // the client's fetch resolves now, before the first event
-  const keepAlive = setInterval(() => response.write(KEEP_ALIVE), KEEP_ALIVE_MS);
+  // Nothing is written once the client has left (the stream is being stopped then).
+  const send = (text: string) => void (leave.signal.aborted || response.write(text));
+  const keepAlive = setInterval(() => send(KEEP_ALIVE), KEEP_ALIVE_MS);
   try {
-    for await (const item of stream(leave.signal)) if (item !== CAUGHT_UP) response.write(formatEvent(item));
+    for await (const item of stream(leave.signal)) if (item !== CAUGHT_UP) send(formatEvent(item));
   } finally {
     clearInterval(keepAlive);
     response.end();

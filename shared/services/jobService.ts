@@ -72,7 +72,7 @@ export interface JobServiceDeps {
 export class JobService {
   constructor(private readonly deps: JobServiceDeps) {}
 
-  async push(principal: Principal, body: PushBody, source: PushSource, parentJobId: string | null = null): Promise<{ job: JobRecord; version: VersionRecord }> {
+  async push(principal: Principal, body: PushBody, source: PushSource, parentJobId: string | null = null, jobId = newId()): Promise<{ job: JobRecord; version: VersionRecord }> {
     const { store, queue, clock } = this.deps;
     const { fn, version } = await this.resolveTarget(principal, body);
     // By position: a call's `args` (an SDK's `run(1, 2)`), or `inputs` as an array (Sieve's document allows it).
@@ -82,7 +82,7 @@ export class JobService {
     if (issues.length > 0) throw new ValidationError(issues);
     if (body.webhooks) await this.deps.webhookPolicy.assertAllowed(body.webhooks, ['body', 'webhooks']);
     const job: JobRecord = {
-      id: newId(),
+      id: jobId,
       functionId: fn.id,
       versionId: version.id,
       organizationId: principal.organizationId,

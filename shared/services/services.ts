@@ -17,6 +17,7 @@ import { BuildProgress } from './buildProgress.js';
 import { ConcurrencyService } from './concurrencyService.js';
 import { DeployService } from './deployService.js';
 import { EventStreams } from './eventStreams.js';
+import { IdempotentPushes } from './idempotentPush.js';
 import { FunctionAccess } from './functionAccess.js';
 import { FunctionService } from './functionService.js';
 import { JobLifecycle } from './jobLifecycle.js';
@@ -69,6 +70,8 @@ export interface Services {
   deploy: DeployService;
   logs: LogService;
   jobs: JobService;
+  /** Pushes, with an optional Idempotency-Key. */
+  pushes: IdempotentPushes;
   streams: EventStreams;
   lifecycle: JobLifecycle;
   webhooks: WebhookService;
@@ -118,6 +121,7 @@ export function createServices(adapters: Adapters): Services {
     deploy: new DeployService(store, adapters.artifacts, adapters.builder, clock, adapters.defaultPythonVersion, adapters.maxUploadBytes, adapters.checkBundle),
     logs,
     jobs,
+    pushes: new IdempotentPushes(store, jobs, clock),
     streams: new EventStreams({ store, jobs, logs, events: adapters.events, logFeed: adapters.logFeed, pollMs: adapters.streamPollMs }),
     lifecycle,
     webhooks,

@@ -167,6 +167,23 @@ describe.each(targets)('the same behaviour in the %s mode', (mode) => {
     expect(events.at(-1)!.data).toEqual((await call('GET', `/v2/jobs/${id}`)).body);
   }, 120_000);
 
+  it('answers a push retried with its Idempotency-Key with the same job, and refuses the key for another request', async () => {
+    const pushWithKey = async (name: string) => {
+      const response = await fetch(`${target.url}/v2/push`, {
+        method: 'POST',
+        headers: { 'x-api-key': target.key, 'content-type': 'application/json', 'idempotency-key': `greet-${mode}` },
+        body: JSON.stringify({ function: 'local/greet', inputs: { name } }),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const first = await pushWithKey('Kim');
+    expect(first.status).toBe(200);
+    const again = await pushWithKey('Kim');
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    expect((await pushWithKey('Lee')).status).toBe(422);
+  });
+
   it('returns each output a generator yields, in order', async () => {
     const job = await awaitJob(await push('words', { text: 'one two three' }));
     expect(job.status).toBe('finished');

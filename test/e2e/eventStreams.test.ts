@@ -100,13 +100,14 @@ describe('Server-Sent Events: a job and its logs as they happen, over real HTTP'
     expect([first?.data.message, second?.data.message]).toEqual(['saying x', 'saying y']);
     expect(first?.data).toMatchObject({ job_id: id, stage: 'run', organization_id: expect.any(String), function_id: expect.any(String) });
     await api(service.url, service.key, 'GET', `/v2/jobs/${id}/await`);
-    // Still open after the job ended: nothing more, and no end.
-    const more = await Promise.race([stream.next(), new Promise((resolve) => setTimeout(() => resolve('open'), 500))]);
-    expect(more).toBe('open');
+    // Still open after the job ended: nothing more, no end, and a keep-alive comment within 15 s.
+    const more = stream.next();
+    await until(async () => stream.comments.includes(': keep-alive'), 20_000, 200);
     stream.close();
+    expect(await more).toBeNull();
     const build = await openEventStream(`${service.url}/v2/logs/events?version_id=${versionId}`, service.key);
     expect((await build.next())?.data.stage).toBe('build');
     build.close();
     expect((await openEventStream(`${service.url}/v2/logs/events?version_id=${versionId}`, otherKey)).status).toBe(404);
-  }, 30_000);
+  }, 45_000);
 });

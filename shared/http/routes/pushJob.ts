@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { timeoutSchema } from '../../domain/functionMetadata.js';
+import { idempotencyKeySchema } from '../../domain/idempotency.js';
 import { PUSH_SOURCES } from '../../domain/job.js';
 import { webhookListSchema } from '../../domain/webhook.js';
 import { serializePushResult } from '../../domain/wire/job.js';
@@ -27,8 +28,10 @@ export const pushJob = defineRoute({
       .optional()
       .describe('Environment variables for this job, over the version’s defaults.'),
   }),
-  handle: async ({ query, body, principal, services }) => {
-    const { job, version } = await services.jobs.push(principal, body, query.source);
+  /** The same key within 24 hours answers the same job (docs/api.md, "Idempotency-Key"). */
+  headers: z.object({ 'idempotency-key': idempotencyKeySchema.optional() }),
+  handle: async ({ query, body, headers, principal, services }) => {
+    const { job, version } = await services.pushes.push(principal, body, query.source, headers['idempotency-key']);
     return { body: serializePushResult(job, version.streamOutput) };
   },
 });

@@ -20,9 +20,9 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-/** The real embedded service on a free port, over a fresh data directory. */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'sluice-test-'));
+/** The real embedded service on a free port, over a fresh data directory (or the one given). */
+export async function startTestService(env: Record<string, string> = {}, existingDataDir?: string): Promise<TestService> {
+  const dataDir = existingDataDir ?? (await mkdtemp(join(tmpdir(), 'sluice-test-')));
   const config = loadConfig({ ...process.env, SLUICE_DATA_DIR: dataDir, PORT: '0', SLUICE_LOG_LEVEL: 'silent', ...env });
   const running = await startLocalService(config, createLogger(config));
   return {
@@ -36,6 +36,12 @@ export async function startTestService(env: Record<string, string> = {}): Promis
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Stops the service (keeping its data directory) and starts it again on the same data. */
+export async function restartTestService(service: TestService, env: Record<string, string> = {}): Promise<TestService> {
+  await service.running.close();
+  return startTestService(env, service.dataDir);
 }
 
 export interface ApiResponse<T = unknown> {
