@@ -1,4 +1,5 @@
 import type { JobOutput, JobPatch, JobRecord, JobStatus } from '../../../domain/job.js';
+import { cappedJobError } from '../../../domain/jobError.js';
 import { inlinedBySize, inputsPreview, jsonBytes, type ListedOutput } from '../../../domain/listPreview.js';
 import type { JobFilter, JobStore, Page } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
@@ -21,8 +22,11 @@ function applyPatch(job: JobRecord, patch: JobPatch): JobRecord {
     const value = patch[field];
     if (value !== undefined) next[field] = value;
   }
-  return next as unknown as JobRecord;
+  return withCappedError(next as unknown as JobRecord);
 }
+
+/** The job as stored: its error cut to MAX_JOB_ERROR_BYTES (jobError.ts). */
+const withCappedError = (job: JobRecord): JobRecord => ({ ...job, error: cappedJobError(job.error) });
 
 const parse = (data: string): JobRecord => JSON.parse(data) as JobRecord;
 const parseOutput = (data: string): JobOutput => JSON.parse(data) as JobOutput;
@@ -116,7 +120,8 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
   const outputById = db.prepare<[string, number], string>('SELECT data FROM job_outputs WHERE job_id = ? AND idx = ?').pluck();
 
   return {
-    async create(job) {
+    async create(given) {
+      const job = withCappedError(given);
       const inputs = [JSON.stringify(inputsPreview(job.inputs)), JSON.stringify(job.inputs)] as const;
       await writes.write(() => insert.run(job.id, job.functionId, job.versionId, job.organizationId, job.parentJobId, job.status, job.createdAt, withoutInputs(job), ...inputs));
     },
