@@ -213,6 +213,22 @@ export function describeJobContract(store: CurrentStore): void {
       expect(await store().jobs.listChildren('orphan')).toEqual([]);
     });
 
+    it('listChildSummaries returns a job’s children as its `children` shows them, oldest first, at most `limit`, all without one', async () => {
+      const inputs = { large: 'x'.repeat(LIST_INLINE_BYTES) };
+      await createAll([
+        aJob({ id: 'second', parentJobId: 'parent-1', createdAt: 2, status: 'finished', ownerName: 'acme', functionName: 'resize', inputs }),
+        aJob({ id: 'first', parentJobId: 'parent-1', createdAt: 1, organizationId: 'org-2', error: 'e'.repeat(10_000) }),
+        aJob({ id: 'third', parentJobId: 'parent-1', createdAt: 3, status: 'processing' }),
+        aJob({ id: 'cousin', parentJobId: 'parent-2', createdAt: 1 }),
+      ]);
+      const first = { id: 'first', status: 'queued', createdAt: 1, ownerName: aJob().ownerName, functionName: aJob().functionName };
+      const second = { id: 'second', status: 'finished', createdAt: 2, ownerName: 'acme', functionName: 'resize' };
+      expect(await store().jobs.listChildSummaries('parent-1', 2)).toEqual([first, second]);
+      expect(ids(await store().jobs.listChildSummaries('parent-1') as JobRecord[])).toEqual(['first', 'second', 'third']);
+      expect(await store().jobs.listChildSummaries('parent-1', 0)).toEqual([]);
+      expect(await store().jobs.listChildSummaries('orphan', 5)).toEqual([]);
+    });
+
     it('listByStatus returns every job in any of the statuses, oldest first, across organizations', async () => {
       await createAll([
         aJob({ id: 'processing', createdAt: 3, status: 'processing' }),

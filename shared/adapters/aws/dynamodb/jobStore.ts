@@ -1,5 +1,5 @@
 import { paginateQuery, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { JobOutput, JobPatch, JobRecord, JobStatus, RestartEntry } from '../../../domain/job.js';
+import type { ChildJob, JobOutput, JobPatch, JobRecord, JobStatus, RestartEntry } from '../../../domain/job.js';
 import { cappedJobError } from '../../../domain/jobError.js';
 import type { ActiveJobCounts, JobFilter, JobStore, Page } from '../../../ports/store.js';
 import { ifConditionHolds, writeIf } from './conditionalWrite.js';
@@ -269,6 +269,24 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         ...LISTED_PROJECTION,
       });
       return Promise.all((await collect(items)).map((item) => toListedJob(spill, item)));
+    },
+    async listChildSummaries(parentJobId, limit) {
+      const items = queryItems(context, {
+        TableName,
+        IndexName: BY_PARENT_INDEX,
+        KeyConditionExpression: 'parent_job_id = :parent',
+        ExpressionAttributeValues: { ':parent': parentJobId },
+        // The record's fixed fields (data) name its function; the inputs and error are left out.
+        ProjectionExpression: 'id, #status, #data, #data_spill',
+        ExpressionAttributeNames: { '#status': 'status', '#data': 'data', '#data_spill': spillAttributeOf('data') },
+        Limit: pageSizeFor({ limit }),
+      });
+      return Promise.all(
+        (await collect(items, { limit })).map(async (item): Promise<ChildJob> => {
+          const { createdAt, ownerName, functionName } = await spillableDataOf<FixedFields>(spill, item);
+          return { id: item.id as string, status: item.status as JobStatus, createdAt, ownerName, functionName };
+        }),
+      );
     },
     async listByStatus(statuses) {
       if (statuses.length === 0) return [];

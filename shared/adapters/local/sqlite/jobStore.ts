@@ -1,4 +1,4 @@
-import type { JobOutput, JobPatch, JobRecord, JobStatus } from '../../../domain/job.js';
+import type { ChildJob, JobOutput, JobPatch, JobRecord, JobStatus } from '../../../domain/job.js';
 import { cappedJobError } from '../../../domain/jobError.js';
 import { inlinedBySize, inputsPreview, jsonBytes, type ListedOutput } from '../../../domain/listPreview.js';
 import type { JobFilter, JobStore, Page } from '../../../ports/store.js';
@@ -88,6 +88,10 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
   const byVersion = newestFirst('version_id = ? AND organization_id = ?');
   const byOrganization = newestFirst('organization_id = ?');
   const children = db.prepare<[string], string>(`SELECT ${LISTED} FROM jobs WHERE parent_job_id = ? ORDER BY created_at, id`).pluck();
+  // The columns and the two names a summary shows: neither the inputs nor their preview are read.
+  const childSummaries = db.prepare<[string, number], ChildJob>(
+    "SELECT id, status, created_at AS createdAt, json_extract(data, '$.ownerName') AS ownerName, json_extract(data, '$.functionName') AS functionName FROM jobs WHERE parent_job_id = ? ORDER BY created_at, id LIMIT ?",
+  );
 
   /** `status IN (?, ?, ...)` needs one statement per number of statuses: made on first use, then kept. */
   const byStatusCount = new Map<number, ReturnType<typeof db.prepare<string[], string>>>();
@@ -152,6 +156,9 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     },
     async listChildren(parentJobId) {
       return children.all(parentJobId).map(parse);
+    },
+    async listChildSummaries(parentJobId, limit) {
+      return childSummaries.all(parentJobId, limit ?? -1);
     },
     async listByStatus(statuses) {
       if (statuses.length === 0) return [];
