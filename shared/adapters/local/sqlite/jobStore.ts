@@ -88,9 +88,11 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
   const byVersion = newestFirst('version_id = ? AND organization_id = ?');
   const byOrganization = newestFirst('organization_id = ?');
   const children = db.prepare<[string], string>(`SELECT ${LISTED} FROM jobs WHERE parent_job_id = ? ORDER BY created_at, id`).pluck();
-  // The columns and the two names a summary shows: neither the inputs nor their preview are read.
+  // Columns only, the names from the function's row: no job's JSON is parsed (unless its function is gone).
   const childSummaries = db.prepare<[string, number], ChildJob>(
-    "SELECT id, status, created_at AS createdAt, json_extract(data, '$.ownerName') AS ownerName, json_extract(data, '$.functionName') AS functionName FROM jobs WHERE parent_job_id = ? ORDER BY created_at, id LIMIT ?",
+    `SELECT j.id, j.status, j.created_at AS createdAt,
+       COALESCE(f.owner_name, json_extract(j.data, '$.ownerName')) AS ownerName, COALESCE(f.name, json_extract(j.data, '$.functionName')) AS functionName
+     FROM jobs j LEFT JOIN functions f ON f.id = j.function_id WHERE j.parent_job_id = ? ORDER BY j.created_at, j.id LIMIT ?`,
   );
 
   /** `status IN (?, ?, ...)` needs one statement per number of statuses: made on first use, then kept. */
