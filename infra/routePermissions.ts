@@ -128,8 +128,11 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
 
 /** The roles that serve no route. */
 export const ROLE_PERMISSIONS = {
-  /** The webhook state machine's Deliver step: one signed attempt, recorded on the delivery (a payload is only read). */
-  deliver: { tables: { deliveries: 'readWrite', organizations: 'readWrite' }, readsSpillOnly: true },
+  /**
+   * The webhook state machine's Deliver step: one signed attempt, recorded on the delivery (a
+   * payload is only read), its File outputs' URLs presigned for that attempt.
+   */
+  deliver: { tables: { deliveries: 'readWrite', organizations: 'readWrite' }, readsSpillOnly: true, bucket: SIGN_FILES },
   /**
    * The build-event Lambda: moves versions through their build, ends the jobs that waited for
    * a failed build (with their webhooks) or queues them once ready, and deploys a built

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from typing import Set
+
+DEATH_WAIT_S = 1.0  # a killed process dies within milliseconds; this bounds the wait
 
 
 def _pids_in(folder: str) -> Set[int]:
@@ -33,6 +36,16 @@ def _children(pid: int) -> Set[int]:
         except (OSError, ValueError):
             pass  # the thread or process ended meanwhile
     return found
+
+
+def _alive(pid: int) -> bool:
+    """Not yet dead: a zombie (state Z) has closed its files, and a reaped process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as stat:
+            # The state follows the command name, which is in parentheses and may hold any character.
+            return stat.read().rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
 
 
 def _in_own_pid_namespace() -> bool:
@@ -60,8 +73,13 @@ class JobProcesses:
         return ours
 
     def end_started_since(self, before: Set[int]) -> None:
-        for pid in self.current() - before:
+        """Kills them, and waits (briefly) until they are dead: their writes to the logs are over."""
+        killed = self.current() - before
+        for pid in killed:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass  # gone already
+        deadline = time.monotonic() + DEATH_WAIT_S
+        while any(_alive(pid) for pid in killed) and time.monotonic() < deadline:
+            time.sleep(0.002)

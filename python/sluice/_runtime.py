@@ -8,7 +8,9 @@ stdout and stderr are the function's logs.
 Logs: a job's output ends with the end marker the agent sent with it, on stdout and on stderr,
 so the agent knows where the job's lines stop. Writes through sys.stdout and sys.stderr are
 attributed: a thread started during a job (or an asyncio task made in one) belongs to that job,
-and what it writes once the job is over is dropped, never shown in another job's logs.
+and what it writes once the job is over is dropped, never shown in another job's logs. File
+descriptors 1 and 2 reach the agent's pipes only while a job runs (sluice._logfds), so what
+native code writes to them after the job returned is dropped too.
 
 Threads: the main thread imports the code, runs ``__setup__`` and every job (user code may
 install signal handlers, which Python allows only there); a daemon thread reads the socket
@@ -41,6 +43,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from sluice._decorator import ATTRIBUTE, FunctionSpec, _streams
 from sluice._errors import FatalException
+from sluice._logfds import LOG_FDS, LogDescriptors
 from sluice._processes import JobProcesses
 from sluice._protocol import Channel, ChannelClosed, exit_now, flush_logs
 from sluice._remote import RemoteError, RemoteJob, set_remote_caller
@@ -232,7 +235,6 @@ class Attribution:
     def __init__(self) -> None:
         self.running: Optional[str] = None
         self.lock = threading.RLock()
-        self.streams: List[Any] = []  # the process's own stdout and stderr, once installed
 
     def owner(self) -> Optional[str]:
         job = _JOB.get()
@@ -245,15 +247,24 @@ class Attribution:
         owner = self.owner()
         return owner is None or owner == self.running
 
-    def install(self) -> None:
-        """Attribute sys.stdout, sys.stderr and every thread started from now on."""
-        self.streams = [sys.stdout, sys.stderr]
+    def install(self, logs: LogDescriptors) -> None:
+        """Attribute sys.stdout, sys.stderr (and their ``buffer``), ``os.write`` to descriptors 1
+        and 2, and every thread started from now on."""
         # A child forked while another thread writes must not inherit the lock held.
         os.register_at_fork(after_in_child=self.reset_lock)
-        sys.stdout = AttributedStream(sys.stdout, self)  # type: ignore[assignment]
-        sys.stderr = AttributedStream(sys.stderr, self)  # type: ignore[assignment]
+        out, err = logs.idle_streams
+        sys.stdout = AttributedStream(sys.stdout, self, out)  # type: ignore[assignment]
+        sys.stderr = AttributedStream(sys.stderr, self, err)  # type: ignore[assignment]
         start = threading.Thread.start
+        write = os.write
         attribution = self
+
+        def write_owned(fd: int, data: Any) -> int:
+            if fd in LOG_FDS and not attribution.allows():
+                return len(data)  # its job is over: dropped, as through sys.stdout
+            return write(fd, data)
+
+        os.write = write_owned  # type: ignore[assignment]
 
         def start_owned(thread: threading.Thread) -> None:
             setattr(thread, _THREAD_JOB, attribution.owner())
@@ -263,24 +274,56 @@ class Attribution:
 
 
 class AttributedStream:
-    """A log stream that drops writes of code whose job is over; everything else is the stream's own."""
+    """A log stream that drops writes of code whose job is over; everything else is the stream's own.
 
-    def __init__(self, stream: Any, attribution: Attribution) -> None:
+    While no job runs, descriptors 1 and 2 reach nothing (sluice._logfds): what code of no job
+    writes then (__setup__'s threads) goes to the agent's pipe through ``idle``.
+    """
+
+    def __init__(self, stream: Any, attribution: Attribution, idle: Any) -> None:
         self._stream = stream
         self._attribution = attribution
+        self._idle = idle
 
     def write(self, text: str) -> int:
         with self._attribution.lock:
+            if not self._attribution.allows():
+                return len(text)
+            if self._attribution.running is None:
+                return self._idle.write(text)
+            return self._stream.write(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    @property
+    def buffer(self) -> Any:
+        return AttributedBuffer(self._stream.buffer, self._attribution)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class AttributedBuffer:
+    """A log stream's ``buffer``: bytes written by code whose job is over are dropped."""
+
+    def __init__(self, buffer: Any, attribution: Attribution) -> None:
+        self._buffer = buffer
+        self._attribution = attribution
+
+    def write(self, data: Any) -> int:
+        with self._attribution.lock:
             if self._attribution.allows():
-                return self._stream.write(text)
-        return len(text)
+                return self._buffer.write(data)
+        return len(data)
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
             self.write(line)
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
+        return getattr(self._buffer, name)
 
 
 # --- the runtime -----------------------------------------------------------------------------
@@ -293,9 +336,10 @@ class _PendingCall:
 
 
 class Runtime:
-    def __init__(self, channel: Channel, attribution: Optional[Attribution] = None) -> None:
+    def __init__(self, channel: Channel, attribution: Attribution, logs: LogDescriptors) -> None:
         self.channel = channel
-        self.attribution = attribution or Attribution()
+        self.attribution = attribution
+        self.logs = logs
         self.jobs: "queue.Queue[Optional[Message]]" = queue.Queue()
         self.calls: Dict[str, _PendingCall] = {}
         self.calls_lock = threading.Lock()
@@ -414,6 +458,8 @@ class Runtime:
         except (Exception, SystemExit) as error:
             self.send({"type": "setup_error", "error": format_error(error)})
             exit_now(1)
+        flush_logs()  # setup's lines, to the version's log
+        self.logs.between_jobs()
         self.send({"type": "ready"})
         while True:
             message = self.jobs.get()
@@ -458,6 +504,8 @@ class Runtime:
             shutil.rmtree(self.oversized, ignore_errors=True)
             self.oversized = None
         failure: Optional[BaseException] = None
+        flush_logs()  # what was left buffered since the last job (sys.stdout.buffer, say) is dropped with it
+        self.logs.job_started()
         with self.attribution.lock:
             self.attribution.running = str(job_id)
         owner = _JOB.set(str(job_id))
@@ -501,16 +549,10 @@ class Runtime:
 
     def end_output(self, marker: Any) -> None:
         """The job's output ends here: later writes of its code are dropped, and the marker tells the agent."""
+        flush_logs()  # what the job's code left buffered is its own: to the pipes, ahead of the marker
         with self.attribution.lock:
             self.attribution.running = None
-            if not isinstance(marker, str) or not marker or "\n" in marker:
-                return
-            for stream in self.attribution.streams or [sys.stdout, sys.stderr]:
-                try:
-                    stream.write(marker + "\n")
-                    stream.flush()
-                except (AttributeError, OSError, ValueError):  # a log stream the function closed
-                    pass
+        self.logs.job_ended(marker if isinstance(marker, str) and marker and "\n" not in marker else None)
 
     def input_value(self, entry: Entry, name: str, value: Any) -> Any:
         # The agent fetched every File input before the job came (under the service's address
@@ -656,9 +698,10 @@ def main() -> int:
         sys.stderr.write(f"sluice runtime: file descriptor 3 must be the agent's protocol socket ({error}); "
                          "this module is started by the Sluice agent\n")
         return 2
+    logs = LogDescriptors()
     attribution = Attribution()
-    attribution.install()
-    return Runtime(channel, attribution).serve()
+    attribution.install(logs)
+    return Runtime(channel, attribution, logs).serve()
 
 
 if __name__ == "__main__":

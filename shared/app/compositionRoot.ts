@@ -8,6 +8,7 @@ import { LocalUploads } from '../adapters/local/localUploads.js';
 import type { SandboxChoice } from '../adapters/local/sandbox/chooseSandbox.js';
 import { chooseSandbox } from '../adapters/local/sandbox/chooseSandbox.js';
 import { LocalDownloads } from '../adapters/local/localDownloads.js';
+import { loadUrlSigningSecret } from '../adapters/local/urlSigningSecret.js';
 import { createSystemClock } from '../adapters/systemClock.js';
 import type { Config } from '../config.js';
 import type { MemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
@@ -67,8 +68,9 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   const store = withPublishedLogs(openStore(config), logFeed);
   const clock = createSystemClock();
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();
-  const uploads = new LocalUploads({ folder: join(config.dataDir, 'uploads'), publicUrl: servicePublicUrl, clock });
-  const downloads = new LocalDownloads({ publicUrl: servicePublicUrl, clock, expiresInS: config.fileUrlExpiresS, open: (jobId, index) => artifacts.openOutputFile(jobId, index) });
+  const signingSecret = await loadUrlSigningSecret(config.dataDir);
+  const uploads = new LocalUploads({ folder: join(config.dataDir, 'uploads'), publicUrl: servicePublicUrl, clock, signingSecret });
+  const downloads = new LocalDownloads({ publicUrl: servicePublicUrl, clock, expiresInS: config.fileUrlExpiresS, signingSecret, open: (jobId, index) => artifacts.openOutputFile(jobId, index) });
   const artifacts = createFileArtifacts(config.dataDir, uploads, () => downloads);
   const builder = new LocalBuilder({
     store,

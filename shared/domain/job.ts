@@ -66,6 +66,9 @@ export interface JobRecord {
   timeLimitSeconds?: number | null;
 }
 
+/** A job pushed from inside another, as its parent's `children` shows it. */
+export type ChildJob = Pick<JobRecord, 'id' | 'status' | 'createdAt' | 'ownerName' | 'functionName'>;
+
 export type JobPatch = Partial<Pick<JobRecord, 'status' | 'startedAt' | 'completedAt' | 'error' | 'runId' | 'restarts' | 'attempts'>>;
 
 /** One output of a job: a returned value, or one yielded value of a generator. */

@@ -10,6 +10,8 @@ export const LIST_INLINE_BYTES = 64 * 1024;
 export const LIST_PAGE_INLINE_BYTES = 4 * 1024 * 1024;
 /** A list shows at most this many outputs of a job (a generator may yield thousands). */
 export const LIST_MAX_OUTPUTS = 100;
+/** A list shows at most this many children of a job (a workflow may push thousands); GET /v2/jobs/{id} shows them all. */
+export const LIST_MAX_CHILDREN = 100;
 
 /** Bytes of a value's JSON (UTF-8). */
 export const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8');

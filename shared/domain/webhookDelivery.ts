@@ -23,8 +23,13 @@ export interface WebhookDelivery {
   organizationId: string;
   url: string;
   eventType: WebhookEventType;
-  /** The exact JSON body sent (signed as is). */
+  /**
+   * The JSON body, with its File outputs' URLs as their key-checked routes: each attempt sends it
+   * with them signed at that attempt (webhookFileUrls.ts), and signs what it sends.
+   */
   payload: string;
+  /** job.new_output: the index of the output it carries (its Files are signed by it). */
+  outputIndex?: number;
   /** Order among this job's deliveries to this URL. */
   sequence: number;
   state: DeliveryState;

@@ -18,7 +18,7 @@ export async function versionView(services: Services, version: VersionRecord, in
 }
 
 export function jobView(view: JobView) {
-  return serializeJob(view.job, view.outputs, view.children);
+  return serializeJob(view.job, view.outputs, view.children, view.childrenCut);
 }
 
 /** A Job page from one more row than the page holds (see pageWithNext). */

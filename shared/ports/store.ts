@@ -1,7 +1,7 @@
 import type { ApiKey } from '../domain/apiKey.js';
 import type { BuildStatus } from '../domain/buildStatus.js';
 import type { FunctionRecord } from '../domain/function.js';
-import type { JobOutput, JobPatch, JobRecord, JobStatus } from '../domain/job.js';
+import type { ChildJob, JobOutput, JobPatch, JobRecord, JobStatus } from '../domain/job.js';
 import type { ListedOutput, OutputPreviewLimits } from '../domain/listPreview.js';
 import type { BillingClass } from '../domain/machineTypes.js';
 import type { UsageIncrement, UsageTotals } from '../domain/usage.js';
@@ -144,6 +144,11 @@ export interface JobStore {
   listCreatedBetween(organizationId: string, from: number, to: number): Promise<JobRecord[]>;
   /** Jobs pushed from inside this job, oldest first, as lists read them (inputs are their preview). */
   listChildren(parentJobId: string): Promise<JobRecord[]>;
+  /**
+   * Jobs pushed from inside this job as its `children` shows them, oldest first, at most `limit`
+   * (all when absent): only their ids, statuses, times and functions are read.
+   */
+  listChildSummaries(parentJobId: string, limit?: number): Promise<ChildJob[]>;
   /** Every job in these statuses, oldest first: to requeue work after a restart. */
   listByStatus(statuses: readonly JobStatus[]): Promise<JobRecord[]>;
   /** A version's queued jobs, oldest first, read by index: the jobs that waited for its build. */

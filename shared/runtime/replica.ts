@@ -82,7 +82,12 @@ export class Replica {
       this.child[stream]?.on('error', () => undefined); // a killed process can reset its pipes; exit reports it
       const reader = createInterface({ input: this.child[stream] as NodeJS.ReadableStream, crlfDelay: Infinity });
       reader.on('line', (line) => {
-        if (line === this.endMarker && this.undrained.has(stream)) return this.drained(stream);
+        // At the end of a line: the job's last write may not have ended its line.
+        if (this.undrained.has(stream) && this.endMarker !== '' && line.endsWith(this.endMarker)) {
+          const unfinished = line.slice(0, -this.endMarker.length);
+          if (unfinished !== '') spec.onLine(unfinished, stream);
+          return this.drained(stream);
+        }
         this.run?.drainTimer?.refresh(); // output still flowing (a log writer catching up): keep waiting for the marker
         spec.onLine(line, stream);
       });

@@ -1,9 +1,9 @@
 import { badRequest, notFound, ServiceError, ValidationError } from '../domain/errors.js';
 import type { FunctionRecord } from '../domain/function.js';
 import { newId, newShortId } from '../domain/ids.js';
-import type { JobOutput, JobRecord, JobStatus, PushedJobWait, PushSource } from '../domain/job.js';
+import type { ChildJob, JobOutput, JobRecord, JobStatus, PushedJobWait, PushSource } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
-import { jsonBytes, LIST_MAX_OUTPUTS, LIST_PAGE_INLINE_BYTES, type ListedOutput } from '../domain/listPreview.js';
+import { jsonBytes, LIST_MAX_CHILDREN, LIST_MAX_OUTPUTS, LIST_PAGE_INLINE_BYTES, type ListedOutput } from '../domain/listPreview.js';
 import { withSignedFileUrls, type FileSlot } from '../domain/fileOutputs.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Webhook } from '../domain/webhook.js';
@@ -51,7 +51,10 @@ export interface JobView {
   job: JobRecord;
   /** All of them (from an offset) for one job; on a list page, as listed (listPreview.ts). */
   outputs: (JobOutput | ListedOutput)[];
-  children: JobRecord[];
+  /** All of them for one job; on a list page, the first LIST_MAX_CHILDREN. */
+  children: ChildJob[];
+  /** On a list page: the job has more children than it shows. */
+  childrenCut?: boolean;
 }
 
 export interface JobServiceDeps {
@@ -126,7 +129,8 @@ export class JobService {
     if (!wait) return { jobId: job.id, outputs: [] };
     const done = await this.waitForCompletion(job.id, CHILD_WAIT_MS);
     if (done.status !== 'finished') throw new ServiceError('bad_request', `${reference} ended ${done.status}${done.error ? `: ${done.error}` : ''}`);
-    const outputs = await this.deps.store.jobs.listOutputs(job.id, 0);
+    // Signed, as every other reader gets them: the calling function can download them without a key.
+    const outputs = await this.withSignedFileUrls(job.id, await this.deps.store.jobs.listOutputs(job.id, 0));
     return { jobId: job.id, outputs: outputs.map((output) => output.data) };
   }
 
@@ -282,8 +286,13 @@ export class JobService {
   }
 
   private async view(job: JobRecord, outputOffset: number): Promise<JobView> {
-    const [outputs, children] = await Promise.all([this.deps.store.jobs.listOutputs(job.id, outputOffset), this.deps.store.jobs.listChildren(job.id)]);
-    return { job, outputs: await withSignedFileUrls(job.id, outputs, (index, name) => this.deps.artifacts.signedOutputFileUrl(job.id, index, name)), children };
+    const [outputs, children] = await Promise.all([this.deps.store.jobs.listOutputs(job.id, outputOffset), this.deps.store.jobs.listChildSummaries(job.id)]);
+    return { job, outputs: await this.withSignedFileUrls(job.id, outputs), children };
+  }
+
+  /** The job's outputs with their File URLs signed now (fileOutputs.ts). */
+  private withSignedFileUrls<Output extends JobOutput>(jobId: string, outputs: Output[]): Promise<Output[]> {
+    return withSignedFileUrls(jobId, outputs, (slot, name) => this.deps.artifacts.signedOutputFileUrl(jobId, slot, name));
   }
 
   /**
@@ -298,13 +307,15 @@ export class JobService {
       const fits = inputBytes <= budget;
       if (fits) budget -= inputBytes;
       const inputs = fits ? job.inputs : Object.fromEntries(Object.keys(job.inputs).map((name) => [name, null]));
+      // One child more than a list shows: whether there are more.
       const [outputs, children] = await Promise.all([
         this.deps.store.jobs.listOutputPreviews(job.id, { budget, max: LIST_MAX_OUTPUTS }),
-        this.deps.store.jobs.listChildren(job.id),
+        this.deps.store.jobs.listChildSummaries(job.id, LIST_MAX_CHILDREN + 1),
       ]);
       for (const output of outputs) if (!output.omitted) budget -= output.bytes ?? jsonBytes(output.data);
-      const signed = await withSignedFileUrls(job.id, outputs, (index, name) => this.deps.artifacts.signedOutputFileUrl(job.id, index, name));
-      views.push({ job: { ...job, inputs }, outputs: signed, children });
+      const signed = await this.withSignedFileUrls(job.id, outputs);
+      const childrenCut = children.length > LIST_MAX_CHILDREN;
+      views.push({ job: { ...job, inputs }, outputs: signed, children: children.slice(0, LIST_MAX_CHILDREN), ...(childrenCut ? { childrenCut } : {}) });
     }
     return views;
   }

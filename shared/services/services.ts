@@ -92,13 +92,13 @@ export function createServices(adapters: Adapters): Services {
   const auth = new AuthService(store);
   const webhookPolicy = new WebhookUrlPolicy(adapters.resolveHost, adapters.webhookAllow);
   const notifier = new JobNotifier(adapters.events, adapters.onObserverError);
-  const webhooks = new WebhookService(store, adapters.deliveryScheduler, clock, adapters.artifacts);
+  const webhooks = new WebhookService(store, adapters.deliveryScheduler, clock);
   const usage = new UsageService(store, versions, access, adapters.pricing, clock);
   notifier.observe((event) => webhooks.onJobEvent(event));
   notifier.observe((event) => usage.onJobEvent(event));
   const lifecycle = new JobLifecycle(store, adapters.queue, notifier, clock);
   const webhookSecrets = new WebhookSecrets(store);
-  const webhookDeliverer = new WebhookDeliverer(store, webhookSecrets, adapters.webhookSender, clock, adapters.webhookRetryBaseMs);
+  const webhookDeliverer = new WebhookDeliverer(store, webhookSecrets, adapters.webhookSender, clock, adapters.webhookRetryBaseMs, adapters.artifacts);
   const jobs = new JobService({
     store,
     access,

@@ -2,6 +2,8 @@ import { deliveryAhead } from '../domain/deliveryOrder.js';
 import type { DeliveryAttempt, WebhookDelivery } from '../domain/webhookDelivery.js';
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs } from '../domain/webhookDelivery.js';
 import { signWebhook } from '../domain/webhookSignature.js';
+import { payloadWithSignedFileUrls } from '../domain/webhookFileUrls.js';
+import type { Artifacts } from '../ports/artifacts.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
@@ -19,6 +21,8 @@ export class WebhookDeliverer {
     private readonly send: WebhookSender,
     private readonly clock: Clock,
     private readonly retryBaseMs: number,
+    /** Signs File outputs' URLs at each attempt, so a receiver downloads them without a key, as a reader of the job does. */
+    private readonly files?: Pick<Artifacts, 'signedOutputFileUrl'>,
   ) {}
 
   /** The delivery as it stands (for a caller whose attempt found it no longer pending). */
@@ -32,15 +36,17 @@ export class WebhookDeliverer {
     if (!delivery || delivery.state !== 'pending') return null;
     const secret = await this.secrets.secretOf(delivery.organizationId);
     const timestamp = Math.floor(this.clock.now() / 1_000_000);
+    const files = this.files;
+    const body = files ? await payloadWithSignedFileUrls(delivery, (slot, name) => files.signedOutputFileUrl(delivery.jobId, slot, name)) : delivery.payload;
     const result = await this.send({
       url: delivery.url,
-      body: delivery.payload,
+      body,
       headers: {
         'content-type': 'application/json',
         'user-agent': 'Sluice-Webhooks/1',
         'webhook-id': delivery.id,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signWebhook(secret, delivery.id, timestamp, delivery.payload),
+        'webhook-signature': signWebhook(secret, delivery.id, timestamp, body),
       },
     });
     const delivered = result.status === 200;

@@ -6,9 +6,7 @@ import type { WebhookEventType } from '../domain/webhook.js';
 import type { WebhookDelivery } from '../domain/webhookDelivery.js';
 import { webhookPayload } from '../domain/webhookPayload.js';
 import { MAX_RESENDS_PER_WINDOW, RESEND_WINDOW_MICROS, resendWaitSeconds } from '../domain/resendLimit.js';
-import type { Artifacts } from '../ports/artifacts.js';
 import type { Clock } from '../ports/clock.js';
-import { withSignedFileUrls } from '../domain/fileOutputs.js';
 import type { DeliveryScheduler } from '../ports/deliveryScheduler.js';
 import type { JobEvent } from '../ports/jobEvents.js';
 import type { Store } from '../ports/store.js';
@@ -33,8 +31,6 @@ export class WebhookService {
     private readonly store: Store,
     private readonly scheduler: DeliveryScheduler,
     private readonly clock: Clock,
-    /** Signs File outputs' URLs, so a receiver downloads them without a key, as a reader of the job does. */
-    private readonly files?: Pick<Artifacts, 'signedOutputFileUrl'>,
   ) {}
 
   async onJobEvent(event: JobEvent): Promise<void> {
@@ -71,8 +67,6 @@ export class WebhookService {
   private async deliver(job: JobRecord, type: WebhookEventType, outputs: JobOutput[], resentAt?: number): Promise<WebhookDelivery[]> {
     const hooks = job.webhooks.filter((hook) => hook.type === type);
     if (hooks.length === 0) return [];
-    const files = this.files;
-    const shown = files ? await withSignedFileUrls(job.id, outputs, (index, name) => files.signedOutputFileUrl(job.id, index, name)) : outputs;
     const created: WebhookDelivery[] = [];
     for (const hook of hooks) {
       const now = this.clock.now();
@@ -82,7 +76,9 @@ export class WebhookService {
         organizationId: job.organizationId,
         url: hook.url,
         eventType: type,
-        payload: webhookPayload(type, job, shown),
+        // File URLs are signed by each attempt (WebhookDeliverer): a retry must not carry an expired one.
+        payload: webhookPayload(type, job, outputs),
+        ...(type === 'job.new_output' && outputs[0] ? { outputIndex: outputs[0].index } : {}),
         sequence: this.nextSequence(now),
         state: 'pending',
         attempts: [],

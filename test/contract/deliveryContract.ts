@@ -56,6 +56,14 @@ export function describeDeliveryContract(store: CurrentStore): void {
       expect((await store().deliveries.recordAttempt(resent.id, deliveredAttempt(T + 8), 'delivered', T + 8))?.resentAt).toBe(T + 7);
     });
 
+    it('keeps the index of the output a job.new_output delivery carries, in gets, job lists and attempts (each attempt signs that output’s Files)', async () => {
+      const output = aDelivery({ jobId: 'job-output', eventType: 'job.new_output', outputIndex: 3 });
+      await createAll(output);
+      expect(await store().deliveries.get(output.id)).toEqual(output);
+      expect((await store().deliveries.listByJob('job-output'))[0]?.outputIndex).toBe(3);
+      expect((await store().deliveries.recordAttempt(output.id, deliveredAttempt(T + 8), 'delivered', T + 8))?.outputIndex).toBe(3);
+    });
+
     it('get returns null for an unknown id', async () => {
       expect(await store().deliveries.get('no-such-id')).toBeNull();
     });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JobOutput, JobRecord } from '../../shared/domain/job.js';
+import { MAX_JOB_ERROR_BYTES } from '../../shared/domain/jobError.js';
 import { jsonBytes, LIST_INLINE_BYTES } from '../../shared/domain/listPreview.js';
 import type { JobFilter } from '../../shared/ports/store.js';
 import { aJob, anOutput } from '../support/fixtures.js';
@@ -212,6 +213,22 @@ export function describeJobContract(store: CurrentStore): void {
       expect(await store().jobs.listChildren('orphan')).toEqual([]);
     });
 
+    it('listChildSummaries returns a job’s children as its `children` shows them, oldest first, at most `limit`, all without one', async () => {
+      const inputs = { large: 'x'.repeat(LIST_INLINE_BYTES) };
+      await createAll([
+        aJob({ id: 'second', parentJobId: 'parent-1', createdAt: 2, status: 'finished', ownerName: 'acme', functionName: 'resize', inputs }),
+        aJob({ id: 'first', parentJobId: 'parent-1', createdAt: 1, organizationId: 'org-2', error: 'e'.repeat(10_000) }),
+        aJob({ id: 'third', parentJobId: 'parent-1', createdAt: 3, status: 'processing' }),
+        aJob({ id: 'cousin', parentJobId: 'parent-2', createdAt: 1 }),
+      ]);
+      const first = { id: 'first', status: 'queued', createdAt: 1, ownerName: aJob().ownerName, functionName: aJob().functionName };
+      const second = { id: 'second', status: 'finished', createdAt: 2, ownerName: 'acme', functionName: 'resize' };
+      expect(await store().jobs.listChildSummaries('parent-1', 2)).toEqual([first, second]);
+      expect(ids(await store().jobs.listChildSummaries('parent-1') as JobRecord[])).toEqual(['first', 'second', 'third']);
+      expect(await store().jobs.listChildSummaries('parent-1', 0)).toEqual([]);
+      expect(await store().jobs.listChildSummaries('orphan', 5)).toEqual([]);
+    });
+
     it('listByStatus returns every job in any of the statuses, oldest first, across organizations', async () => {
       await createAll([
         aJob({ id: 'processing', createdAt: 3, status: 'processing' }),
@@ -338,14 +355,31 @@ export function describeJobContract(store: CurrentStore): void {
       expect(await store().jobs.listOutputs('job-1', 0)).toEqual([first]);
     });
 
-    it('a transition stores an error of any length (a long traceback), and a later short one replaces it', async () => {
+    it('keeps an error of up to 64 KB whole, and a longer one (a long traceback) as its end behind a marker saying how much was cut, in gets and lists', async () => {
       const job = aJob({ status: 'processing', startedAt: 1 });
       await store().jobs.create(job);
-      const traceback = `Traceback:\n${'  File "x.py", line 1\n'.repeat(40_000)}ValueError: boom`;
-      expect((await store().jobs.transition(job.id, ['processing'], { status: 'queued', error: traceback }))?.error).toBe(traceback);
-      expect((await store().jobs.get(job.id))?.error).toBe(traceback);
-      await store().jobs.transition(job.id, ['queued'], { status: 'error', error: 'short' });
+      const whole = `Traceback:\n${'x'.repeat(MAX_JOB_ERROR_BYTES - 27)}ValueError: boom`;
+      expect((await store().jobs.transition(job.id, ['processing'], { status: 'queued', error: whole }))?.error).toBe(whole);
+      // Multi-byte text: the cap is in bytes, and the cut never splits a character.
+      const traceback = `Traceback:\n${'  File "é.py", line 1\n'.repeat(40_000)}ValueError: boom`;
+      const kept = (await store().jobs.transition(job.id, ['queued'], { status: 'error', error: traceback }))?.error ?? '';
+      expect(Buffer.byteLength(kept, 'utf8')).toBeLessThanOrEqual(MAX_JOB_ERROR_BYTES);
+      expect(kept).toMatch(/^\[Sluice cut \d+ bytes of this error: its first part; the end follows\.\]\n/);
+      expect(kept.endsWith('  File "é.py", line 1\nValueError: boom')).toBe(true);
+      const cut = Number(/cut (\d+) bytes/.exec(kept)?.[1]);
+      expect(cut + Buffer.byteLength(kept.slice(kept.indexOf('\n') + 1), 'utf8')).toBe(Buffer.byteLength(traceback, 'utf8'));
+      expect((await store().jobs.get(job.id))?.error).toBe(kept);
+      expect((await store().jobs.listByOrganization(org1, everything))[0]?.error).toBe(kept);
+      await store().jobs.transition(job.id, ['error'], { error: 'short' });
       expect((await store().jobs.get(job.id))?.error).toBe('short');
+    });
+
+    it('create cuts an error of more than 64 KB the same way', async () => {
+      const job = aJob({ status: 'error', error: `${'é'.repeat(MAX_JOB_ERROR_BYTES)}the end` });
+      await store().jobs.create(job);
+      const kept = (await store().jobs.get(job.id))?.error ?? '';
+      expect(Buffer.byteLength(kept, 'utf8')).toBeLessThanOrEqual(MAX_JOB_ERROR_BYTES);
+      expect(kept).toMatch(/^\[Sluice cut \d+ bytes.*\n(é)+the end$/);
     });
 
     it("listOutputs never mixes in another job's outputs", async () => {

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createS3Artifacts } from '../../shared/adapters/aws/s3Artifacts.js';
 import { dnsResolver } from '../../shared/adapters/dnsResolver.js';
 import { createMemoryLogFeed } from '../../shared/adapters/local/memoryLogFeed.js';
@@ -20,6 +20,12 @@ import { packDirectory } from '../../shared/packaging/packDirectory.js';
 import type { Artifacts } from '../../shared/ports/artifacts.js';
 import type { Store } from '../../shared/ports/store.js';
 import { createServices, type Services } from '../../shared/services/services.js';
+import { WebhookDeliverer } from '../../shared/services/webhookDeliverer.js';
+import { WebhookSecrets } from '../../shared/services/webhookSecrets.js';
+import { WebhookService } from '../../shared/services/webhookService.js';
+import { ownFilePath } from '../../shared/domain/fileOutputs.js';
+import type { WebhookDelivery } from '../../shared/domain/webhookDelivery.js';
+import { aJob, anOrganization, anOutput } from '../support/fixtures.js';
 import { api, pythonFunction, writeFunctionDir } from '../e2e/support/testService.js';
 import { motoServerOnPath, startMotoServer, type MotoServer } from '../support/motoServer.js';
 import { checkBundle } from '../../shared/packaging/bundleReader.js';
@@ -137,6 +143,39 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
       bundle.pathname = bundle.pathname.replace(/files\/.*$/, 'bundles/v.tar.gz');
       expect(await artifacts.outputFileOfUrl(bundle)).toBeNull();
       expect(await artifacts.outputFileOfUrl(new URL('https://example.com/files/job-3/1/clip.mp4'))).toBeNull();
+    });
+
+    it('gives a webhook attempt its File outputs as URLs presigned at that attempt, not when the delivery was made, which download', async () => {
+      const store = createSqliteStore(':memory:');
+      try {
+        const organization = anOrganization();
+        await store.organizations.createIfAbsent(organization);
+        const source = join(folder, 'hooked.txt');
+        await writeFile(source, 'for the receiver');
+        await artifacts.putOutputFile('job-hooked', 0, 'hooked.txt', source);
+        const job = aJob({ id: 'job-hooked', organizationId: organization.id, status: 'processing', webhooks: [{ type: 'job.new_output', url: 'https://hooks.example.com/in' }] });
+        const output = anOutput({ jobId: job.id, index: 0, type: 'sieve.File', data: { url: ownFilePath(job.id, 0), name: 'hooked.txt' } });
+        const scheduled: WebhookDelivery[] = [];
+        const clock = createSystemClock();
+        // The delivery is made two hours before its attempt (a receiver down meanwhile, say).
+        vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 2 * 3600_000 });
+        try {
+          await new WebhookService(store, { schedule: async (delivery) => void scheduled.push(delivery), reschedule: async () => 'started' }, clock).onJobEvent({ type: 'output', job, output });
+        } finally {
+          vi.useRealTimers();
+        }
+        const bodies: string[] = [];
+        const deliverer = new WebhookDeliverer(store, new WebhookSecrets(store), async ({ body }) => (bodies.push(body), { status: 200, error: null, permanent: false }), clock, 1000, artifacts);
+        await deliverer.attempt(scheduled[0]!.id);
+        const sent = JSON.parse(JSON.parse(bodies[0]!).body.output).data.url as string;
+        const signedAt = paramsOf(sent).get('X-Amz-Date') ?? '';
+        const at = Date.UTC(+signedAt.slice(0, 4), +signedAt.slice(4, 6) - 1, +signedAt.slice(6, 8), +signedAt.slice(9, 11), +signedAt.slice(11, 13), +signedAt.slice(13, 15));
+        expect(Math.abs(Date.now() - at)).toBeLessThan(60_000);
+        const answer = await fetch(sent);
+        expect([answer.status, await answer.text()]).toEqual([200, 'for the receiver']);
+      } finally {
+        await store.close();
+      }
     });
 
     it('answers null for a file that was never stored', async () => {

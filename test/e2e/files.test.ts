@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './support/testService.js';
@@ -302,4 +303,52 @@ describe('file inputs where the operator allows loopback (SLUICE_INPUT_ALLOW)', 
     expect(missing.error).toBe('Input document could not be fetched: the server did not send the file.');
     expect(closed.error).toBe(missing.error);
   });
+});
+
+describe('signed file URLs over time: a restart of the service, a webhook retried after the URL expired', () => {
+  it('keeps a URL signed before a restart working after it: the signing key is kept in the data directory (mode 0600)', async () => {
+    let service = await startTestService();
+    try {
+      const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': WRITE }));
+      await waitForBuild(service, 'local/write-file', deployed.body.version.id);
+      const { body: job } = await runWith(service, service.key)('local/write-file', { name: 'kept.txt', text: 'still here' });
+      const signed: string = job.outputs[0].data.url;
+      service = await service.restart();
+      const download = await fetch(signed);
+      expect([download.status, await download.text()]).toEqual([200, 'still here']);
+      expect((await stat(join(service.dataDir, 'url-signing-key'))).mode & 0o777).toBe(0o600);
+    } finally {
+      await service.close();
+    }
+  }, 60_000);
+
+  it('signs a webhook’s File URLs at each attempt: a retry after the first URL expired carries one that downloads', async () => {
+    // URLs last 2 s; the first retry comes 2.5 s after the first attempt.
+    const service = await startTestService({ SLUICE_FILE_URL_EXPIRES_S: '2', SLUICE_WEBHOOK_RETRY_BASE_MS: '2500' });
+    const receiver = await startWebhookReceiver();
+    try {
+      const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': WRITE }));
+      await waitForBuild(service, 'local/write-file', deployed.body.version.id);
+      receiver.failNext('/output', 500);
+      receiver.failNext('/complete', 500);
+      const webhooks = [
+        { type: 'job.new_output', url: receiver.url('/output') },
+        { type: 'job.complete', url: receiver.url('/complete') },
+      ];
+      await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/write-file', inputs: { name: 'late.txt', text: 'fresh' }, webhooks });
+      const urlsOf = async (path: string) => {
+        const hooks = await receiver.waitFor(path, 2, 20_000);
+        return hooks.map((hook) => (path === '/output' ? JSON.parse(hook.body.body.output) : hook.body.body.outputs[0]).data.url as string);
+      };
+      for (const path of ['/output', '/complete']) {
+        const [first, retried] = await urlsOf(path);
+        const download = await fetch(retried as string);
+        expect([path, download.status, await download.text()]).toEqual([path, 200, 'fresh']);
+        expect((await fetch(first as string)).status).toBe(403); // expired by now
+      }
+    } finally {
+      await receiver.close();
+      await service.close();
+    }
+  }, 60_000);
 });

@@ -91,7 +91,7 @@ def spawner(token: str, daemon: bool = True, stay: bool = True):
 `;
 
 /** Leaves a thread, and a process writing straight to the log's file descriptor, printing after it returns. */
-const LINGER = `import subprocess, threading, time
+const LINGER = `import os, subprocess, threading, time
 import sluice
 
 @sluice.function(name="linger")
@@ -100,10 +100,38 @@ def linger(tag: str, seconds: float = 0) -> str:
         for i in range(30):
             print(f"late line of {tag} {i}", flush=True)
             time.sleep(0.05)
+    def native():
+        # Straight to the file descriptors, past sys.stdout and sys.stderr.
+        for i in range(30):
+            os.write(1, f"native line of {tag} {i}\\n".encode())
+            os.write(2, f"native error of {tag} {i}\\n".encode())
+            time.sleep(0.05)
     threading.Thread(target=later, daemon=True).start()
+    threading.Thread(target=native, daemon=True).start()
     subprocess.Popen(["sh", "-c", f"for i in 1 2 3 4 5 6 7 8 9 10; do echo late child of {tag} $i; sleep 0.1; done"])
     print(f"{tag} returns", flush=True)
     time.sleep(seconds)
+    return tag
+`;
+
+/** Native code writing to the file descriptors from a thread of its own, past the job's return. */
+const SCRIBBLE = `import ctypes, threading, time
+import sluice
+
+@sluice.function(name="scribble")
+def scribble(tag: str, seconds: float) -> str:
+    libc = ctypes.CDLL(None)
+    def native():
+        deadline = time.time() + seconds
+        i = 0
+        while time.time() < deadline:
+            line = f"c-level line of {tag} {i}\\n".encode()
+            libc.write(1, line, len(line))
+            libc.write(2, line, len(line))
+            i += 1
+            time.sleep(0.02)
+    threading.Thread(target=native, daemon=True).start()
+    time.sleep(0.2)
     return tag
 `;
 
@@ -151,6 +179,7 @@ async function deploy(service: TestService, source: string, key = service.key, o
 describe('function code in the local mode', () => {
   const canary = `canary-${randomUUID()}`;
   let service: TestService;
+  let scribbleVersion: string;
   let otherCode: string;
   const call = (method: string, path: string, body?: unknown) => api(service.url, service.key, method, path, body);
   const run = async (fn: string, inputs: Record<string, unknown>) => {
@@ -166,6 +195,7 @@ describe('function code in the local mode', () => {
     const otherVersion = await deploy(service, SECRET_CODE, otherKey, 'other');
     otherCode = join(service.dataDir, 'versions', otherVersion, 'code', 'main.py');
     for (const source of [SNOOP, SMUGGLE, SPAWNER, LINGER]) await deploy(service, source);
+    scribbleVersion = await deploy(service, SCRIBBLE);
   }, 60_000);
   afterAll(async () => {
     delete process.env.SERVICE_DATABASE_PASSWORD;
@@ -204,7 +234,7 @@ describe('function code in the local mode', () => {
     await until(async () => (await processesWith(token)) === 0, 800);
   });
 
-  it('keeps what a job prints after it returned out of the next job’s logs', async () => {
+  it('keeps what a job’s threads print after it returned out of the next job’s logs, through sys.stdout or os.write on its file descriptors', async () => {
     const first = await run('linger', { tag: 'first' });
     const second = await run('linger', { tag: 'second', seconds: 1 });
     expect(second.status).toBe('finished');
@@ -215,8 +245,23 @@ describe('function code in the local mode', () => {
     const secondLogs = await logs(second.id);
     expect(secondLogs.some((line: string) => line.includes('second returns'))).toBe(true);
     expect(secondLogs.filter((line: string) => line.includes('late line of second')).length).toBeGreaterThan(0);
+    expect(secondLogs.filter((line: string) => line.includes('native line of second')).length).toBeGreaterThan(0);
+    expect(secondLogs.filter((line: string) => line.includes('native error of second')).length).toBeGreaterThan(0);
     expect(secondLogs.filter((line: string) => line.includes('first'))).toEqual([]);
     expect((await logs(first.id)).some((line: string) => line.includes('first returns'))).toBe(true);
+  });
+
+  it('drops what native code writes to the file descriptors between jobs: it reaches no log, the version’s included', async () => {
+    const job = await run('scribble', { tag: 'between', seconds: 0.8 });
+    expect(job.status).toBe('finished');
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // the thread writes on for 0.6 s, then the log writers flush
+    const messages = async (query: string) => {
+      const { body } = await call('GET', `/v2/logs?${query}`);
+      return body.data.flatMap((group: any) => group.logs.map((entry: any) => entry.message as string)) as string[];
+    };
+    // While it ran, its native writes were its own.
+    expect((await messages(`job_id=${job.id}`)).filter((line) => line.includes('c-level line of between')).length).toBeGreaterThan(0);
+    expect((await messages(`version_id=${scribbleVersion}`)).filter((line) => line.includes('c-level line of between'))).toEqual([]);
   });
 });
 

@@ -61,6 +61,23 @@ def shout_file(document: sluice.File) -> sluice.File:
     return sluice.File(path="/tmp/sluice-shouted.txt")
 `;
 
+const FAN = `import sluice
+
+@sluice.function(name="fan")
+def fan(count: int) -> int:
+    for n in range(count):
+        sluice.function.get("local/double").push(n=n)
+    return count
+`;
+
+const RELAY = `import sluice
+
+@sluice.function(name="relay")
+def relay(url: str) -> str:
+    shouted = sluice.function.get("local/shout-file").run(document=url)
+    return shouted["url"] if isinstance(shouted, dict) else shouted.url
+`;
+
 describe('functions calling functions, and files', () => {
   let service: TestService;
   const call = (method: string, path: string, body?: unknown) => api(service.url, service.key, method, path, body);
@@ -72,11 +89,11 @@ describe('functions calling functions, and files', () => {
   beforeAll(async () => {
     // The file server of the File test listens on loopback, which input URLs may reach only when allowed.
     service = await startTestService({ SLUICE_DEFAULT_MAX_REPLICAS: '2', SLUICE_INPUT_ALLOW: 'loopback' });
-    for (const source of [CHILD, PARENT, COUNT, FAN_OUT, FILES]) {
+    for (const source of [CHILD, PARENT, COUNT, FAN_OUT, FILES, FAN, RELAY]) {
       const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
       await waitForBuild(service, `local/${deployed.body.function.name}`, deployed.body.version.id);
     }
-  }, 60_000);
+  }, 120_000);
   afterAll(() => service.close());
 
   it('marks a function that calls others as a workflow listing its dependencies', async () => {
@@ -123,6 +140,39 @@ describe('functions calling functions, and files', () => {
     expect(alone).toMatchObject({ job_id: parent.id, function_name: 'pipeline', function_owner_name: 'local', function_id: parent.function_id, aggregated: false });
     expect(childCosts.every((cost: number) => cost > 0)).toBe(true);
     expect(together.cost).toBeCloseTo(alone.cost + childCosts.reduce((sum: number, cost: number) => sum + cost, 0), 12);
+  });
+
+  it('lists a job’s first 100 children on a list page, saying there are more (children_truncated), and all of them on GET of the job', async () => {
+    const fan = await run('fan', { count: 130 });
+    expect(fan.status).toBe('finished');
+    expect(fan.children['local/double']).toHaveLength(130);
+    expect(fan.children_truncated).toBeUndefined();
+    const listed = (await call('GET', '/v2/functions/local/fan/jobs?limit=1')).body.data[0];
+    expect(listed.id).toBe(fan.id);
+    // The first 100, oldest first (their statuses move on as they run).
+    const idsOf = (children: { id: string }[]) => children.map((child) => child.id);
+    expect(idsOf(listed.children['local/double'])).toEqual(idsOf(fan.children['local/double']).slice(0, 100));
+    expect(listed.children_truncated).toBe(true);
+    const small = (await call('GET', '/v2/functions/local/pipeline/jobs?limit=1')).body.data[0];
+    expect(small.children['local/double']).toHaveLength(2);
+    expect(small.children_truncated).toBeUndefined();
+  }, 60_000);
+
+  it('hands a calling function a child’s File output by its signed URL, which downloads without a key', async () => {
+    const server = createServer((_request, response) => response.end('handed on'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const relay = await run('relay', { url: `http://127.0.0.1:${port}/doc.txt` });
+      expect(relay.status).toBe('finished');
+      const handed: string = relay.outputs[0].data;
+      expect(new URL(handed).searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
+      const download = await fetch(handed);
+      expect(download.status).toBe(200);
+      expect(await download.text()).toBe('HANDED ON');
+    } finally {
+      server.close();
+    }
   });
 
   it('hands a File input given by URL to the function as a local path, and serves a File output by URL', async () => {

@@ -219,13 +219,16 @@ describe('WebhooksStack', () => {
     expect(result.end).toBe('Fail');
   });
 
-  it('lets the deliver Lambda touch only the deliveries and organizations tables, read spilled payloads, and start nothing', () => {
+  it('lets the deliver Lambda touch only the deliveries and organizations tables, read spilled payloads and output files (it presigns their URLs at each attempt), and start nothing', () => {
     const [id] = onlyFunctionWithEnv(template, 'SLUICE_MODE', 'aws');
     const statements = functionStatements(template, id);
     expect(tablesNamed(statements)).toEqual(new Set(['webhook_deliveries', 'organizations']));
     expect(JSON.stringify(statements)).not.toMatch(/"(sqs|states|ecs|codebuild):/);
     const s3 = statements.filter((statement) => actionsOf([statement]).some((action) => action.startsWith('s3:')));
     expect(actionsOf(s3).sort()).toEqual(['s3:GetObject', 's3:ListBucket']);
-    expect(JSON.stringify(s3.find((statement) => actionsOf([statement]).includes('s3:GetObject'))?.Resource)).toMatch(/\/spill\/\*"/);
+    const reads = JSON.stringify(s3.find((statement) => actionsOf([statement]).includes('s3:GetObject'))?.Resource);
+    expect(reads).toMatch(/\/spill\/\*"/);
+    expect(reads).toMatch(/\/files\/\*"/);
+    expect(reads).not.toMatch(/\/(bundles|uploads)\//);
   });
 });

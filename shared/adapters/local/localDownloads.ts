@@ -10,6 +10,8 @@ export interface LocalDownloadsOptions {
   publicUrl: () => string;
   clock: Clock;
   expiresInS: number;
+  /** The service's URL signing secret (urlSigningSecret.ts), kept across restarts; absent, one of this object's own. */
+  signingSecret?: Buffer;
   open(jobId: string, slot: string): Promise<OutputFileContent | null>;
 }
 
@@ -24,9 +26,11 @@ const PATH_PREFIX = '/files/';
  */
 export class LocalDownloads {
   readonly pathPrefix = PATH_PREFIX;
-  private readonly signer = new UrlSigner();
+  private readonly signer: UrlSigner;
 
-  constructor(private readonly options: LocalDownloadsOptions) {}
+  constructor(private readonly options: LocalDownloadsOptions) {
+    this.signer = new UrlSigner('downloads', options.signingSecret);
+  }
 
   urlFor(jobId: string, slot: FileSlot): string {
     const expires = this.options.clock.now() + this.options.expiresInS * 1_000_000;

@@ -16,6 +16,8 @@ export interface LocalUploadsOptions {
   /** The service's base URL, for the upload URLs it hands out. */
   publicUrl: () => string;
   clock: Clock;
+  /** The service's URL signing secret (urlSigningSecret.ts); absent, one of this object's own. */
+  signingSecret?: Buffer;
 }
 
 /** What the gateway sends back for a PUT: a status and, for a refusal, its detail. */
@@ -34,15 +36,17 @@ class TooLong extends Error {}
 
 /**
  * The local mode's presigned uploads: URLs to this service (`PUT /uploads/<organization>/<upload>`),
- * signed with a secret of this process over the organization, upload, size and expiry, so a
- * URL works without an API key, for that size, until it expires or the service restarts. The
+ * signed with the service's URL signing secret over the organization, upload, size and expiry, so
+ * a URL works without an API key, for that size, until it expires. The
  * body is streamed to <data dir>/uploads/<organization>/<upload>.tar.gz, never held in memory.
  */
 export class LocalUploads {
   readonly pathPrefix = PATH_PREFIX;
-  private readonly signer = new UrlSigner();
+  private readonly signer: UrlSigner;
 
-  constructor(private readonly options: LocalUploadsOptions) {}
+  constructor(private readonly options: LocalUploadsOptions) {
+    this.signer = new UrlSigner('uploads', options.signingSecret);
+  }
 
   urlFor({ organizationId, uploadId, size, expiresInS }: UploadRequest): string {
     const expires = this.options.clock.now() + expiresInS * 1_000_000;

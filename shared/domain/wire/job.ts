@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { JobOutput, JobRecord } from '../job.js';
+import type { ChildJob, JobOutput, JobRecord } from '../job.js';
 import { JOB_STATUSES } from '../job.js';
 import type { ListedOutput } from '../listPreview.js';
 import { formatNullableTimestamp, formatTimestamp } from '../time.js';
@@ -21,6 +21,8 @@ export const jobWireSchema = z.strictObject({
   inputs: z.record(z.string(), z.unknown()).optional(),
   outputs: z.array(z.union([inputOutputSchema, z.array(inputOutputSchema)])).optional(),
   children: z.record(z.string(), z.array(z.strictObject({ id: z.string(), status: z.enum(JOB_STATUSES), created_at: timestampSchema }))).optional(),
+  /** Sluice's: on a list page, the job has more children than `children` shows (GET the job for all). */
+  children_truncated: z.literal(true).optional(),
   restarts: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
 });
 export type WireJob = z.infer<typeof jobWireSchema>;
@@ -48,8 +50,8 @@ export function serializeOutput(output: JobOutput | ListedOutput): WireInputOutp
   return { type: output.type, name: output.name, data: output.data, description, schema: {}, run_id: output.runId, is_optional: false };
 }
 
-/** A job as the interface prints it, with its outputs (from `offset`) and its children. */
-export function serializeJob(job: JobRecord, outputs: (JobOutput | ListedOutput)[], children: JobRecord[]): WireJob {
+/** A job as the interface prints it, with its outputs (from `offset`) and its children (`childrenCut`: more than these). */
+export function serializeJob(job: JobRecord, outputs: (JobOutput | ListedOutput)[], children: ChildJob[], childrenCut = false): WireJob {
   return {
     id: job.id,
     function_id: job.functionId,
@@ -65,12 +67,13 @@ export function serializeJob(job: JobRecord, outputs: (JobOutput | ListedOutput)
     inputs: job.inputs,
     outputs: outputs.map(serializeOutput),
     children: serializeChildren(children),
+    ...(childrenCut ? { children_truncated: true as const } : {}),
     restarts: job.restarts.map((restart) => ({ ...restart, timestamp: formatTimestamp(restart.timestamp) })),
   };
 }
 
 /** Keyed by the function called (`owner/name`), each value the jobs pushed to it, oldest first: Sieve's arrays. */
-function serializeChildren(children: JobRecord[]): Record<string, { id: string; status: JobRecord['status']; created_at: string }[]> {
+function serializeChildren(children: ChildJob[]): Record<string, { id: string; status: JobRecord['status']; created_at: string }[]> {
   const byFunction: Record<string, { id: string; status: JobRecord['status']; created_at: string }[]> = {};
   for (const child of children) {
     const key = `${child.ownerName}/${child.functionName}`;

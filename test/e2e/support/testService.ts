@@ -17,13 +17,18 @@ export interface TestService {
   running: RunningService;
   /** A new organization with its own key. */
   createOrganization(name: string): Promise<string>;
+  /** Stops the service and starts it again over the same data directory, on the same port: a restart. */
+  restart(): Promise<TestService>;
   close(): Promise<void>;
 }
 
 /** The real embedded service on a free port, over a fresh data directory (or the one given). */
 export async function startTestService(env: Record<string, string> = {}, existingDataDir?: string): Promise<TestService> {
-  const dataDir = existingDataDir ?? (await mkdtemp(join(tmpdir(), 'sluice-test-')));
-  const config = loadConfig({ ...process.env, SLUICE_DATA_DIR: dataDir, PORT: '0', SLUICE_LOG_LEVEL: 'silent', ...env });
+  return startOn(existingDataDir ?? (await mkdtemp(join(tmpdir(), 'sluice-test-'))), env, '0');
+}
+
+async function startOn(dataDir: string, env: Record<string, string>, port: string): Promise<TestService> {
+  const config = loadConfig({ ...process.env, SLUICE_DATA_DIR: dataDir, PORT: port, SLUICE_LOG_LEVEL: 'silent', ...env });
   const running = await startLocalService(config, createLogger(config));
   return {
     url: running.url,
@@ -31,6 +36,10 @@ export async function startTestService(env: Record<string, string> = {}, existin
     dataDir,
     running,
     createOrganization: async (name) => (await running.app.services.keys.createKey(name)).secret,
+    async restart() {
+      await running.close();
+      return startOn(dataDir, env, new URL(running.url).port);
+    },
     async close() {
       await running.close();
       await rm(dataDir, { recursive: true, force: true });

@@ -32,13 +32,24 @@ const TASK_ENV = {
   SLUICE_VERSION_ID: 'version-1',
 };
 
-const SOURCE = `import os
+const SOURCE = `import ctypes, os, threading, time
 import sluice
 
 @sluice.function(name="probe")
 def probe(what: str) -> dict:
     if what == "env":
         return dict(os.environ)
+    if what == "logs":
+        libc = ctypes.CDLL(None)
+        def after():
+            time.sleep(0.1)
+            for i in range(10):
+                line = f"after the job {i}\\n".encode()
+                libc.write(1, line, len(line))
+                time.sleep(0.02)
+        threading.Thread(target=after, daemon=True).start()
+        os.write(1, b"no newline")
+        return {}
     try:
         with open(f"/proc/{os.getppid()}/environ", "rb") as agent:
             return {"read": len(agent.read())}
@@ -47,7 +58,7 @@ def probe(what: str) -> dict:
 `;
 
 /** Runs one job of the probe in a real replica started as the AWS worker starts it, and returns its output. */
-async function runProbe(codeDir: string, what: string, replicaUid?: number): Promise<Record<string, unknown>> {
+async function runProbe(codeDir: string, what: string, replicaUid?: number, onLine: (line: string) => void = () => undefined, afterJob = async () => undefined): Promise<Record<string, unknown>> {
   const settings = workerSettings({
     ...TASK_ENV,
     // The system interpreter: the nobody user can run it.
@@ -57,12 +68,13 @@ async function runProbe(codeDir: string, what: string, replicaUid?: number): Pro
     ...(replicaUid === undefined ? {} : { SLUICE_REPLICA_UID: String(replicaUid), SLUICE_REPLICA_GID: String(replicaUid) }),
   });
   const version = aVersion({ entrypoint: { file: 'main.py', symbol: 'probe', kind: 'function', generator: false } });
-  const replica = new Replica({ id: 'r1', ...workerReplicaProcess(settings, version, TASK_ENV), onLine: () => undefined, onExit: () => undefined });
+  const replica = new Replica({ id: 'r1', ...workerReplicaProcess(settings, version, TASK_ENV), onLine, onExit: () => undefined });
   try {
     await replica.ready;
     const outputs: unknown[] = [];
     const outcome = await replica.runJob({ jobId: 'job-1', runId: 'run-1', inputs: { what }, env: {}, maxOutputBytes: 1_000_000 }, { onOutput: (message) => outputs.push(message.value), onCall: () => Promise.reject(new Error('no calls')) });
     expect(outcome).toEqual({ kind: 'done' });
+    await afterJob();
     return outputs[0] as Record<string, unknown>;
   } finally {
     replica.kill();
@@ -86,6 +98,15 @@ describe('the AWS worker’s replicas', () => {
     expect(names.filter((name) => name.startsWith('SLUICE_')).sort()).toEqual(['SLUICE_ENTRY_FILE', 'SLUICE_ENTRY_KIND', 'SLUICE_ENTRY_SYMBOL', 'SLUICE_JOB_ID']);
     expect(JSON.stringify(env)).not.toMatch(/credentials|AKIAEXAMPLE|169\.254\.170\.2/);
     expect(env).toMatchObject({ PATH: TASK_ENV.PATH, LANG: 'C.UTF-8', NVIDIA_VISIBLE_DEVICES: '0', SLUICE_ENTRY_SYMBOL: 'probe' });
+  });
+
+  it('end a job’s log at its end marker even after a write that left its line unfinished, and drop what native code writes after the job returned', async () => {
+    const lines: string[] = [];
+    await runProbe(codeDir, 'logs', undefined, (line) => lines.push(line), async () => {
+      await new Promise((resolve) => setTimeout(resolve, 500)); // the thread writes for 0.3 s after the job
+    });
+    // The marker was found where the unfinished line ended (not glued to it), and nothing came after.
+    expect(lines).toEqual(['no newline']);
   });
 
   it.runIf(asRoot)('run as the image’s user, which cannot read the agent’s environment (/proc/<agent>/environ)', async () => {

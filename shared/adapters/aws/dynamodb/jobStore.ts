@@ -1,5 +1,6 @@
 import { paginateQuery, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { JobOutput, JobPatch, JobRecord, JobStatus, RestartEntry } from '../../../domain/job.js';
+import type { ChildJob, JobOutput, JobPatch, JobRecord, JobStatus, RestartEntry } from '../../../domain/job.js';
+import { cappedJobError } from '../../../domain/jobError.js';
 import type { ActiveJobCounts, JobFilter, JobStore, Page } from '../../../ports/store.js';
 import { ifConditionHolds, writeIf } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
@@ -18,8 +19,8 @@ import { ACTIVE_BY_ORGANIZATION_INDEX, BY_FUNCTION_INDEX, BY_ORGANIZATION_INDEX,
  * `data`. `restarts` is JSON text too, to round-trip exactly as the SQLite adapter does.
  * `inputs` (of any size) have an attribute of their own beside their list preview
  * (listPreview.ts), so that a list reads the preview and never the inputs; `inputs`, `data` and
- * `error` (a traceback of any length) spill to S3 when an item could not hold them (spill.ts);
- * reads resolve them. Items written before inputs moved out keep them in `data`.
+ * `error` spill to S3 when an item could not hold them (spill.ts); reads resolve them. An error is
+ * cut to MAX_JOB_ERROR_BYTES when written (jobError.ts), so only items written before that spill one. Items written before inputs moved out keep them in `data`.
  */
 const PATCHABLE: Record<keyof JobPatch, string> = {
   status: 'status',
@@ -69,7 +70,7 @@ const isActive = (status: JobStatus) => status === 'queued' || status === 'proce
 
 async function toItem(spill: Spiller, job: JobRecord) {
   const { status, startedAt, completedAt, error, runId, restarts, attempts, inputs, ...fixed } = job;
-  const errorText = await spill.write('error', error, job.id, ERROR_SPILL_OVER_BYTES);
+  const errorText = await spill.write('error', cappedJobError(error), job.id, ERROR_SPILL_OVER_BYTES);
   const inputsText = await spill.write('inputs', JSON.stringify(inputs), job.id, INPUTS_SPILL_OVER_BYTES);
   const attributes: Item = {
     id: job.id,
@@ -209,7 +210,7 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
     },
     async transition(id, from, patch) {
       if (from.length === 0) return null;
-      const error = patch.error === undefined ? undefined : await spill.write('error', patch.error, id, ERROR_SPILL_OVER_BYTES);
+      const error = patch.error === undefined ? undefined : await spill.write('error', cappedJobError(patch.error), id, ERROR_SPILL_OVER_BYTES);
       const update = transitionUpdate(id, from, patch, error);
       // An error replaced later leaves its spilled copy behind: rare (a long traceback, then another), and only storage.
       const spilledKey = error?.spilledKey ?? null;
@@ -268,6 +269,24 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         ...LISTED_PROJECTION,
       });
       return Promise.all((await collect(items)).map((item) => toListedJob(spill, item)));
+    },
+    async listChildSummaries(parentJobId, limit) {
+      const items = queryItems(context, {
+        TableName,
+        IndexName: BY_PARENT_INDEX,
+        KeyConditionExpression: 'parent_job_id = :parent',
+        ExpressionAttributeValues: { ':parent': parentJobId },
+        // The record's fixed fields (data) name its function; the inputs and error are left out.
+        ProjectionExpression: 'id, #status, #data, #data_spill',
+        ExpressionAttributeNames: { '#status': 'status', '#data': 'data', '#data_spill': spillAttributeOf('data') },
+        Limit: pageSizeFor({ limit }),
+      });
+      return Promise.all(
+        (await collect(items, { limit })).map(async (item): Promise<ChildJob> => {
+          const { createdAt, ownerName, functionName } = await spillableDataOf<FixedFields>(spill, item);
+          return { id: item.id as string, status: item.status as JobStatus, createdAt, ownerName, functionName };
+        }),
+      );
     },
     async listByStatus(statuses) {
       if (statuses.length === 0) return [];

@@ -1,4 +1,5 @@
-import type { JobOutput, JobPatch, JobRecord, JobStatus } from '../../../domain/job.js';
+import type { ChildJob, JobOutput, JobPatch, JobRecord, JobStatus } from '../../../domain/job.js';
+import { cappedJobError } from '../../../domain/jobError.js';
 import { inlinedBySize, inputsPreview, jsonBytes, type ListedOutput } from '../../../domain/listPreview.js';
 import type { JobFilter, JobStore, Page } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
@@ -21,8 +22,11 @@ function applyPatch(job: JobRecord, patch: JobPatch): JobRecord {
     const value = patch[field];
     if (value !== undefined) next[field] = value;
   }
-  return next as unknown as JobRecord;
+  return withCappedError(next as unknown as JobRecord);
 }
+
+/** The job as stored: its error cut to MAX_JOB_ERROR_BYTES (jobError.ts). */
+const withCappedError = (job: JobRecord): JobRecord => ({ ...job, error: cappedJobError(job.error) });
 
 const parse = (data: string): JobRecord => JSON.parse(data) as JobRecord;
 const parseOutput = (data: string): JobOutput => JSON.parse(data) as JobOutput;
@@ -84,6 +88,12 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
   const byVersion = newestFirst('version_id = ? AND organization_id = ?');
   const byOrganization = newestFirst('organization_id = ?');
   const children = db.prepare<[string], string>(`SELECT ${LISTED} FROM jobs WHERE parent_job_id = ? ORDER BY created_at, id`).pluck();
+  // Columns only, the names from the function's row: no job's JSON is parsed (unless its function is gone).
+  const childSummaries = db.prepare<[string, number], ChildJob>(
+    `SELECT j.id, j.status, j.created_at AS createdAt,
+       COALESCE(f.owner_name, json_extract(j.data, '$.ownerName')) AS ownerName, COALESCE(f.name, json_extract(j.data, '$.functionName')) AS functionName
+     FROM jobs j LEFT JOIN functions f ON f.id = j.function_id WHERE j.parent_job_id = ? ORDER BY j.created_at, j.id LIMIT ?`,
+  );
 
   /** `status IN (?, ?, ...)` needs one statement per number of statuses: made on first use, then kept. */
   const byStatusCount = new Map<number, ReturnType<typeof db.prepare<string[], string>>>();
@@ -116,7 +126,8 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
   const outputById = db.prepare<[string, number], string>('SELECT data FROM job_outputs WHERE job_id = ? AND idx = ?').pluck();
 
   return {
-    async create(job) {
+    async create(given) {
+      const job = withCappedError(given);
       const inputs = [JSON.stringify(inputsPreview(job.inputs)), JSON.stringify(job.inputs)] as const;
       await writes.write(() => insert.run(job.id, job.functionId, job.versionId, job.organizationId, job.parentJobId, job.status, job.createdAt, withoutInputs(job), ...inputs));
     },
@@ -147,6 +158,9 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     },
     async listChildren(parentJobId) {
       return children.all(parentJobId).map(parse);
+    },
+    async listChildSummaries(parentJobId, limit) {
+      return childSummaries.all(parentJobId, limit ?? -1);
     },
     async listByStatus(statuses) {
       if (statuses.length === 0) return [];

@@ -1,0 +1,103 @@
+"""What file descriptors 1 and 2 reach: the agent's log pipes while a job runs, nothing between jobs.
+
+sys.stdout and sys.stderr know which job the writing code works for (see _runtime.Attribution),
+but native code (a C library's thread), ``os.write(1, ...)`` and ``sys.stdout.buffer`` write to
+the descriptors directly. So the runtime keeps the agent's pipes on descriptors of its own and
+points 1 and 2 at them only while a job runs. When the job returns, 1 and 2 are pointed at
+/dev/null before the end marker goes out: a write that comes later, from whatever thread, is
+dropped and never read as the next job's. A write already under way when they are switched (a
+thread blocked on a full pipe while the agent catches up) still reaches the pipe, so the runtime
+waits until no thread of the process is inside a write to 1 or 2 (their system calls, read from
+/proc/self/task) before it writes the marker.
+
+Setup's output goes to the pipes as before (the version's log), and so do writes through
+sys.stdout and sys.stderr of code that works for no job while no job runs (``idle_streams``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import platform
+import sys
+import time
+from typing import Dict, List, Optional, Set
+
+LOG_FDS = (1, 2)
+WRITES_SETTLE_S = 5.0  # how long a write under way may hold the end marker back (the agent paused reading)
+_POLL_S = 0.002
+
+# The system calls that write through a descriptor given as their first argument.
+_WRITE_SYSCALLS: Dict[str, Set[int]] = {
+    "x86_64": {1, 18, 20, 296, 328},  # write, pwrite64, writev, pwritev, pwritev2
+    "aarch64": {64, 66, 68, 70, 287},
+}
+
+
+def writes_under_way(fds: "tuple[int, ...]" = LOG_FDS) -> bool:
+    """Whether a thread of this process is inside a write system call to one of ``fds``.
+
+    A blocked call shows in /proc/self/task/<tid>/syscall as its number and arguments; one that
+    is copying without blocking shows as running, and is over within microseconds.
+    """
+    numbers = _WRITE_SYSCALLS.get(platform.machine())
+    if numbers is None:
+        return False
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            with open(f"/proc/self/task/{task}/syscall", encoding="ascii") as syscall:
+                fields = syscall.read().split()
+        except OSError:
+            continue  # the thread ended meanwhile
+        if len(fields) >= 2 and fields[0].isdigit() and int(fields[0]) in numbers:
+            try:
+                if int(fields[1], 16) in fds:
+                    return True
+            except ValueError:
+                pass
+    return False
+
+
+class LogDescriptors:
+    """Descriptors 1 and 2, switched between the agent's pipes (during a job) and /dev/null."""
+
+    def __init__(self) -> None:
+        # Non-inheritable copies: processes a function starts get 1 and 2, never these.
+        self.agent: Dict[int, int] = {fd: os.dup(fd) for fd in LOG_FDS}
+        self.sink = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+        self.idle_streams: List[io.TextIOWrapper] = [self._text_stream(fd) for fd in LOG_FDS]
+
+    def _text_stream(self, fd: int) -> io.TextIOWrapper:
+        like = sys.stdout if fd == 1 else sys.stderr
+        encoding = getattr(like, "encoding", None) or "utf-8"
+        errors = getattr(like, "errors", None) or "backslashreplace"
+        return io.TextIOWrapper(io.FileIO(self.agent[fd], "w", closefd=False), encoding=encoding, errors=errors,
+                                line_buffering=True, write_through=True)
+
+    def job_started(self) -> None:
+        for fd in LOG_FDS:
+            os.dup2(self.agent[fd], fd)
+
+    def job_ended(self, marker: Optional[str]) -> None:
+        """1 and 2 to /dev/null, the writes under way finished, then the marker on both pipes."""
+        for fd in LOG_FDS:
+            os.dup2(self.sink, fd)
+        deadline = time.monotonic() + WRITES_SETTLE_S
+        while writes_under_way() and time.monotonic() < deadline:
+            time.sleep(_POLL_S)
+        if marker is None:
+            return
+        for fd in LOG_FDS:
+            try:
+                # The agent also finds it at the end of a line that a write left unfinished.
+                os.write(self.agent[fd], f"{marker}\n".encode("utf-8"))
+            except OSError:  # the agent is gone
+                pass
+
+    def between_jobs(self) -> None:
+        """After setup: until a job runs, what reaches 1 and 2 is dropped."""
+        self.job_ended(None)
