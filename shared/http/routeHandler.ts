@@ -24,7 +24,8 @@ export function createRouteHandler(route: Route, getServices: () => Promise<Serv
       },
     })
     .use(errorResponder(logger))
-    .use(route.public ? {} : authenticate())
+    // middy refuses an empty middleware: a public route simply has no authentication step.
+    .use(route.public ? [] : [authenticate()])
     .use(validateRequest(route))
     .handler(async (_event, context) => {
       const { input, principal, services } = context;
