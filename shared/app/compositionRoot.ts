@@ -22,6 +22,11 @@ import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { Logger } from './logger.js';
 import { checkBundle } from '../packaging/bundleReader.js';
+import { telemetryOf } from '../ports/telemetry.js';
+import { ServiceMetrics } from '../services/serviceMetrics.js';
+import type { RawEndpoint } from '../http/nodeGateway.js';
+import { metricsEndpoint } from '../http/metricsEndpoint.js';
+import { logTelemetry } from './logTelemetry.js';
 
 export interface LocalApp {
   services: Services;
@@ -30,12 +35,15 @@ export interface LocalApp {
   uploads: LocalUploads;
   /** The output files' download URLs, served beside them. */
   downloads: LocalDownloads;
+  /** GET /metrics, served beside them. */
+  metrics: RawEndpoint;
   agent: WorkerAgent;
   /** How function code is confined; its warning, when it is not, is for the start banner too. */
   sandbox: SandboxChoice;
   /** Resumes what a stopped service left: unfinished builds, queued and interrupted jobs. */
   recover(): Promise<void>;
-  close(): Promise<void>;
+  /** Stops; running jobs have `graceMs` to finish before they are preempted (back to the queue). */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Used when the default interpreter cannot be asked its version. */
@@ -57,6 +65,8 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   await rm(scratchFolder, { recursive: true, force: true });
   const store = openStore(config);
   const clock = createSystemClock();
+  const metrics = new ServiceMetrics();
+  const telemetry = telemetryOf(logTelemetry(logger), metrics);
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();
   const uploads = new LocalUploads({ folder: join(config.dataDir, 'uploads'), publicUrl: servicePublicUrl, clock });
   const downloads = new LocalDownloads({ publicUrl: servicePublicUrl, clock, expiresInS: config.fileUrlExpiresS, open: (jobId, index) => artifacts.openOutputFile(jobId, index) });
@@ -70,6 +80,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     defaultPython: config.python,
     bundleLimits: config.bundleLimits,
     onError: (error, versionId) => logger.error({ err: error, versionId }, 'build failed unexpectedly'),
+    telemetry,
   });
   const defaultPythonVersion = (await probe(config.python))?.version ?? FALLBACK_PYTHON_VERSION;
   const queue = new MemoryJobQueue();
@@ -95,9 +106,10 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     webhookRetryBaseMs: config.webhookRetryBaseMs,
     pricing: config.pricing,
     onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
+    telemetry,
   });
   deliveryScheduler.useDeliverer(services.webhookDeliverer);
-  const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, sandbox: sandbox.sandbox, publicUrl: servicePublicUrl });
+  const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, sandbox: sandbox.sandbox, publicUrl: servicePublicUrl, telemetry });
   agentRef.current = localAgent;
   queue.onEnqueue((versionId) => localAgent.wake(versionId));
   builder.onBuildFinished(async (version) => {
@@ -109,6 +121,10 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     builder,
     uploads,
     downloads,
+    metrics: metricsEndpoint({
+      token: config.metricsToken,
+      render: async () => metrics.render({ liveJobs: await store.jobs.listByStatus(['queued', 'processing']), replicas: await localAgent.replicaCounts() }),
+    }),
     agent: localAgent,
     sandbox,
     async recover() {
@@ -116,8 +132,8 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
       await deliveryScheduler.resume();
       await localAgent.recover(await store.versions.listByBuildStatus(['ready']));
     },
-    async close() {
-      await localAgent.shutdown();
+    async close(graceMs = 0) {
+      await localAgent.shutdown(graceMs);
       await deliveryScheduler.stop();
       await builder.idle();
       await store.close();

@@ -11,13 +11,15 @@ import type { LocalApp } from './compositionRoot.js';
 import { composeLocalApp } from './compositionRoot.js';
 import type { Logger } from './logger.js';
 
-const SHUTDOWN_GRACE_MS = 5_000;
-
 export interface RunningService {
   url: string;
   app: LocalApp;
   bootstrapKey: BootstrapKey;
-  /** Stops taking requests, lets running work finish, closes the store. */
+  /**
+   * Stops taking requests (those that come meanwhile, and open awaits, are answered 503 with
+   * Retry-After), lets running jobs finish within the grace period (SLUICE_SHUTDOWN_GRACE_S),
+   * preempts the rest back to the queue, and closes the store.
+   */
   close(): Promise<void>;
 }
 
@@ -40,7 +42,7 @@ async function startHoldingLock(config: Config, logger: Logger, releaseLock: () 
   let url = '';
   const app = await composeLocalApp(config, logger, () => url);
   const bootstrapKey = await ensureBootstrapKey(app.services.keys, config.dataDir, config.bootstrapOrganization, config.bootstrapApiKey);
-  const server = createNodeGateway({ routes: ROUTES, endpoints: [app.uploads, app.downloads], services: app.services, logger, maxBodyBytes: config.maxBodyBytes, bodyTimeoutMs: config.bodyTimeoutMs, cors: corsPolicy(config.corsOrigins) });
+  const server = createNodeGateway({ routes: ROUTES, endpoints: [app.uploads, app.downloads, app.metrics], services: app.services, logger, maxBodyBytes: config.maxBodyBytes, bodyTimeoutMs: config.bodyTimeoutMs, cors: corsPolicy(config.corsOrigins) });
   await listen(server, config.port, config.host);
   const { port } = server.address() as AddressInfo;
   url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -51,16 +53,17 @@ async function startHoldingLock(config: Config, logger: Logger, releaseLock: () 
     app,
     bootstrapKey,
     async close() {
-      const closed = new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        // Requests still open after a grace period (a long await, say) are cut.
-        setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
-      });
-      // Replicas stop first: their running jobs go back to the queue, durably, for the next start.
-      await app.close();
+      logger.info({ graceS: config.shutdownGraceMs / 1000, running: app.agent.runningJobIds().length }, 'stopping');
+      server.drain();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Running jobs finish (or go back to the queue, durably, for the next start) before the store closes.
+      await app.close(config.shutdownGraceMs);
+      // A request still open now (an upload, a download) is cut: nothing is left to answer it.
+      server.closeAllConnections();
       await closed;
       releaseLock();
+      logger.info('stopped');
     },
   };
 }

@@ -34,6 +34,11 @@ interface RouteShape<P, Q, B> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
+  /**
+   * Holds the request open while it waits for something (await): a stopping service answers it
+   * 503 with Retry-After at once rather than cutting it, so the client asks again.
+   */
+  waits?: true;
 }
 
 /**

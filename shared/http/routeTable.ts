@@ -21,6 +21,7 @@ import { getCredits, getFunctionUsage, getJobUsage, getUsage, getUsagePerFunctio
 import { getConcurrency, getConcurrencyStats } from './routes/concurrency.js';
 import { getComputeAvailability } from './routes/computeAvailability.js';
 import { editVersion } from './routes/editVersion.js';
+import { health } from './routes/health.js';
 import { getWebhookSecret, rotateWebhookSecret } from './routes/webhookSecret.js';
 
 /**
@@ -59,4 +60,5 @@ export const ROUTES: readonly Route[] = [
   resendJobWebhooks,
   getWebhookSecret,
   rotateWebhookSecret,
+  health,
 ];

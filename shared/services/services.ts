@@ -10,6 +10,8 @@ import type { JobEvent, JobEvents } from '../ports/jobEvents.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { Store } from '../ports/store.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
+import type { Telemetry } from '../ports/telemetry.js';
+import { NO_TELEMETRY } from '../ports/telemetry.js';
 import type { RestrictedKind } from '../domain/networkAddress.js';
 import { AuthService } from './authService.js';
 import { BuildProgress } from './buildProgress.js';
@@ -17,6 +19,7 @@ import { ConcurrencyService } from './concurrencyService.js';
 import { DeployService } from './deployService.js';
 import { FunctionAccess } from './functionAccess.js';
 import { FunctionService } from './functionService.js';
+import { HealthService } from './healthService.js';
 import { JobLifecycle } from './jobLifecycle.js';
 import { JobNotifier } from './jobNotifier.js';
 import { JobService } from './jobService.js';
@@ -53,6 +56,8 @@ export interface Adapters {
   webhookRetryBaseMs: number;
   pricing: Pricing;
   onObserverError: (error: unknown, event: JobEvent) => void;
+  /** Where jobs', builds' and webhooks' moments go (the service log, metrics); none by default. */
+  telemetry?: Telemetry;
 }
 
 export interface Services {
@@ -73,10 +78,12 @@ export interface Services {
   sweeper: Sweeper;
   compute: () => Compute;
   awaitTimeoutMs: number;
+  health: HealthService;
 }
 
 export function createServices(adapters: Adapters): Services {
   const { store, clock } = adapters;
+  const telemetry = adapters.telemetry ?? NO_TELEMETRY;
   const access = new FunctionAccess(store);
   const versions = new VersionService(store, access, adapters.compute);
   const auth = new AuthService(store);
@@ -86,9 +93,12 @@ export function createServices(adapters: Adapters): Services {
   const usage = new UsageService(store, versions, access, adapters.pricing, clock);
   notifier.observe((event) => webhooks.onJobEvent(event));
   notifier.observe((event) => usage.onJobEvent(event));
+  notifier.observe(async (event) => {
+    if (event.type !== 'output') telemetry.record({ kind: 'job', event });
+  });
   const lifecycle = new JobLifecycle(store, adapters.queue, notifier, clock);
   const webhookSecrets = new WebhookSecrets(store);
-  const webhookDeliverer = new WebhookDeliverer(store, webhookSecrets, adapters.webhookSender, clock, adapters.webhookRetryBaseMs);
+  const webhookDeliverer = new WebhookDeliverer(store, webhookSecrets, adapters.webhookSender, clock, adapters.webhookRetryBaseMs, telemetry);
   const jobs = new JobService({
     store,
     access,
@@ -116,9 +126,10 @@ export function createServices(adapters: Adapters): Services {
     webhookDeliverer,
     usage,
     concurrency: new ConcurrencyService(store, access, clock),
-    buildProgress: new BuildProgress(store, clock, (version) => jobs.releaseWaitingJobs(version)),
+    buildProgress: new BuildProgress(store, clock, (version) => jobs.releaseWaitingJobs(version), telemetry),
     sweeper: new Sweeper(store, adapters.builder, adapters.deliveryScheduler, webhookDeliverer, lifecycle, clock),
     compute: adapters.compute,
     awaitTimeoutMs: adapters.awaitTimeoutMs,
+    health: new HealthService(store),
   };
 }

@@ -7,6 +7,7 @@ export const awaitJob = defineRoute({
   name: 'awaitJob',
   method: 'GET',
   path: '/v2/jobs/{job_id}/await',
+  waits: true,
   params: z.object({ job_id: z.string().min(1) }),
   query: z.object({ offset: z.coerce.number().int().min(0).default(0) }),
   handle: async ({ params, query, principal, services }) => ({

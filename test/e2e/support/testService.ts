@@ -23,7 +23,7 @@ export interface TestService {
 /** The real embedded service on a free port, over a fresh data directory. */
 export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'sluice-test-'));
-  const config = loadConfig({ ...process.env, SLUICE_DATA_DIR: dataDir, PORT: '0', SLUICE_LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ ...process.env, SLUICE_DATA_DIR: dataDir, PORT: '0', SLUICE_LOG_LEVEL: 'silent', SLUICE_SHUTDOWN_GRACE_S: '0', ...env });
   const running = await startLocalService(config, createLogger(config));
   return {
     url: running.url,

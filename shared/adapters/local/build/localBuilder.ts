@@ -9,6 +9,8 @@ import type { Artifacts } from '../../../ports/artifacts.js';
 import type { Builder } from '../../../ports/builder.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { Store } from '../../../ports/store.js';
+import type { Telemetry } from '../../../ports/telemetry.js';
+import { NO_TELEMETRY } from '../../../ports/telemetry.js';
 import { extractBundle } from '../../../packaging/bundleReader.js';
 import { LogWriter } from '../../../services/logWriter.js';
 import { BuildFailure } from './buildFailure.js';
@@ -27,6 +29,8 @@ export interface LocalBuilderOptions {
   /** Checked at deploy already; held again while unpacking, should a bundle have changed since. */
   bundleLimits: BundleLimits;
   onError: (error: unknown, versionId: string) => void;
+  /** Each state a build reaches (the service log, metrics). */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -67,6 +71,7 @@ export class LocalBuilder implements Builder {
     const { store, clock } = this.options;
     const version = await store.versions.transition(versionId, UNFINISHED_BUILD_STATUSES, { buildStatus: 'building' });
     if (!version) return;
+    this.reached(version);
     const log = new LogWriter(store.logs, clock, {
       stream: versionLogStream(version.id),
       organizationId: version.organizationId,
@@ -96,6 +101,7 @@ export class LocalBuilder implements Builder {
       // A failed version never runs: its code folder, if the failure came after it, goes too.
       await rm(join(this.options.versionsFolder, version.id), { recursive: true, force: true });
       const failed = await store.versions.transition(version.id, UNFINISHED_BUILD_STATUSES, { buildStatus: 'error', buildError: reason });
+      if (failed) this.reached(failed);
       if (!(error instanceof BuildFailure)) this.options.onError(error, version.id);
       if (failed) await this.finished(failed);
     } finally {
@@ -106,7 +112,12 @@ export class LocalBuilder implements Builder {
   private async move(version: VersionRecord, from: BuildStatus, patch: VersionPatch): Promise<VersionRecord> {
     const moved = await this.options.store.versions.transition(version.id, [from], patch);
     if (!moved) throw new BuildFailure(`The version left the ${from} state while it was being built.`);
+    this.reached(moved);
     return moved;
+  }
+
+  private reached(version: VersionRecord): void {
+    (this.options.telemetry ?? NO_TELEMETRY).record({ kind: 'build', version, status: version.buildStatus });
   }
 
   /**
