@@ -10,6 +10,7 @@ import { chooseSandbox } from '../adapters/local/sandbox/chooseSandbox.js';
 import { LocalDownloads } from '../adapters/local/localDownloads.js';
 import { createSystemClock } from '../adapters/systemClock.js';
 import type { Config } from '../config.js';
+import { ConfigError } from '../config.js';
 import { createMemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
 import { MemoryJobQueue } from '../adapters/local/memoryJobQueue.js';
 import { LocalDeliveryScheduler } from '../adapters/local/localDeliveryScheduler.js';
@@ -46,9 +47,6 @@ export interface LocalApp {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Used when the default interpreter cannot be asked its version. */
-const FALLBACK_PYTHON_VERSION = '3.11';
-
 /**
  * The one place adapters are chosen and services built. The local mode: SQLite in the data
  * directory, bundles and environments beside it, builds in this process.
@@ -57,6 +55,9 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   if (config.mode !== 'local') {
     throw new Error('This command runs the local mode. The AWS mode is deployed with `cdk deploy` (see docs/deploying-to-aws.md).');
   }
+  // Every build and the inspector run it: a wrong one is said at start, not at the first deploy.
+  const defaultPython = await probe(config.python);
+  if (!defaultPython) throw new ConfigError(`SLUICE_PYTHON: ${config.python} does not run as a Python interpreter: set it to one that does (python3, /usr/bin/python3.12, ...)`);
   const sandbox = await chooseSandbox(config.sandbox);
   if (sandbox.warning) logger.warn({ sandbox: config.sandbox }, sandbox.warning);
   else logger.info('function code runs in a bubblewrap sandbox');
@@ -82,7 +83,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     onError: (error, versionId) => logger.error({ err: error, versionId }, 'build failed unexpectedly'),
     telemetry,
   });
-  const defaultPythonVersion = (await probe(config.python))?.version ?? FALLBACK_PYTHON_VERSION;
+  const defaultPythonVersion = defaultPython.version;
   const queue = new MemoryJobQueue();
   // The agent is built from the services it serves: the services reach it through this reference.
   const agentRef: { current?: WorkerAgent } = {};

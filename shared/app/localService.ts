@@ -5,6 +5,7 @@ import { ROUTES } from '../http/routeTable.js';
 import { createNodeGateway } from '../http/nodeGateway.js';
 import { corsPolicy } from '../http/cors.js';
 import type { Config } from '../config.js';
+import { ConfigError } from '../config.js';
 import type { BootstrapKey } from './bootstrapKey.js';
 import { ensureBootstrapKey } from './bootstrapKey.js';
 import type { LocalApp } from './compositionRoot.js';
@@ -43,7 +44,12 @@ async function startHoldingLock(config: Config, logger: Logger, releaseLock: () 
   const app = await composeLocalApp(config, logger, () => url);
   const bootstrapKey = await ensureBootstrapKey(app.services.keys, config.dataDir, config.bootstrapOrganization, config.bootstrapApiKey);
   const server = createNodeGateway({ routes: ROUTES, endpoints: [app.uploads, app.downloads, app.metrics], services: app.services, logger, maxBodyBytes: config.maxBodyBytes, bodyTimeoutMs: config.bodyTimeoutMs, cors: corsPolicy(config.corsOrigins) });
-  await listen(server, config.port, config.host);
+  try {
+    await listen(server, config.port, config.host);
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   await app.recover();
@@ -68,12 +74,27 @@ async function startHoldingLock(config: Config, logger: Logger, releaseLock: () 
   };
 }
 
+/** Listens; the usual reasons it cannot (the port taken, a privileged one, an address not here) as one line. */
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, port, host)));
     server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
+}
+
+function listenError(error: NodeJS.ErrnoException, port: number, host: string): Error {
+  const where = `${host}:${port}`;
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new ConfigError(`Port ${port} is in use on ${host} (another Sluice, or another program): choose another with --port or PORT.`);
+    case 'EACCES':
+      return new ConfigError(`Not allowed to listen on ${where} (ports below 1024 need privileges): choose another with --port or PORT.`);
+    case 'EADDRNOTAVAIL':
+      return new ConfigError(`${host} is not an address of this machine: choose another with --host or HOST.`);
+    default:
+      return error;
+  }
 }

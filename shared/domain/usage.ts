@@ -19,6 +19,13 @@ export interface UsageTotals {
 
 export const HOUR_SECONDS = 3600;
 
+/**
+ * Money and time as answers print them: sums of per-second prices carry binary float noise
+ * (0.30000000000000004), so dollars are rounded to a millionth and seconds to a millisecond.
+ */
+export const roundDollars = (dollars: number) => Math.round(dollars * 1e6) / 1e6;
+export const roundSeconds = (seconds: number) => Math.round(seconds * 1e3) / 1e3;
+
 export const hourOf = (epochSeconds: number) => Math.floor(epochSeconds / HOUR_SECONDS) * HOUR_SECONDS;
 
 /** The current billing period: the calendar month (UTC) around `nowSeconds`, as [start, end) in seconds. */

@@ -112,7 +112,7 @@ export function createNodeGateway(options: NodeGatewayOptions): NodeGateway {
     // The key is checked before a byte of the body is read: without one, nobody can make the service take a body.
     if (!match.route.public && !(await isAuthenticated(request))) return refuseUnread(response, 401, unauthorized().message);
     const body = await readBody(request, options.maxBodyBytes, bodyTimeoutMs);
-    if (body === 'too_large') return refuseUnread(response, 413, `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB.`);
+    if (body === 'too_large') return refuseUnread(response, 413, `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB (SLUICE_MAX_BODY_MB; for code bundles, deploy through an upload).`);
     if (body === 'too_slow') return refuseUnread(response, 408, `Request body not received within ${bodyTimeoutMs / 1000} s.`);
     const handler = handlers.get(match.route) as HttpHandler;
     if (match.route.waits) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { charge, DEFAULT_PRICES } from '../../shared/domain/pricing.js';
 import { billingPeriod, hourOf } from '../../shared/domain/usage.js';
+import { serializeUsage } from '../../shared/domain/wire/usage.js';
 
 const pricing = { prices: { ...DEFAULT_PRICES, t4: 1 }, customPrices: new Map([['acme/special', 3]]) };
 
@@ -24,5 +25,21 @@ describe('billing periods', () => {
 
   it('buckets usage by the UTC hour', () => {
     expect(hourOf(Date.UTC(2024, 0, 1, 5, 59, 59) / 1000)).toBe(Date.UTC(2024, 0, 1, 5) / 1000);
+  });
+});
+
+describe('usage as answers print it', () => {
+  it('prints dollars to the millionth and seconds to the millisecond, without float noise, totals summed before rounding', () => {
+    const totals = new Map([
+      ['cpu', { computeSeconds: 0.1 + 0.2, costDollars: 0.1 + 0.2 }],
+      ['t4', { computeSeconds: 1.0004, costDollars: 0.0000004 }],
+      ['l4', { computeSeconds: 0, costDollars: 0.0000004 }],
+    ] as const);
+    const report = serializeUsage(new Map(totals));
+    expect(report.cpu).toEqual({ compute_seconds: 0.3, cost_dollars: 0.3 });
+    expect(report.t4).toEqual({ compute_seconds: 1, cost_dollars: 0 });
+    expect(report.total_cost_dollars).toBe(0.300001);
+    expect(report.total_compute_seconds).toBe(1.3);
+    expect(JSON.stringify(report)).not.toMatch(/\d\.\d{7,}/);
   });
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { BillingClass } from '../machineTypes.js';
 import { BILLING_CLASSES } from '../machineTypes.js';
 import type { UsageTotals } from '../usage.js';
+import { roundDollars, roundSeconds } from '../usage.js';
 
 export const machineTypeUsageSchema = z.strictObject({ compute_seconds: z.number(), cost_dollars: z.number() });
 
@@ -20,9 +21,14 @@ export function serializeUsage(totals: Map<BillingClass, UsageTotals>) {
     }),
   ) as Record<BillingClass, { compute_seconds: number; cost_dollars: number }>;
   const all = Object.values(classes);
+  // The totals are summed before rounding, so they are as exact as the parts allow.
+  const total = { compute_seconds: all.reduce((sum, usage) => sum + usage.compute_seconds, 0), cost_dollars: all.reduce((sum, usage) => sum + usage.cost_dollars, 0) };
+  const rounded = Object.fromEntries(
+    Object.entries(classes).map(([billingClass, usage]) => [billingClass, { compute_seconds: roundSeconds(usage.compute_seconds), cost_dollars: roundDollars(usage.cost_dollars) }]),
+  ) as typeof classes;
   return {
-    total_compute_seconds: all.reduce((sum, usage) => sum + usage.compute_seconds, 0),
-    total_cost_dollars: all.reduce((sum, usage) => sum + usage.cost_dollars, 0),
-    ...classes,
+    total_compute_seconds: roundSeconds(total.compute_seconds),
+    total_cost_dollars: roundDollars(total.cost_dollars),
+    ...rounded,
   };
 }

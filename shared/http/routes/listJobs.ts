@@ -4,8 +4,12 @@ import { defineRoute } from '../route.js';
 import { pageQuery } from '../schemas.js';
 import { jobPage } from '../views.js';
 
-/** An empty status means every status, as the interface says. */
-export const jobStatusQuery = { status: z.union([z.enum(JOB_STATUSES), z.literal('').transform(() => undefined)]).optional() };
+/** An empty status means every status, as the interface says; a wrong one is answered with the valid ones. */
+export const jobStatusQuery = {
+  status: z
+    .union([z.enum(JOB_STATUSES), z.literal('').transform(() => undefined)], { error: `Unknown status: use one of ${JOB_STATUSES.join(', ')} (or none for every status)` })
+    .optional(),
+};
 
 export const listJobs = defineRoute({
   name: 'listJobs',

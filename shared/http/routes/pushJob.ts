@@ -3,6 +3,7 @@ import { timeoutSchema } from '../../domain/functionMetadata.js';
 import { PUSH_SOURCES } from '../../domain/job.js';
 import { webhookListSchema } from '../../domain/webhook.js';
 import { serializePushResult } from '../../domain/wire/job.js';
+import { capacityWarning } from '../../services/capacityWarning.js';
 import { defineRoute } from '../route.js';
 
 export const pushJob = defineRoute({
@@ -22,6 +23,7 @@ export const pushJob = defineRoute({
   }),
   handle: async ({ query, body, principal, services }) => {
     const { job, version } = await services.jobs.push(principal, body, query.source);
-    return { body: serializePushResult(job, version.streamOutput) };
+    const warning = await capacityWarning(services.compute(), version.computeType);
+    return { body: { ...serializePushResult(job, version.streamOutput), ...(warning ? { warning } : {}) } };
   },
 });
