@@ -78,6 +78,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     clock,
     environments: new PythonEnvironments({ folder: join(config.dataDir, 'envs'), scratchFolder: join(scratchFolder, 'builds'), pipArgs: config.pipArgs, sandbox: sandbox.sandbox }),
     versionsFolder: join(config.dataDir, 'versions'),
+    importCheck: { sandbox: sandbox.sandbox, scratchFolder: join(scratchFolder, 'builds') },
     defaultPython: config.python,
     bundleLimits: config.bundleLimits,
     onError: (error, versionId) => logger.error({ err: error, versionId }, 'build failed unexpectedly'),

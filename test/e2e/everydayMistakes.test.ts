@@ -90,3 +90,25 @@ describe('a GPU function on a machine without its GPU, emulation off', () => {
     expect(deployed.body.version).not.toHaveProperty('warning');
   });
 });
+
+describe('a version whose code does not import in its environment', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService();
+  });
+  afterAll(() => service.close());
+
+  it('fails its build with the import error, in the version and its build log, before any job runs', async () => {
+    const source = `import sluice\nimport no_such_dependency\n\n@sluice.function(name="forgot-a-package")\ndef run(text: str) -> str:\n    return text\n`;
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+    const version = await waitForBuild(service, 'local/forgot-a-package', deployed.body.version.id);
+    expect(version.build_status).toBe('error');
+    const logs = (await api(service.url, service.key, 'GET', `/v2/logs?version_id=${deployed.body.version.id}`)).body;
+    const lines: string[] = logs.data.flatMap((group: any) => group.logs.map((log: any) => log.message));
+    expect(lines).toContain("ModuleNotFoundError: No module named 'no_such_dependency'");
+    expect(lines.at(-1)).toBe("Build failed: The code does not import in its environment: ModuleNotFoundError: No module named 'no_such_dependency' (add what it needs to python_packages or system_packages; see the build logs).");
+    const pushed = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/forgot-a-package', inputs: { text: 'a' } });
+    expect(pushed.status).toBeGreaterThanOrEqual(400);
+    expect(pushed.status).toBeLessThan(500);
+  });
+});

@@ -15,6 +15,8 @@ import { extractBundle } from '../../../packaging/bundleReader.js';
 import { LogWriter } from '../../../services/logWriter.js';
 import { BuildFailure } from './buildFailure.js';
 import type { PythonEnvironments } from './pythonEnvironments.js';
+import type { ImportCheckOptions } from './importCheck.js';
+import { checkImports } from './importCheck.js';
 import { findPythonInterpreter } from './pythonInterpreters.js';
 import { checkSystemPackages } from './systemPackages.js';
 
@@ -23,6 +25,8 @@ export interface LocalBuilderOptions {
   artifacts: Artifacts;
   clock: Clock;
   environments: PythonEnvironments;
+  /** How the built code's import is checked (the sandbox replicas run in). */
+  importCheck: ImportCheckOptions;
   /** Where each version's code and environment link go: <versionsFolder>/<id>/{code,venv}. */
   versionsFolder: string;
   defaultPython: string;
@@ -90,8 +94,9 @@ export class LocalBuilder implements Builder {
       await this.move(version, 'building', { buildStatus: 'pushing', builtAt: clock.now() });
       say('Installing the code');
       await this.installCode(version, environment);
+      await checkImports(this.options.importCheck, version, join(this.options.versionsFolder, version.id, 'code'), environment, say);
       await this.move(version, 'pushing', { buildStatus: 'deploying' });
-      // Replicas start on demand, so a local version is ready once its code is in place.
+      // Replicas start on demand, so a local version is ready once its code is in place and imports.
       const ready = await this.move(version, 'deploying', { buildStatus: 'ready', readyAt: clock.now() });
       say('Ready');
       await this.finished(ready);
