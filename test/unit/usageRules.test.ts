@@ -29,17 +29,18 @@ describe('billing periods', () => {
 });
 
 describe('usage as answers print it', () => {
-  it('prints dollars to the millionth and seconds to the millisecond, without float noise, totals summed before rounding', () => {
+  it('prints seconds to the microsecond and dollars to the billionth, without float noise, the totals the sums of the parts', () => {
     const totals = new Map([
       ['cpu', { computeSeconds: 0.1 + 0.2, costDollars: 0.1 + 0.2 }],
-      ['t4', { computeSeconds: 1.0004, costDollars: 0.0000004 }],
-      ['l4', { computeSeconds: 0, costDollars: 0.0000004 }],
+      ['t4', { computeSeconds: 1.0000004, costDollars: 0.0000000004 }],
+      ['l4', { computeSeconds: 0, costDollars: 0.000000014 + 0.000000014 * 2 }],
     ] as const);
     const report = serializeUsage(new Map(totals));
     expect(report.cpu).toEqual({ compute_seconds: 0.3, cost_dollars: 0.3 });
     expect(report.t4).toEqual({ compute_seconds: 1, cost_dollars: 0 });
-    expect(report.total_cost_dollars).toBe(0.300001);
+    expect(report.l4.cost_dollars).toBe(0.000000042);
+    expect(report.total_cost_dollars).toBe(0.300000042);
     expect(report.total_compute_seconds).toBe(1.3);
-    expect(JSON.stringify(report)).not.toMatch(/\d\.\d{7,}/);
+    expect(JSON.stringify(report)).not.toMatch(/\d\.\d{10,}|e-1\d/);
   });
 });

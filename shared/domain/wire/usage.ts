@@ -20,15 +20,14 @@ export function serializeUsage(totals: Map<BillingClass, UsageTotals>) {
       return [billingClass, { compute_seconds: usage?.computeSeconds ?? 0, cost_dollars: usage?.costDollars ?? 0 }];
     }),
   ) as Record<BillingClass, { compute_seconds: number; cost_dollars: number }>;
-  const all = Object.values(classes);
-  // The totals are summed before rounding, so they are as exact as the parts allow.
-  const total = { compute_seconds: all.reduce((sum, usage) => sum + usage.compute_seconds, 0), cost_dollars: all.reduce((sum, usage) => sum + usage.cost_dollars, 0) };
   const rounded = Object.fromEntries(
     Object.entries(classes).map(([billingClass, usage]) => [billingClass, { compute_seconds: roundSeconds(usage.compute_seconds), cost_dollars: roundDollars(usage.cost_dollars) }]),
   ) as typeof classes;
+  const all = Object.values(rounded);
+  // The totals are the printed parts' sums (rounded again: adding decimals brings the noise back).
   return {
-    total_compute_seconds: roundSeconds(total.compute_seconds),
-    total_cost_dollars: roundDollars(total.cost_dollars),
+    total_compute_seconds: roundSeconds(all.reduce((sum, usage) => sum + usage.compute_seconds, 0)),
+    total_cost_dollars: roundDollars(all.reduce((sum, usage) => sum + usage.cost_dollars, 0)),
     ...rounded,
   };
 }
