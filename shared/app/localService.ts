@@ -77,9 +77,10 @@ async function startHoldingLock(config: Config, logger: Logger, releaseLock: () 
 /** Listens; the usual reasons it cannot (the port taken, a privileged one, an address not here) as one line. */
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, port, host)));
+    const refused = (error: NodeJS.ErrnoException) => reject(listenError(error, port, host));
+    server.once('error', refused);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve();
     });
   });
