@@ -5,7 +5,7 @@
  */
 
 /** Set per build by the service; the project's values are placeholders. */
-export const PER_BUILD_VARIABLES = ['VERSION_ID', 'BUNDLE_URI', 'IMAGE_URI', 'PYTHON_VERSION', 'PYTHON_PACKAGES', 'SYSTEM_PACKAGES', 'RUN_COMMANDS', 'CUDA_VERSION'] as const;
+export const PER_BUILD_VARIABLES = ['VERSION_ID', 'BUNDLE_URI', 'IMAGE_URI', 'PYTHON_VERSION', 'PYTHON_PACKAGES', 'SYSTEM_PACKAGES', 'RUN_COMMANDS', 'CUDA_VERSION', 'ENTRY_FILE', 'ENTRY_SYMBOL'] as const;
 
 /**
  * Base images, from registries without Docker Hub's anonymous pull limits (CodeBuild hosts
@@ -33,7 +33,9 @@ export const DEFAULT_PYTHON_VERSION = '3.11';
  * base64), each becoming a `RUN ["/bin/sh", "-c", ...]` line; CUDA_VERSION is empty for no CUDA,
  * and `12.1` means the `12.1.0` image. The image: the base (CUDA runtime or python slim), the
  * system packages, a virtual environment with the Python packages, the run commands in order, node, then the worker
- * (`/app/worker.mjs`, the Python SDK in `/app/sdk`) and the function's code (`/app/code`).
+ * (`/app/worker.mjs`, the Python SDK in `/app/sdk`) and the function's code (`/app/code`), and last
+ * a step that imports the entry file (ENTRY_FILE, defining ENTRY_SYMBOL) as a replica will, so
+ * code that does not import in its image fails the build, with the error in its log.
  */
 export const DOCKERFILE_SCRIPT = String.raw`set -euo pipefail
 set -f # package specs such as numpy[extra] are not globs
@@ -46,6 +48,15 @@ json_string_re='^"([^"\\]|\\.)*"$'
 [[ -z $CUDA_VERSION || $CUDA_VERSION =~ $version_re ]] || fail "cuda_version \"$CUDA_VERSION\" is not a version such as 12.1"
 [[ $SYSTEM_PACKAGES =~ $packages_re ]] || fail "system_packages may hold only package names (letters, digits, . + : = _ -)"
 RUN_COMMANDS=$(printenv RUN_COMMANDS || true) # set per build; a project made before it existed has none
+ENTRY_FILE=$(printenv ENTRY_FILE || true) # likewise: without it, no import step
+ENTRY_SYMBOL=$(printenv ENTRY_SYMBOL || true)
+# Written into a JSON RUN line: checked only when it holds nothing to escape (a name with a space is built unchecked).
+check_import=0
+if [[ $ENTRY_FILE =~ ^[A-Za-z0-9_][A-Za-z0-9._/-]*\.py$ && ! $ENTRY_FILE =~ (^|/)\.\./ && $ENTRY_SYMBOL =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
+  check_import=1
+elif [[ -n $ENTRY_FILE ]]; then
+  echo "The import of $ENTRY_FILE is not checked at build: its name holds characters the Dockerfile step does not take." >&2
+fi
 [[ $RUN_COMMANDS =~ ^[A-Za-z0-9+/=]*$ ]] || fail "RUN_COMMANDS is not base64"
 mkdir -p image
 : > image/requirements.txt
@@ -83,6 +94,9 @@ line 'COPY code/ /app/code/'
 line 'RUN groupadd --system --gid 10001 sluice-fn && useradd --system --uid 10001 --gid 10001 --create-home --home-dir /home/sluice-fn --shell /usr/sbin/nologin sluice-fn'
 line 'ENV SLUICE_REPLICA_UID=10001 SLUICE_REPLICA_GID=10001 SLUICE_REPLICA_HOME=/home/sluice-fn'
 line 'WORKDIR /app/code'
+if [[ $check_import = 1 ]]; then
+  line "RUN [\"env\", \"PYTHONPATH=/app/sdk:/app/code\", \"PYTHONDONTWRITEBYTECODE=1\", \"SLUICE_ENTRY_FILE=$ENTRY_FILE\", \"SLUICE_ENTRY_SYMBOL=$ENTRY_SYMBOL\", \"python\", \"-m\", \"sluice._check_import\"]"
+fi
 line 'CMD ["node", "/app/worker.mjs"]'
 `;
 

@@ -70,6 +70,8 @@ const COMPLETE_JOBS: Permissions = {
  */
 export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   getOrganization: {},
+  // The probe reads one organization by id (AUTHENTICATION's organizations read covers it).
+  health: {},
   listFunctions: { tables: READ_FUNCTIONS, ecs: ['describe'] },
   getFunction: { tables: READ_FUNCTIONS, ecs: ['describe'] },
   editFunction: { tables: { functions: 'readWrite', versions: 'read' }, ecs: ['describe'] },

@@ -41,6 +41,8 @@ const configSchema = z.object({
   SLUICE_CUSTOM_PRICES: z.string().default(''),
   SLUICE_CORS_ORIGINS: z.string().default('*'),
   SLUICE_FILE_URL_EXPIRES_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(3600),
+  SLUICE_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SLUICE_SHUTDOWN_GRACE_S: z.coerce.number().min(0).default(30),
   SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -107,6 +109,10 @@ export interface Config {
   corsOrigins: string[];
   /** How long the signed URL of a File output, made each time a job is read, works without a key. */
   fileUrlExpiresS: number;
+  /** Opens /metrics from other machines (as a bearer token); unset, only this machine may scrape it. */
+  metricsToken: string | undefined;
+  /** How long a stopping service lets running jobs finish before it preempts them (they go back to the queue). */
+  shutdownGraceMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -144,6 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pricing: { prices: readPrices(env), customPrices: readCustomPrices(values.SLUICE_CUSTOM_PRICES) },
     corsOrigins: readCorsOrigins(values.SLUICE_CORS_ORIGINS),
     fileUrlExpiresS: values.SLUICE_FILE_URL_EXPIRES_S,
+    metricsToken: values.SLUICE_METRICS_TOKEN,
+    shutdownGraceMs: values.SLUICE_SHUTDOWN_GRACE_S * 1000,
   };
 }
 

@@ -12,6 +12,7 @@ import { GpuInventory } from '../../shared/runtime/gpuInventory.js';
 import { WorkerAgent } from '../../shared/runtime/workerAgent.js';
 import { createTaskProtection } from '../../shared/adapters/aws/taskProtection.js';
 import { agentCallbacks } from '../../shared/app/agentCallbacks.js';
+import { logTelemetry } from '../../shared/app/logTelemetry.js';
 import { SharedIdleUsage } from '../../shared/services/sharedIdleUsage.js';
 import { workerReplicaProcess } from './replicaProcess.js';
 import { openReplicaOwnedFile } from './replicaOwnedFiles.js';
@@ -58,6 +59,7 @@ const agent = new WorkerAgent({
   recordIdle: (idle, seconds) => idleUsage.record(idle, seconds),
   inputsDir: join(tmpdir(), 'sluice-inputs'),
   onError: (error, context) => logger.error({ err: error }, context),
+  telemetry: logTelemetry(logger),
 });
 
 const protection = createTaskProtection(process.env.ECS_AGENT_URI, (error) => logger.warn({ err: error }, 'could not set task scale-in protection'));

@@ -22,6 +22,8 @@ __all__ = ["Client", "ApiError", "DEFAULT_URL", "FINAL_STATUSES"]
 DEFAULT_URL = "http://127.0.0.1:8080"
 FINAL_STATUSES = ("finished", "error", "cancelled")
 REQUEST_TIMEOUT_S = 660  # longer than the service's await window (10 minutes), which answers 408 first
+RESTART_WAIT_S = 300  # how long a wait rides out a service that stops and starts again
+RESTART_PAUSE_S = 2.0
 
 
 class ApiError(Exception):
@@ -111,9 +113,22 @@ class Client:
         return self.request("GET", f"/v2/jobs/{urllib.parse.quote(job_id)}?offset={offset}")
 
     def wait(self, job_id: str) -> Dict[str, Any]:
-        """The job once it has ended: the service's await, asked again while it answers 408."""
+        """The job once it has ended: the service's await, asked again while it answers 408, and
+        through a restart of the service (503 while it stops, then no connection until it is
+        back) for up to RESTART_WAIT_S: the job itself is kept, and runs on after the restart."""
+        restarting_since: Optional[float] = None
         while True:
-            job = self.request("GET", f"/v2/jobs/{urllib.parse.quote(job_id)}/await", allow=(408,))
+            try:
+                job = self.request("GET", f"/v2/jobs/{urllib.parse.quote(job_id)}/await", allow=(408,))
+            except (ApiError, urllib.error.URLError) as error:
+                if isinstance(error, ApiError) and error.status != 503:
+                    raise
+                restarting_since = restarting_since or time.monotonic()
+                if time.monotonic() - restarting_since > RESTART_WAIT_S:
+                    raise
+                time.sleep(RESTART_PAUSE_S)
+                continue
+            restarting_since = None
             if job is not None and job.get("status") in FINAL_STATUSES:
                 return job
             if job is not None:  # answered before the end (should not happen): don't spin

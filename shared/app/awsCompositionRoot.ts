@@ -28,6 +28,7 @@ import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { AwsConfig } from './awsConfig.js';
 import type { Logger } from './logger.js';
+import { logTelemetry } from './logTelemetry.js';
 import { checkBundle } from '../packaging/bundleReader.js';
 
 /** The Python version a function gets when it names none (the build image's default). */
@@ -114,6 +115,8 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     webhookRetryBaseMs: config.webhookRetryBaseMs,
     pricing: config.pricing,
     onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
+    // CloudWatch Logs takes the lines; the metrics are CloudWatch's own (docs/self-hosting.md, "Metrics").
+    telemetry: logTelemetry(logger),
   });
   const deploymentHealth = new DeploymentHealth(store, clock, { stopTasks: (versionId) => compute.stopVersion(versionId), onFailed: (version) => services.jobs.releaseWaitingJobs(version) });
   return { services, compute, deploymentHealth, store, queue, artifacts, clock };

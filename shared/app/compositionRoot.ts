@@ -12,6 +12,7 @@ import { loadUrlSigningSecret } from '../adapters/local/urlSigningSecret.js';
 import { createSystemClock } from '../adapters/systemClock.js';
 import type { Config } from '../config.js';
 import type { MemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
+import { ConfigError } from '../config.js';
 import { createMemoryJobEvents } from '../adapters/local/memoryJobEvents.js';
 import type { MemoryLogFeed } from '../adapters/local/memoryLogFeed.js';
 import { createMemoryLogFeed } from '../adapters/local/memoryLogFeed.js';
@@ -27,6 +28,11 @@ import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { Logger } from './logger.js';
 import { checkBundle } from '../packaging/bundleReader.js';
+import { telemetryOf } from '../ports/telemetry.js';
+import { ServiceMetrics } from '../services/serviceMetrics.js';
+import type { RawEndpoint } from '../http/nodeGateway.js';
+import { metricsEndpoint } from '../http/metricsEndpoint.js';
+import { logTelemetry } from './logTelemetry.js';
 
 export interface LocalApp {
   services: Services;
@@ -35,6 +41,8 @@ export interface LocalApp {
   uploads: LocalUploads;
   /** The output files' download URLs, served beside them. */
   downloads: LocalDownloads;
+  /** GET /metrics, served beside them. */
+  metrics: RawEndpoint;
   agent: WorkerAgent;
   /** How function code is confined; its warning, when it is not, is for the start banner too. */
   sandbox: SandboxChoice;
@@ -43,11 +51,9 @@ export interface LocalApp {
   logFeed: MemoryLogFeed;
   /** Resumes what a stopped service left: unfinished builds, queued and interrupted jobs. */
   recover(): Promise<void>;
-  close(): Promise<void>;
+  /** Stops; running jobs have `graceMs` to finish before they are preempted (back to the queue). */
+  close(graceMs?: number): Promise<void>;
 }
-
-/** Used when the default interpreter cannot be asked its version. */
-const FALLBACK_PYTHON_VERSION = '3.11';
 
 /**
  * The one place adapters are chosen and services built. The local mode: SQLite in the data
@@ -57,6 +63,9 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   if (config.mode !== 'local') {
     throw new Error('This command runs the local mode. The AWS mode is deployed with `cdk deploy` (see docs/deploying-to-aws.md).');
   }
+  // Every build and the inspector run it: a wrong one is said at start, not at the first deploy.
+  const defaultPython = await probe(config.python);
+  if (!defaultPython) throw new ConfigError(`SLUICE_PYTHON: ${config.python} does not run as a Python interpreter: set it to one that does (python3, /usr/bin/python3.12, ...)`);
   const sandbox = await chooseSandbox(config.sandbox);
   if (sandbox.warning) logger.warn({ sandbox: config.sandbox }, sandbox.warning);
   else logger.info('function code runs in a bubblewrap sandbox');
@@ -67,6 +76,8 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   const jobEvents = createMemoryJobEvents();
   const store = withPublishedLogs(openStore(config), logFeed);
   const clock = createSystemClock();
+  const metrics = new ServiceMetrics();
+  const telemetry = telemetryOf(logTelemetry(logger), metrics);
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();
   const signingSecret = await loadUrlSigningSecret(config.dataDir);
   const uploads = new LocalUploads({ folder: join(config.dataDir, 'uploads'), publicUrl: servicePublicUrl, clock, signingSecret });
@@ -78,11 +89,13 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     clock,
     environments: new PythonEnvironments({ folder: join(config.dataDir, 'envs'), scratchFolder: join(scratchFolder, 'builds'), pipArgs: config.pipArgs, sandbox: sandbox.sandbox }),
     versionsFolder: join(config.dataDir, 'versions'),
+    importCheck: { sandbox: sandbox.sandbox, scratchFolder: join(scratchFolder, 'builds') },
     defaultPython: config.python,
     bundleLimits: config.bundleLimits,
     onError: (error, versionId) => logger.error({ err: error, versionId }, 'build failed unexpectedly'),
+    telemetry,
   });
-  const defaultPythonVersion = (await probe(config.python))?.version ?? FALLBACK_PYTHON_VERSION;
+  const defaultPythonVersion = defaultPython.version;
   const queue = new MemoryJobQueue();
   // The agent is built from the services it serves: the services reach it through this reference.
   const agentRef: { current?: WorkerAgent } = {};
@@ -108,9 +121,10 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     webhookRetryBaseMs: config.webhookRetryBaseMs,
     pricing: config.pricing,
     onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
+    telemetry,
   });
   deliveryScheduler.useDeliverer(services.webhookDeliverer);
-  const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, sandbox: sandbox.sandbox, publicUrl: servicePublicUrl });
+  const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, sandbox: sandbox.sandbox, publicUrl: servicePublicUrl, telemetry });
   agentRef.current = localAgent;
   queue.onEnqueue((versionId) => localAgent.wake(versionId));
   builder.onBuildFinished(async (version) => {
@@ -122,6 +136,10 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     builder,
     uploads,
     downloads,
+    metrics: metricsEndpoint({
+      token: config.metricsToken,
+      render: async () => metrics.render({ liveJobs: await store.jobs.listByStatus(['queued', 'processing']), replicas: await localAgent.replicaCounts() }),
+    }),
     agent: localAgent,
     sandbox,
     jobEvents,
@@ -131,8 +149,8 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
       await deliveryScheduler.resume();
       await localAgent.recover(await store.versions.listByBuildStatus(['ready']));
     },
-    async close() {
-      await localAgent.shutdown();
+    async close(graceMs = 0) {
+      await localAgent.shutdown(graceMs);
       await deliveryScheduler.stop();
       await builder.idle();
       await store.close();

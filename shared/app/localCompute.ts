@@ -23,6 +23,7 @@ import { WorkerAgent } from '../runtime/workerAgent.js';
 import type { Services } from '../services/services.js';
 import { agentCallbacks } from './agentCallbacks.js';
 import type { Logger } from './logger.js';
+import type { Telemetry } from '../ports/telemetry.js';
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -38,6 +39,7 @@ export interface LocalComputeOptions {
   sandbox: Sandbox;
   /** The service's base URL, known once it listens. */
   publicUrl: () => string;
+  telemetry: Telemetry;
 }
 
 /** The worker agent of the local mode: replicas as child processes of this one, each in its sandbox. */
@@ -108,5 +110,6 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
     inputsDir,
     ...agentCallbacks(services, options.artifacts, options.publicUrl, createHttpFileFetcher({ allowed: config.inputAllow, idleTimeoutMs: INPUT_IDLE_TIMEOUT_MS, maxBytes: config.maxInputBytes })),
     onError: (error, context) => logger.error({ err: error }, context),
+    telemetry: options.telemetry,
   });
 }

@@ -25,18 +25,20 @@ import type { SiteAnswer } from './dashboard/dashboardSite.js';
 /**
  * Paths the route table does not hold, served by their own handler with the raw request: the
  * local mode's upload and download URLs (S3 serves them on AWS), whose bodies are streamed,
- * not buffered. An answer is a status with an optional JSON body, or a file to stream.
+ * not buffered; and /metrics, which reads the caller's address and headers. An answer is a
+ * status with an optional JSON body, a text body, or a file to stream.
  */
 export interface RawEndpoint {
   pathPrefix: string;
-  serve(request: IncomingMessage, url: URL): Promise<{ status: number; body?: unknown } | { status: 200; file: OutputFileContent }>;
+  serve(request: IncomingMessage, url: URL): Promise<{ status: number; body?: unknown } | { status: number; text: string; contentType: string } | { status: 200; file: OutputFileContent }>;
 }
 
 export interface NodeGatewayOptions {
   routes: readonly Route[];
   endpoints?: readonly RawEndpoint[];
   services: Services;
-  logger: ErrorLogger;
+  /** Errors; and, when it has `debug`, one summary line per request. */
+  logger: ErrorLogger & { debug?(details: object, message: string): void };
   maxBodyBytes: number;
   /** A route's body must have arrived within this (default 30 s), or the request is answered 408. */
   bodyTimeoutMs?: number;
@@ -49,6 +51,16 @@ export interface NodeGatewayOptions {
   site?: (pathname: string) => SiteAnswer | null;
 }
 
+/** A service that stops drains its requests: what comes meanwhile, and what waits, is answered 503 with this Retry-After. */
+export interface NodeGateway extends Server {
+  /** From now on every request is answered 503, and those of waiting routes (await) in flight at once. */
+  drain(): void;
+}
+
+/** Seconds a client is told to wait before asking a stopping service again (a restart takes a few). */
+const RETRY_AFTER_S = 5;
+const STOPPING = 'The service is stopping; try again shortly.';
+
 /** The backstop for any request, uploads included, to arrive whole (node answers 408 after it). */
 const REQUEST_TIMEOUT_MS = 15 * 60_000;
 
@@ -56,7 +68,7 @@ const REQUEST_TIMEOUT_MS = 15 * 60_000;
  * The local mode's API Gateway: a node HTTP server that turns each request into the same
  * API Gateway v2 event a Lambda receives and runs the same middy handler with it.
  */
-export function createNodeGateway(options: NodeGatewayOptions): Server {
+export function createNodeGateway(options: NodeGatewayOptions): NodeGateway {
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const cors = options.cors ?? corsPolicy();
   const matcher = new RouteMatcher(options.routes);
@@ -64,6 +76,12 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
     options.routes.map((route) => [route, createRouteHandler(route, async () => options.services, options.logger, 'stream')]),
   );
   const server = createServer((request, response) => {
+    const started = performance.now();
+    response.once('finish', () => {
+      // The path without its query: a query may carry a signed URL's signature.
+      const path = (request.url ?? '').split('?')[0];
+      options.logger.debug?.({ method: request.method, path, status: response.statusCode, ms: Math.round(performance.now() - started) }, 'request');
+    });
     serve(request, response).catch((error: unknown) => {
       options.logger.error({ err: error }, 'gateway failed');
       if (!response.headersSent) send(response, 500, { detail: 'Internal server error.' });
@@ -73,7 +91,15 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
-  return server;
+  let draining = false;
+  const waiting = new Set<ServerResponse>();
+  return Object.assign(server, {
+    drain() {
+      draining = true;
+      for (const response of waiting) answerStopping(response);
+      waiting.clear();
+    },
+  });
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
     // Set before anything answers, so errors carry them too (writeHead merges them in).
@@ -84,6 +110,7 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
       return void response.end();
     }
     for (const [name, value] of Object.entries(corsHeaders(cors, origin))) response.setHeader(name, value);
+    if (draining) return answerStopping(response);
     const url = parseTarget(request.url);
     if (!url) return refuseUnread(response, 400, 'Malformed request target: check its percent-encoding.');
     const endpoint = options.endpoints?.find((candidate) => url.pathname.startsWith(candidate.pathPrefix));
@@ -94,10 +121,15 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
     // The key is checked before a byte of the body is read: without one, nobody can make the service take a body.
     if (!match.route.public && !(await isAuthenticated(request))) return refuseUnread(response, 401, unauthorized().message);
     const body = await readBody(request, options.maxBodyBytes, bodyTimeoutMs);
-    if (body === 'too_large') return refuseUnread(response, 413, `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB.`);
+    if (body === 'too_large') return refuseUnread(response, 413, `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB (SLUICE_MAX_BODY_MB; for code bundles, deploy through an upload).`);
     if (body === 'too_slow') return refuseUnread(response, 408, `Request body not received within ${bodyTimeoutMs / 1000} s.`);
     const handler = handlers.get(match.route) as HttpHandler;
+    if (match.route.waits) {
+      waiting.add(response);
+      response.once('close', () => waiting.delete(response));
+    }
     const result = await handler(toApiGatewayEvent(request, url, `${match.route.method} ${match.route.path}`, match.params, body.toString('utf8')), lambdaContext(match.route.name));
+    if (response.headersSent) return; // answered 503 by drain() meanwhile
     if (result.eventStream) return writeEvents(result.eventStream, result.headers as Record<string, string>, response);
     response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
     response.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body);
@@ -165,12 +197,22 @@ async function serveRaw(endpoint: RawEndpoint, request: IncomingMessage, url: UR
     const { name, size, stream } = result.file;
     response.writeHead(200, { 'content-type': contentTypeOf(name), 'content-length': size, 'content-disposition': attachmentDisposition(name) });
     await pipeline(stream, response).catch(() => response.destroy()); // a client that went away
+  } else if ('text' in result) {
+    response.writeHead(result.status, { 'content-type': result.contentType });
+    response.end(result.text);
   } else if (result.body === undefined) {
     response.writeHead(result.status);
     response.end();
   } else {
     send(response, result.status, result.body);
   }
+}
+
+/** 503 with Retry-After, and the connection closed: the next request goes to a new connection (a restarted service). */
+function answerStopping(response: ServerResponse): void {
+  if (response.headersSent) return;
+  response.setHeader('retry-after', String(RETRY_AFTER_S));
+  refuseUnread(response, 503, STOPPING);
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {

@@ -62,6 +62,11 @@ interface RouteShape<P, Q, B, H> {
   body?: z.ZodType<B>;
   /** Request headers the route reads, keyed by lower-case name (`idempotency-key`). */
   headers?: z.ZodType<H>;
+  /**
+   * Holds the request open while it waits for something (await): a stopping service answers it
+   * 503 with Retry-After at once rather than cutting it, so the client asks again.
+   */
+  waits?: true;
 }
 
 /**

@@ -23,6 +23,7 @@ import { getCredits, getFunctionUsage, getJobUsage, getUsage, getUsagePerFunctio
 import { getConcurrency, getConcurrencyStats } from './routes/concurrency.js';
 import { getComputeAvailability } from './routes/computeAvailability.js';
 import { editVersion } from './routes/editVersion.js';
+import { health } from './routes/health.js';
 import { getWebhookSecret, rotateWebhookSecret } from './routes/webhookSecret.js';
 import { getApiReference, getOpenApiDocument } from './routes/apiDocument.js';
 
@@ -66,4 +67,5 @@ export const ROUTES: readonly Route[] = [
   rotateWebhookSecret,
   getOpenApiDocument,
   getApiReference,
+  health,
 ];

@@ -6,6 +6,7 @@ import type { JobView } from '../services/jobService.js';
 import { pageWithNext } from './schemas.js';
 import type { FunctionView } from '../services/functionService.js';
 import type { Services } from '../services/services.js';
+import { capacityWarning } from '../services/capacityWarning.js';
 
 /** How routes print resources: the wire serialisers plus what the services know live (workers). */
 export async function functionView(services: Services, view: FunctionView, truncate: boolean) {
@@ -14,7 +15,8 @@ export async function functionView(services: Services, view: FunctionView, trunc
 }
 
 export async function versionView(services: Services, version: VersionRecord, includePythonVersion = false) {
-  return serializeVersion(version, { currentWorkers: await services.compute().currentWorkers(version.id), includePythonVersion });
+  const compute = services.compute();
+  return serializeVersion(version, { currentWorkers: await compute.currentWorkers(version.id), warning: await capacityWarning(compute, version.computeType), includePythonVersion });
 }
 
 export function jobView(view: JobView) {

@@ -19,7 +19,7 @@ export async function inspectFunctions(directory: string, python: string): Promi
     timeoutMs: 60_000,
     onLine: (line, stream) => (stream === 'stdout' ? (stdout += `${line}\n`) : stderr.push(line)),
   });
-  if (result.spawnError !== null) return { ok: false, errors: [`Could not run ${python}: ${result.spawnError}`] };
+  if (result.spawnError !== null) return { ok: false, errors: [`Could not run the Python interpreter ${python} (SLUICE_PYTHON): ${result.spawnError}`] };
   try {
     const parsed = JSON.parse(stdout) as { functions?: unknown[]; errors?: string[] };
     if (parsed.errors) return { ok: false, errors: parsed.errors };

@@ -57,6 +57,8 @@ export interface ReplicaSpawn extends ReplicaCommand {
 export class Replica {
   state: ReplicaState = 'starting';
   currentJobId: string | null = null;
+  /** How the process ended, once it has: stopped by the agent, or on its own (a crash). */
+  exitStatus: { exitCode: number | null; signal: NodeJS.Signals | null; killedByAgent: boolean } | null = null;
   readonly ready: Promise<void>;
   private readonly child: ChildProcess;
   private readonly channel: Socket;
@@ -223,6 +225,7 @@ export class Replica {
   private handleExit(exitCode: number | null, signal: NodeJS.Signals | null, spawnError?: string): void {
     if (this.exited) return;
     this.exited = true;
+    this.exitStatus = { exitCode, signal, killedByAgent: this.killedByAgent };
     this.state = 'stopped';
     this.readyWaiter.reject(new Error(spawnError ?? `the replica exited during setup (${signal ?? `exit status ${exitCode}`})`));
     // What the function started dies with it.

@@ -8,6 +8,7 @@ import type { WorkerCounts } from '../domain/wire/common.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { LogStore } from '../ports/store.js';
+import type { ReplicaEvent, Telemetry } from '../ports/telemetry.js';
 import type { JobLifecycle } from '../services/jobLifecycle.js';
 import { LogWriter } from '../services/logWriter.js';
 import type { GpuInventory } from './gpuInventory.js';
@@ -49,6 +50,8 @@ export interface PoolContext {
   recordIdle(version: VersionRecord, seconds: number): Promise<void>;
   isStopping(): boolean;
   onError(error: unknown, context: string): void;
+  /** Each replica's start, setup and end (the service log, metrics). */
+  telemetry?: Telemetry;
 }
 
 /** A replica's command, and what its host does with the files it names and once it exits. */
@@ -73,6 +76,8 @@ interface Member {
   versionLog: LogWriter;
   /** Stops fetching the inputs of the job the replica is reserved for, when the replica goes. */
   abortFetch?: AbortController;
+  /** Its setup succeeded: an exit of its own from then on is a crash (before, a failed setup, told as such). */
+  setUp?: boolean;
 }
 
 /**
@@ -151,8 +156,21 @@ export class ReplicaPool {
     return false;
   }
 
-  /** Kills every replica; running jobs go back to the queue as preempted. */
-  async shutdown(): Promise<void> {
+  /**
+   * Stops every replica: idle ones at once, busy ones once their job ends or `graceMs` has
+   * passed, whichever is first; jobs still running then go back to the queue as preempted.
+   * No job is handed out meanwhile (the agent is stopping).
+   */
+  async shutdown(graceMs = 0): Promise<void> {
+    for (const { replica } of this.members.values()) if (replica.state !== 'active') replica.kill();
+    if (graceMs > 0 && this.running.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      });
+      await Promise.race([Promise.allSettled([...this.running]), graceOver]);
+      clearTimeout(timer);
+    }
     for (const { replica } of this.members.values()) replica.kill();
     await Promise.allSettled([...this.running]);
   }
@@ -242,12 +260,21 @@ export class ReplicaPool {
       onExit: () => this.removeReplica(replica),
     });
     this.members.set(replica, { replica, process, release, log: setupLog, versionLog: setupLog });
+    this.tell({ what: 'started', versionId: version.id, replicaId: id, gpuIndex });
     replica.ready.then(
       () => {
         this.setupFailures = 0;
+        const member = this.members.get(replica);
+        if (member) member.setUp = true;
+        this.tell({ what: 'ready', versionId: version.id, replicaId: id, gpuIndex });
         this.becameIdle(replica);
       },
-      (error: Error) => void this.setupFailed(setupLog, error),
+      (error: Error) => {
+        // Stopped during setup by a stopping service: not a failure, and the store may be closing.
+        if (this.context.isStopping()) return;
+        this.tell({ what: 'setup_failed', versionId: version.id, replicaId: id, error: error.message });
+        void this.setupFailed(setupLog, error);
+      },
     );
   }
 
@@ -287,6 +314,8 @@ export class ReplicaPool {
     void this.accrueIdle();
     const member = this.members.get(replica);
     if (!member) return;
+    const exit = replica.exitStatus;
+    this.tell({ what: member.setUp && exit?.killedByAgent === false ? 'crashed' : 'exited', versionId: this.version.id, replicaId: replica.id, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null });
     clearTimeout(member.idleTimer);
     member.abortFetch?.abort();
     member.release();
@@ -300,6 +329,10 @@ export class ReplicaPool {
       if (pause > 0) setTimeout(() => this.wake(), pause).unref();
       else this.wake();
     }
+  }
+
+  private tell(event: ReplicaEvent): void {
+    this.context.telemetry?.record({ kind: 'replica', event });
   }
 
   private track(execution: Promise<void>): void {

@@ -55,6 +55,16 @@ export class WorkerAgent implements Compute {
     return this.pools.get(versionId)?.counts() ?? NO_WORKERS;
   }
 
+  /** Replicas by state, per version with a pool, named `owner/name` for metrics. */
+  async replicaCounts(): Promise<{ versionId: string; function: string; counts: WorkerCounts }[]> {
+    return Promise.all(
+      [...this.pools.entries()].map(async ([versionId, pool]) => {
+        const fn = await this.context.store.functions.getById(pool.version.functionId);
+        return { versionId, function: fn ? `${fn.ownerName}/${fn.name}` : pool.version.functionId, counts: pool.counts() };
+      }),
+    );
+  }
+
   /** Jobs running on this machine now. */
   runningJobIds(): string[] {
     return [...this.pools.values()].flatMap((pool) => pool.runningJobIds());
@@ -81,11 +91,12 @@ export class WorkerAgent implements Compute {
     for (const version of ready) this.versionReady(version);
   }
 
-  async shutdown(): Promise<void> {
+  /** Takes no more jobs; running ones have `graceMs` to finish, then go back to the queue. */
+  async shutdown(graceMs = 0): Promise<void> {
     this.stopping = true;
     clearInterval(this.idleClock);
     await Promise.all([...this.pools.values()].map((pool) => pool.accrueIdle()));
-    await Promise.all([...this.pools.values()].map((pool) => pool.shutdown()));
+    await Promise.all([...this.pools.values()].map((pool) => pool.shutdown(graceMs)));
   }
 
   private async poolFor(versionId: string): Promise<ReplicaPool | null> {

@@ -3,6 +3,8 @@ import { BUILD_STATUSES } from '../domain/buildStatus.js';
 import type { VersionPatch, VersionRecord } from '../domain/version.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
+import type { Telemetry } from '../ports/telemetry.js';
+import { NO_TELEMETRY } from '../ports/telemetry.js';
 import { appendVersionLog } from './versionLog.js';
 
 /**
@@ -15,6 +17,7 @@ export class BuildProgress {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly onFinished: (version: VersionRecord) => Promise<void>,
+    private readonly telemetry: Telemetry = NO_TELEMETRY,
   ) {}
 
   /**
@@ -30,6 +33,7 @@ export class BuildProgress {
     if (to === 'ready') patch.readyAt = this.clock.now();
     if (to === 'error') patch.buildError = reason ?? 'The build failed.';
     const moved = await this.store.versions.transition(versionId, from, patch);
+    if (moved) this.telemetry.record({ kind: 'build', version: moved, status: to });
     if (moved && (to === 'ready' || to === 'error')) await this.onFinished(moved);
     return moved;
   }

@@ -11,6 +11,8 @@ import type { JobQueue } from '../ports/jobQueue.js';
 import type { LogFeed } from '../ports/logFeed.js';
 import type { Store } from '../ports/store.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
+import type { Telemetry } from '../ports/telemetry.js';
+import { NO_TELEMETRY } from '../ports/telemetry.js';
 import type { RestrictedKind } from '../domain/networkAddress.js';
 import { AuthService } from './authService.js';
 import { BuildProgress } from './buildProgress.js';
@@ -20,6 +22,7 @@ import { EventStreams } from './eventStreams.js';
 import { IdempotentPushes } from './idempotentPush.js';
 import { FunctionAccess } from './functionAccess.js';
 import { FunctionService } from './functionService.js';
+import { HealthService } from './healthService.js';
 import { JobLifecycle } from './jobLifecycle.js';
 import { JobNotifier } from './jobNotifier.js';
 import { JobService } from './jobService.js';
@@ -60,6 +63,8 @@ export interface Adapters {
   webhookRetryBaseMs: number;
   pricing: Pricing;
   onObserverError: (error: unknown, event: JobEvent) => void;
+  /** Where jobs', builds' and webhooks' moments go (the service log, metrics); none by default. */
+  telemetry?: Telemetry;
 }
 
 export interface Services {
@@ -83,10 +88,12 @@ export interface Services {
   sweeper: Sweeper;
   compute: () => Compute;
   awaitTimeoutMs: number;
+  health: HealthService;
 }
 
 export function createServices(adapters: Adapters): Services {
   const { store, clock } = adapters;
+  const telemetry = adapters.telemetry ?? NO_TELEMETRY;
   const access = new FunctionAccess(store);
   const versions = new VersionService(store, access, adapters.compute);
   const auth = new AuthService(store);
@@ -96,9 +103,12 @@ export function createServices(adapters: Adapters): Services {
   const usage = new UsageService(store, versions, access, adapters.pricing, clock);
   notifier.observe((event) => webhooks.onJobEvent(event));
   notifier.observe((event) => usage.onJobEvent(event));
+  notifier.observe(async (event) => {
+    if (event.type !== 'output') telemetry.record({ kind: 'job', event });
+  });
   const lifecycle = new JobLifecycle(store, adapters.queue, notifier, clock);
   const webhookSecrets = new WebhookSecrets(store);
-  const webhookDeliverer = new WebhookDeliverer(store, webhookSecrets, adapters.webhookSender, clock, adapters.webhookRetryBaseMs, adapters.artifacts);
+  const webhookDeliverer = new WebhookDeliverer(store, webhookSecrets, adapters.webhookSender, clock, adapters.webhookRetryBaseMs, adapters.artifacts, telemetry);
   const jobs = new JobService({
     store,
     access,
@@ -129,9 +139,10 @@ export function createServices(adapters: Adapters): Services {
     webhookDeliverer,
     usage,
     concurrency: new ConcurrencyService(store, access, clock),
-    buildProgress: new BuildProgress(store, clock, (version) => jobs.releaseWaitingJobs(version)),
+    buildProgress: new BuildProgress(store, clock, (version) => jobs.releaseWaitingJobs(version), telemetry),
     sweeper: new Sweeper(store, adapters.builder, adapters.deliveryScheduler, webhookDeliverer, lifecycle, clock),
     compute: adapters.compute,
     awaitTimeoutMs: adapters.awaitTimeoutMs,
+    health: new HealthService(store),
   };
 }

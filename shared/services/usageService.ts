@@ -3,7 +3,7 @@ import type { JobRecord } from '../domain/job.js';
 import type { Pricing } from '../domain/pricing.js';
 import { charge } from '../domain/pricing.js';
 import type { UsageIncrement } from '../domain/usage.js';
-import { billingPeriod, HOUR_SECONDS, hourOf } from '../domain/usage.js';
+import { billingPeriod, HOUR_SECONDS, hourOf, roundDollars, roundSeconds } from '../domain/usage.js';
 import type { VersionRecord } from '../domain/version.js';
 import { serializeUsage } from '../domain/wire/usage.js';
 import type { Clock } from '../ports/clock.js';
@@ -134,9 +134,9 @@ export class UsageService {
       function_name: job.functionName,
       function_owner_name: job.ownerName,
       function_id: job.functionId,
-      cost,
+      cost: roundDollars(cost),
       // Sluice extensions: what the cost is made of.
-      compute_seconds: computeSeconds,
+      compute_seconds: roundSeconds(computeSeconds),
       aggregated,
     };
   }

@@ -7,6 +7,8 @@ import type { Artifacts } from '../ports/artifacts.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
+import type { Telemetry } from '../ports/telemetry.js';
+import { NO_TELEMETRY } from '../ports/telemetry.js';
 import type { WebhookSecrets } from './webhookSecrets.js';
 
 /**
@@ -23,6 +25,7 @@ export class WebhookDeliverer {
     private readonly retryBaseMs: number,
     /** Signs File outputs' URLs at each attempt, so a receiver downloads them without a key, as a reader of the job does. */
     private readonly files?: Pick<Artifacts, 'signedOutputFileUrl'>,
+    private readonly telemetry: Telemetry = NO_TELEMETRY,
   ) {}
 
   /** The delivery as it stands (for a caller whose attempt found it no longer pending). */
@@ -74,11 +77,13 @@ export class WebhookDeliverer {
     return deliveryAhead(delivery, await this.store.deliveries.listByJob(delivery.jobId));
   }
 
-  private record(delivery: WebhookDelivery, attempt: Omit<DeliveryAttempt, 'at'>, outcome: 'delivered' | 'failed' | 'retry'): Promise<WebhookDelivery | null> {
+  private async record(delivery: WebhookDelivery, attempt: Omit<DeliveryAttempt, 'at'>, outcome: 'delivered' | 'failed' | 'retry'): Promise<WebhookDelivery | null> {
     const at = this.clock.now();
     const attempts = delivery.attempts.length + 1;
     const state = outcome === 'retry' ? (attempts >= MAX_DELIVERY_ATTEMPTS ? 'failed' : 'pending') : outcome;
     const nextAttemptAt = state === 'pending' ? at + retryDelayMs(attempts, this.retryBaseMs) * 1000 : at;
-    return this.store.deliveries.recordAttempt(delivery.id, { at, ...attempt }, state, nextAttemptAt);
+    const recorded = await this.store.deliveries.recordAttempt(delivery.id, { at, ...attempt }, state, nextAttemptAt);
+    if (recorded) this.telemetry.record({ kind: 'webhook', delivery: recorded, outcome: state === 'pending' ? 'retry' : state, status: attempt.status, error: attempt.error });
+    return recorded;
   }
 }

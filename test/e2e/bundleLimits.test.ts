@@ -138,6 +138,7 @@ describe('the local build unpacking a bundle (one that passed under looser limit
       clock,
       environments: new PythonEnvironments({ folder: join(dataDir, 'envs'), scratchFolder: join(dataDir, 'scratch', 'builds'), pipArgs: [], sandbox: NO_SANDBOX }),
       versionsFolder: join(dataDir, 'versions'),
+      importCheck: { sandbox: NO_SANDBOX, scratchFolder: join(dataDir, 'scratch', 'builds') },
       defaultPython: 'python3',
       bundleLimits: { maxUnpackedBytes: LIMIT_MB * MB, maxEntries: MAX_FILES },
       onError: (error) => {

@@ -251,6 +251,26 @@ describe('the Dockerfile the build writes', () => {
     expect(lines.indexOf(runs.at(-1)!)).toBeLessThan(at('COPY code/'));
   });
 
+  it('imports the entry file last, in the image, as a replica will: code that does not import fails the build', () => {
+    const { status, dockerfile } = write({ ENTRY_FILE: 'models/main.py', ENTRY_SYMBOL: 'Predictor' });
+    expect(status).toBe(0);
+    const lines = dockerfile.trim().split('\n');
+    const check = lines.at(-2) as string;
+    expect(JSON.parse(check.slice('RUN '.length))).toEqual(['env', 'PYTHONPATH=/app/sdk:/app/code', 'PYTHONDONTWRITEBYTECODE=1', 'SLUICE_ENTRY_FILE=models/main.py', 'SLUICE_ENTRY_SYMBOL=Predictor', 'python', '-m', 'sluice._check_import']);
+    expect(lines.indexOf('WORKDIR /app/code')).toBeLessThan(lines.length - 2);
+  });
+
+  it.each([
+    ['my model.py', 'run'],
+    ['../main.py', 'run'],
+    ['main.py', 'run"]\nRUN id #'],
+  ])('builds %j (%j) without the import step rather than write it into the Dockerfile', (file, symbol) => {
+    const result = write({ ENTRY_FILE: file, ENTRY_SYMBOL: symbol });
+    expect(result.status).toBe(0);
+    expect(result.dockerfile).not.toContain('_check_import');
+    expect(result.stderr).toContain('is not checked at build');
+  });
+
   it('writes no RUN line for a version without run_commands', () => {
     expect(write({}).dockerfile).not.toContain('"/bin/sh", "-c"');
   });

@@ -43,6 +43,9 @@ export function createCodeBuildBuilder(options: CodeBuildBuilderOptions): Builde
       SYSTEM_PACKAGES: version.systemPackages.join(' '),
       RUN_COMMANDS: encodeRunCommands(version.runCommands ?? []),
       CUDA_VERSION: version.cudaVersion ?? '',
+      // The image's last step imports it (infra/buildspec.ts), as the local builder does.
+      ENTRY_FILE: version.entrypoint.file,
+      ENTRY_SYMBOL: version.entrypoint.symbol,
     }).map(([name, value]) => ({ name, value, type: 'PLAINTEXT' as const }));
 
   const start = async (versionId: string) => {

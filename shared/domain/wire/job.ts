@@ -37,6 +37,8 @@ export const pushResultWireSchema = z.strictObject({
   organization_id: z.string(),
   model_id: z.string(),
   workflow_id: z.string().nullable(),
+  /** Sluice extension, present only then: why the job will wait (no machine of its type, see capacityWarning). */
+  warning: z.string().optional(),
 });
 
 /**

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { BillingClass } from '../machineTypes.js';
 import { BILLING_CLASSES } from '../machineTypes.js';
 import type { UsageTotals } from '../usage.js';
+import { roundDollars, roundSeconds } from '../usage.js';
 
 export const machineTypeUsageSchema = z.strictObject({ compute_seconds: z.number(), cost_dollars: z.number() });
 
@@ -19,11 +20,15 @@ export function serializeUsage(totals: Map<BillingClass, UsageTotals>) {
       return [billingClass, { compute_seconds: usage?.computeSeconds ?? 0, cost_dollars: usage?.costDollars ?? 0 }];
     }),
   ) as Record<BillingClass, { compute_seconds: number; cost_dollars: number }>;
-  const all = Object.values(classes);
+  const rounded = Object.fromEntries(
+    Object.entries(classes).map(([billingClass, usage]) => [billingClass, { compute_seconds: roundSeconds(usage.compute_seconds), cost_dollars: roundDollars(usage.cost_dollars) }]),
+  ) as typeof classes;
+  const all = Object.values(rounded);
+  // The totals are the printed parts' sums (rounded again: adding decimals brings the noise back).
   return {
-    total_compute_seconds: all.reduce((sum, usage) => sum + usage.compute_seconds, 0),
-    total_cost_dollars: all.reduce((sum, usage) => sum + usage.cost_dollars, 0),
-    ...classes,
+    total_compute_seconds: roundSeconds(all.reduce((sum, usage) => sum + usage.compute_seconds, 0)),
+    total_cost_dollars: roundDollars(all.reduce((sum, usage) => sum + usage.cost_dollars, 0)),
+    ...rounded,
   };
 }
 

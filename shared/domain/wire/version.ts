@@ -27,6 +27,8 @@ export const versionWireSchema = z.strictObject({
   maximum_replicas: z.int().nullable(),
   current_workers: workerCountsSchema.nullable(),
   stream_output: z.boolean().nullable(),
+  /** Sluice extension, present only then: why its jobs wait (no machine of its type, see capacityWarning). */
+  warning: z.string().optional(),
 });
 export type WireVersion = z.infer<typeof versionWireSchema>;
 
@@ -42,6 +44,8 @@ const ioSpecToWire = (spec: InputSpec | OutputSpec, isOptional: boolean, data: u
 
 export interface VersionWireOptions {
   currentWorkers: WorkerCounts;
+  /** Why its jobs wait, when they will; absent otherwise. */
+  warning?: string | null;
   /** The interface prints python_version only in the single-function detail response. */
   includePythonVersion?: boolean;
 }
@@ -69,5 +73,6 @@ export function serializeVersion(version: VersionRecord, options: VersionWireOpt
     maximum_replicas: version.maximumReplicas,
     current_workers: options.currentWorkers,
     stream_output: version.streamOutput,
+    ...(options.warning ? { warning: options.warning } : {}),
   };
 }

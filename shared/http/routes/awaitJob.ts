@@ -12,6 +12,7 @@ export const awaitJob = defineRoute({
   description:
     'Answers as soon as the job has ended, woken by its completion. After the await timeout (SLUICE_AWAIT_TIMEOUT_S, 10 minutes by default) it answers 408 `Request timeout.`: ask again.',
   response: { schema: jobWireSchema },
+  waits: true,
   params: z.object({ job_id: z.string().min(1) }),
   query: z.object(outputOffsetQuery),
   handle: async ({ params, query, principal, services }) => ({

@@ -5,8 +5,13 @@ import { pageQuery } from '../schemas.js';
 import { jobPage } from '../views.js';
 import { jobPageWireSchema } from '../../domain/wire/job.js';
 
-/** An empty status means every status, as the interface says. */
-export const jobStatusQuery = { status: z.union([z.enum(JOB_STATUSES), z.literal('').transform(() => undefined)]).optional().describe('Only jobs in this status; empty or absent for all.') };
+/** An empty status means every status, as the interface says; a wrong one is answered with the valid ones. */
+export const jobStatusQuery = {
+  status: z
+    .union([z.enum(JOB_STATUSES), z.literal('').transform(() => undefined)], { error: `Unknown status: use one of ${JOB_STATUSES.join(', ')} (or none for every status)` })
+    .optional()
+    .describe('Only jobs in this status; empty or absent for all.'),
+};
 
 export const listJobs = defineRoute({
   name: 'listJobs',

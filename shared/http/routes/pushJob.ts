@@ -4,6 +4,7 @@ import { idempotencyKeySchema } from '../../domain/idempotency.js';
 import { PUSH_SOURCES } from '../../domain/job.js';
 import { webhookListSchema } from '../../domain/webhook.js';
 import { serializePushResult } from '../../domain/wire/job.js';
+import { capacityWarning } from '../../services/capacityWarning.js';
 import { defineRoute } from '../route.js';
 import { pushResultWireSchema } from '../../domain/wire/job.js';
 
@@ -32,6 +33,7 @@ export const pushJob = defineRoute({
   headers: z.object({ 'idempotency-key': idempotencyKeySchema.optional() }),
   handle: async ({ query, body, headers, principal, services }) => {
     const { job, version } = await services.pushes.push(principal, body, query.source, headers['idempotency-key']);
-    return { body: serializePushResult(job, version.streamOutput) };
+    const warning = await capacityWarning(services.compute(), version.computeType);
+    return { body: { ...serializePushResult(job, version.streamOutput), ...(warning ? { warning } : {}) } };
   },
 });

@@ -28,7 +28,7 @@ export async function startTestService(env: Record<string, string> = {}, existin
 }
 
 async function startOn(dataDir: string, env: Record<string, string>, port: string): Promise<TestService> {
-  const config = loadConfig({ ...process.env, SLUICE_DATA_DIR: dataDir, PORT: port, SLUICE_LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ ...process.env, SLUICE_DATA_DIR: dataDir, PORT: port, SLUICE_LOG_LEVEL: 'silent', SLUICE_SHUTDOWN_GRACE_S: '0', ...env });
   const running = await startLocalService(config, createLogger(config));
   return {
     url: running.url,

@@ -52,6 +52,9 @@ describe('createCodeBuildBuilder', () => {
           // One JSON string a line, base64: any command survives the trip through an environment variable.
           { name: 'RUN_COMMANDS', value: Buffer.from('"apt-get install -y \\"sox\\""\n"echo done"').toString('base64'), type: 'PLAINTEXT' },
           { name: 'CUDA_VERSION', value: '12.1', type: 'PLAINTEXT' },
+          // The image's last step imports the entry file, as a replica will.
+          { name: 'ENTRY_FILE', value: version.entrypoint.file, type: 'PLAINTEXT' },
+          { name: 'ENTRY_SYMBOL', value: version.entrypoint.symbol, type: 'PLAINTEXT' },
         ],
       },
     ]);

@@ -9,10 +9,14 @@ import type { Artifacts } from '../../../ports/artifacts.js';
 import type { Builder } from '../../../ports/builder.js';
 import type { Clock } from '../../../ports/clock.js';
 import type { Store } from '../../../ports/store.js';
+import type { Telemetry } from '../../../ports/telemetry.js';
+import { NO_TELEMETRY } from '../../../ports/telemetry.js';
 import { extractBundle } from '../../../packaging/bundleReader.js';
 import { LogWriter } from '../../../services/logWriter.js';
 import { BuildFailure } from './buildFailure.js';
 import type { PythonEnvironments } from './pythonEnvironments.js';
+import type { ImportCheckOptions } from './importCheck.js';
+import { checkImports } from './importCheck.js';
 import { findPythonInterpreter } from './pythonInterpreters.js';
 import { checkSystemPackages } from './systemPackages.js';
 
@@ -21,12 +25,16 @@ export interface LocalBuilderOptions {
   artifacts: Artifacts;
   clock: Clock;
   environments: PythonEnvironments;
+  /** How the built code's import is checked (the sandbox replicas run in). */
+  importCheck: ImportCheckOptions;
   /** Where each version's code and environment link go: <versionsFolder>/<id>/{code,venv}. */
   versionsFolder: string;
   defaultPython: string;
   /** Checked at deploy already; held again while unpacking, should a bundle have changed since. */
   bundleLimits: BundleLimits;
   onError: (error: unknown, versionId: string) => void;
+  /** Each state a build reaches (the service log, metrics). */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -67,6 +75,7 @@ export class LocalBuilder implements Builder {
     const { store, clock } = this.options;
     const version = await store.versions.transition(versionId, UNFINISHED_BUILD_STATUSES, { buildStatus: 'building' });
     if (!version) return;
+    this.reached(version);
     const log = new LogWriter(store.logs, clock, {
       stream: versionLogStream(version.id),
       organizationId: version.organizationId,
@@ -85,8 +94,9 @@ export class LocalBuilder implements Builder {
       await this.move(version, 'building', { buildStatus: 'pushing', builtAt: clock.now() });
       say('Installing the code');
       await this.installCode(version, environment);
+      await checkImports(this.options.importCheck, version, join(this.options.versionsFolder, version.id, 'code'), environment, say);
       await this.move(version, 'pushing', { buildStatus: 'deploying' });
-      // Replicas start on demand, so a local version is ready once its code is in place.
+      // Replicas start on demand, so a local version is ready once its code is in place and imports.
       const ready = await this.move(version, 'deploying', { buildStatus: 'ready', readyAt: clock.now() });
       say('Ready');
       await this.finished(ready);
@@ -96,6 +106,7 @@ export class LocalBuilder implements Builder {
       // A failed version never runs: its code folder, if the failure came after it, goes too.
       await rm(join(this.options.versionsFolder, version.id), { recursive: true, force: true });
       const failed = await store.versions.transition(version.id, UNFINISHED_BUILD_STATUSES, { buildStatus: 'error', buildError: reason });
+      if (failed) this.reached(failed);
       if (!(error instanceof BuildFailure)) this.options.onError(error, version.id);
       if (failed) await this.finished(failed);
     } finally {
@@ -106,7 +117,12 @@ export class LocalBuilder implements Builder {
   private async move(version: VersionRecord, from: BuildStatus, patch: VersionPatch): Promise<VersionRecord> {
     const moved = await this.options.store.versions.transition(version.id, [from], patch);
     if (!moved) throw new BuildFailure(`The version left the ${from} state while it was being built.`);
+    this.reached(moved);
     return moved;
+  }
+
+  private reached(version: VersionRecord): void {
+    (this.options.telemetry ?? NO_TELEMETRY).record({ kind: 'build', version, status: version.buildStatus });
   }
 
   /**
