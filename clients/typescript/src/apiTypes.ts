@@ -72,6 +72,7 @@ export type Version = {
   maximum_replicas: number | null;
   current_workers: WorkerCounts | null;
   stream_output: boolean | null;
+  warning?: string;
 };
 
 export type FunctionInfo = {
@@ -131,6 +132,7 @@ export type Job = {
     status: "queued" | "processing" | "error" | "finished" | "cancelled";
     created_at: Timestamp;
   }[]>;
+  children_truncated?: true;
   restarts?: Record<string, unknown>[] | null;
 };
 
@@ -147,6 +149,7 @@ export type PushResult = {
   organization_id: string;
   model_id: string;
   workflow_id: string | null;
+  warning?: string;
 };
 
 export type LogPage = {
