@@ -24,6 +24,7 @@ import { getConcurrency, getConcurrencyStats } from './routes/concurrency.js';
 import { getComputeAvailability } from './routes/computeAvailability.js';
 import { editVersion } from './routes/editVersion.js';
 import { getWebhookSecret, rotateWebhookSecret } from './routes/webhookSecret.js';
+import { createApiKey, listApiKeys, revokeApiKey } from './routes/apiKeys.js';
 
 /**
  * Every route of the service, once. The local gateway dispatches with it, the CDK api stack
@@ -63,4 +64,7 @@ export const ROUTES: readonly Route[] = [
   resendJobWebhooks,
   getWebhookSecret,
   rotateWebhookSecret,
+  listApiKeys,
+  createApiKey,
+  revokeApiKey,
 ];
