@@ -126,6 +126,12 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   // Made from the route table alone.
   getOpenApiDocument: {},
   getApiReference: {},
+  // The organization's keys, by its index (authentication already reads api_keys).
+  listApiKeys: {},
+  // Lists the keys (the cap on active ones), then writes the new key.
+  createApiKey: { tables: { apiKeys: 'readWrite' } },
+  // Lists the keys, revokes one, reads the others again (and may undo the revocation).
+  revokeApiKey: { tables: { apiKeys: 'readWrite' } },
 };
 
 /** The roles that serve no route. */

@@ -26,3 +26,8 @@ export function hashApiKey(key: string): string {
 export function displayPrefix(key: string): string {
   return key.slice(0, KEY_PREFIX.length + 6);
 }
+
+/** A new active key of an organization, with its secret (shown once, never stored). */
+export function newApiKey(id: string, organizationId: string, createdAt: Micros, secret: string = generateApiKey()): { key: ApiKey; secret: string } {
+  return { key: { id, organizationId, hash: hashApiKey(secret), prefix: displayPrefix(secret), createdAt, revokedAt: null }, secret };
+}

@@ -42,6 +42,8 @@ export class ValidationError extends Error {
 export const notFound = (message: string) => new ServiceError('not_found', message);
 export const forbidden = (message: string) => new ServiceError('forbidden', message);
 export const badRequest = (message: string) => new ServiceError('bad_request', message);
+/** The request is fine, the state of what it names refuses it (409). */
+export const conflict = (message: string) => new ServiceError('conflict', message);
 export const tooLarge = (message: string) => new ServiceError('too_large', message);
 /** Well-formed request, content the service refuses (a bundle holding a link, say): 422. */
 export const unprocessable = (message: string) => new ServiceError('unprocessable', message);

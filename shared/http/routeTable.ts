@@ -26,6 +26,7 @@ import { editVersion } from './routes/editVersion.js';
 import { health } from './routes/health.js';
 import { getWebhookSecret, rotateWebhookSecret } from './routes/webhookSecret.js';
 import { getApiReference, getOpenApiDocument } from './routes/apiDocument.js';
+import { createApiKey, listApiKeys, revokeApiKey } from './routes/apiKeys.js';
 
 /**
  * Every route of the service, once. The local gateway dispatches with it, the CDK api stack
@@ -68,4 +69,7 @@ export const ROUTES: readonly Route[] = [
   getOpenApiDocument,
   getApiReference,
   health,
+  listApiKeys,
+  createApiKey,
+  revokeApiKey,
 ];

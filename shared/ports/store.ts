@@ -62,7 +62,16 @@ export interface ApiKeyStore {
   list(organizationId?: string): Promise<ApiKey[]>;
   /** Marks it revoked; false when no unrevoked key has that id. */
   revoke(id: string, at: number): Promise<boolean>;
+  /**
+   * Revokes an active key of this organization only while another of its keys stays active,
+   * even when revocations race, so an organization never revokes its way out: `last` when
+   * nothing was revoked because it would have left none active, `absent` when the
+   * organization has no active key with that id.
+   */
+  revokeKeepingOne(id: string, organizationId: string, at: number): Promise<KeepingOneRevocation>;
 }
+
+export type KeepingOneRevocation = 'revoked' | 'last' | 'absent';
 
 export interface FunctionStore {
   /** False when a function of that owner and name exists already. */

@@ -44,6 +44,6 @@ export class AuthService {
     const key = await this.store.apiKeys.getByHash(hash);
     if (!key || key.revokedAt !== null) return null;
     const organization = await this.store.organizations.getById(key.organizationId);
-    return organization ? { organizationId: organization.id, organizationName: organization.name } : null;
+    return organization ? { organizationId: organization.id, organizationName: organization.name, keyId: key.id } : null;
   }
 }

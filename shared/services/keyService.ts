@@ -1,5 +1,5 @@
 import type { ApiKey } from '../domain/apiKey.js';
-import { displayPrefix, generateApiKey, hashApiKey } from '../domain/apiKey.js';
+import { generateApiKey, hashApiKey, newApiKey } from '../domain/apiKey.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { generateWebhookSecret } from '../domain/webhookSignature.js';
@@ -38,14 +38,7 @@ export class KeyService {
   /** Creates the organization if new, then a key for it (`secret` when given, else a fresh one). */
   async createKey(organizationName: string, secret: string = generateApiKey()): Promise<CreatedKey> {
     const organization = await this.ensureOrganization(organizationName);
-    const key: ApiKey = {
-      id: newId(),
-      organizationId: organization.id,
-      hash: hashApiKey(secret),
-      prefix: displayPrefix(secret),
-      createdAt: this.clock.now(),
-      revokedAt: null,
-    };
+    const { key } = newApiKey(newId(), organization.id, this.clock.now(), secret);
     await this.store.apiKeys.create(key);
     this.onKeysChanged();
     return { organization, key, secret };

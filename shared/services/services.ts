@@ -27,6 +27,7 @@ import { JobLifecycle } from './jobLifecycle.js';
 import { JobNotifier } from './jobNotifier.js';
 import { JobService } from './jobService.js';
 import { KeyService } from './keyService.js';
+import { OrganizationKeys } from './organizationKeys.js';
 import { Sweeper } from './sweeper.js';
 import { LogService } from './logService.js';
 import { UsageService } from './usageService.js';
@@ -70,6 +71,8 @@ export interface Adapters {
 export interface Services {
   auth: AuthService;
   keys: KeyService;
+  /** The calling organization's own keys (the /v2/keys routes). */
+  organizationKeys: OrganizationKeys;
   functions: FunctionService;
   versions: VersionService;
   deploy: DeployService;
@@ -126,6 +129,7 @@ export function createServices(adapters: Adapters): Services {
   return {
     auth,
     keys: new KeyService(store, clock, () => auth.forgetKeys()),
+    organizationKeys: new OrganizationKeys(store, clock, () => auth.forgetKeys()),
     functions: new FunctionService(store, access, versions, clock, webhookPolicy),
     versions,
     deploy: new DeployService(store, adapters.artifacts, adapters.builder, clock, adapters.defaultPythonVersion, adapters.maxUploadBytes, adapters.checkBundle),

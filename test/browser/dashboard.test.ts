@@ -152,7 +152,7 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
     await page.getByRole('button', { name: 'Show' }).click();
     const before = await secret.textContent();
     page.once('dialog', (dialog) => void dialog.accept());
-    await page.getByRole('button', { name: 'Rotate' }).click();
+    await page.getByRole('button', { name: 'Rotate', exact: true }).click();
     await page.getByText('Rotated').waitFor();
     expect(await secret.textContent()).not.toBe(before);
     await screenshot(page, '09-settings');

@@ -77,5 +77,44 @@ export function describeApiKeyContract(store: CurrentStore): void {
       await store().apiKeys.revoke(first.id, 9);
       expect(await store().apiKeys.getByHash(second.hash)).toEqual(second);
     });
+
+    it('revokeKeepingOne revokes a key while another key of its organization stays active', async () => {
+      const [old, fresh] = [anApiKey({ createdAt: 1 }), anApiKey({ createdAt: 2 })];
+      for (const key of [old, fresh]) await store().apiKeys.create(key);
+      expect(await store().apiKeys.revokeKeepingOne(old.id, 'org-1', 7)).toBe('revoked');
+      expect(await store().apiKeys.list('org-1')).toEqual([{ ...old, revokedAt: 7 }, fresh]);
+    });
+
+    it("revokeKeepingOne refuses an organization's last active key (another organization's keys do not count)", async () => {
+      const last = anApiKey({ createdAt: 1 });
+      const revokedBefore = anApiKey({ createdAt: 2, revokedAt: 3 });
+      for (const key of [last, revokedBefore, anApiKey({ organizationId: 'org-2' })]) await store().apiKeys.create(key);
+      expect(await store().apiKeys.revokeKeepingOne(last.id, 'org-1', 7)).toBe('last');
+      expect(await store().apiKeys.getByHash(last.hash)).toEqual(last);
+    });
+
+    it("revokeKeepingOne answers absent for another organization's key, an unknown id or a revoked key, changing nothing", async () => {
+      const theirs = anApiKey({ organizationId: 'org-2' });
+      const revoked = anApiKey({ revokedAt: 3 });
+      for (const key of [theirs, anApiKey({ organizationId: 'org-2' }), revoked, anApiKey(), anApiKey()]) await store().apiKeys.create(key);
+      expect(await store().apiKeys.revokeKeepingOne(theirs.id, 'org-1', 7)).toBe('absent');
+      expect(await store().apiKeys.revokeKeepingOne('no-such-id', 'org-1', 7)).toBe('absent');
+      expect(await store().apiKeys.revokeKeepingOne(revoked.id, 'org-1', 7)).toBe('absent');
+      expect(await store().apiKeys.getByHash(theirs.hash)).toEqual(theirs);
+      expect((await store().apiKeys.getByHash(revoked.hash))?.revokedAt).toBe(3);
+    });
+
+    it('leaves a key active when revocations of the last two race', async () => {
+      for (let round = 0; round < 5; round++) {
+        const organizationId = `org-race-${round}`;
+        const keys = [anApiKey({ organizationId }), anApiKey({ organizationId })];
+        for (const key of keys) await store().apiKeys.create(key);
+        const answers = await Promise.all(keys.map((key) => store().apiKeys.revokeKeepingOne(key.id, organizationId, 7)));
+        expect(answers.filter((answer) => answer === 'revoked').length).toBeLessThanOrEqual(1);
+        expect(answers.every((answer) => answer === 'revoked' || answer === 'last')).toBe(true);
+        const active = (await store().apiKeys.list(organizationId)).filter((key) => key.revokedAt === null);
+        expect(active.length).toBe(2 - answers.filter((answer) => answer === 'revoked').length);
+      }
+    });
   });
 }

@@ -11,7 +11,7 @@ import { TABLES, type TableId } from '../../shared/adapters/aws/dynamodb/tables.
 import { ROUTES } from '../../shared/http/routeTable.js';
 import { bucketAccess, routePermissions } from '../../infra/routePermissions.js';
 import { API_AWAIT_TIMEOUT_S, ApiStack, DASHBOARD_PATHS, DEPLOY_MEMORY_MB, LONG_AWAIT_TIMEOUT_S } from '../../infra/stacks/apiStack.js';
-import { PREFIX, actionsOf, functionStatements, resourcesIn, resourcesOf, sluiceApp, tablesNamed, type Resource, type StackName } from './sluiceTemplates.js';
+import { PREFIX, actionsOf, functionStatements, refOf, resourcesIn, resourcesOf, routeFunctionIdIn, routeFunctionIn, sluiceApp, tablesNamed, type Resource, type StackName } from './sluiceTemplates.js';
 
 let api: Template;
 let templates: Record<StackName, Template>;
@@ -21,27 +21,10 @@ beforeAll(() => {
   api = templates.api;
 });
 
-const refOf = (value: unknown): string => (value as { Ref?: string }).Ref ?? (value as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
 const suffixes = (ids: TableId[]) => new Set(ids.map((id) => TABLES[id].nameSuffix));
-
-/** The function a route's integration invokes, with its logical id. */
-function routeFunctionWithId(routeKey: string): [string, Resource] {
-  const routes = Object.values(resourcesOf(api, 'AWS::ApiGatewayV2::Route')).filter((route) => route.Properties.RouteKey === routeKey);
-  expect(routes).toHaveLength(1);
-  const target = (routes[0] as Resource).Properties.Target as { 'Fn::Join': [string, unknown[]] };
-  const integration = resourcesOf(api, 'AWS::ApiGatewayV2::Integration')[refOf(target['Fn::Join'][1][1])] as Resource;
-  const id = refOf(integration.Properties.IntegrationUri);
-  return [id, resourcesOf(api, 'AWS::Lambda::Function')[id] as Resource];
-}
-
+const routeFunctionWithId = (routeKey: string): [string, Resource] => routeFunctionIn(api, routeKey);
 const routeFunction = (routeKey: string): Resource => routeFunctionWithId(routeKey)[1];
-
-/** The logical id of the function serving a route of the table through the API. */
-function routeFunctionId(name: string): string {
-  const route = ROUTES.find((candidate) => candidate.name === name);
-  if (!route) throw new Error(`no route ${name}`);
-  return routeFunctionWithId(`${route.method} ${route.path}`)[0];
-}
+const routeFunctionId = (name: string): string => routeFunctionIdIn(api, name);
 
 describe('ApiStack', () => {
   it("creates exactly one API route per entry of the route table, and the dashboard's", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { actionsOf, resourcesOf, sluiceApp, type Statement } from './sluiceTemplates.js';
+import { actionsOf, functionStatements, resourcesOf, routeFunctionIdIn, sluiceApp, tablesNamed, type Statement } from './sluiceTemplates.js';
 
 const { templates } = sluiceApp();
 const everyTemplate = Object.entries(templates);
@@ -31,5 +31,26 @@ describe('IAM across the app', () => {
       ),
     );
     expect([...managed].sort()).toEqual(['AmazonSSMManagedInstanceCore', 'service-role/AWSLambdaBasicExecutionRole']);
+  });
+});
+
+describe('IAM of the API key routes (GET, POST /v2/keys, DELETE /v2/keys/{key_id})', () => {
+  const statementsOf = (route: string) => functionStatements(templates.api, routeFunctionIdIn(templates.api, route));
+  const writes = (statements: Statement[]) => actionsOf(statements).filter((action) => /Put|Update|Delete|Write/.test(action));
+
+  it('lets listing keys read the api_keys and organizations tables, and write nothing', () => {
+    const statements = statementsOf('listApiKeys');
+    expect(tablesNamed(statements)).toEqual(new Set(['organizations', 'api_keys']));
+    expect(actionsOf(statements).every((action) => action.startsWith('dynamodb:'))).toBe(true);
+    expect(writes(statements)).toEqual([]);
+  });
+
+  it('lets creating and revoking keys write the api_keys table only: no organization, no other table, no other service', () => {
+    for (const route of ['createApiKey', 'revokeApiKey']) {
+      const statements = statementsOf(route);
+      expect([route, tablesNamed(statements)]).toEqual([route, new Set(['organizations', 'api_keys'])]);
+      expect([route, tablesNamed(statements, 'dynamodb:UpdateItem')]).toEqual([route, new Set(['api_keys'])]);
+      expect([route, actionsOf(statements).filter((action) => !action.startsWith('dynamodb:'))]).toEqual([route, []]);
+    }
   });
 });

@@ -2,6 +2,7 @@ import { App, Stack, type CfnElement } from 'aws-cdk-lib/core';
 import type { IConstruct } from 'constructs';
 import { Template } from 'aws-cdk-lib/assertions';
 import { createSluiceStacks, type SluiceStacks } from '../../infra/sluiceApp.js';
+import { ROUTES } from '../../shared/http/routeTable.js';
 
 /** The prefix the test deployment's names start with. */
 export const PREFIX = 'test-';
@@ -85,4 +86,24 @@ export function tablesNamed(statements: Statement[], action?: string): Set<strin
 /** A construct's CloudFormation logical id (its default child's). */
 export function logicalIdOf(construct: IConstruct): string {
   return Stack.of(construct).getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+/** A `Ref` or `Fn::GetAtt`'s logical id. */
+export const refOf = (value: unknown): string => (value as { Ref?: string }).Ref ?? (value as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+
+/** The function the API stack's route `METHOD path` invokes, with its logical id. */
+export function routeFunctionIn(api: Template, routeKey: string): [string, Resource] {
+  const routes = Object.values(resourcesOf(api, 'AWS::ApiGatewayV2::Route')).filter((route) => route.Properties.RouteKey === routeKey);
+  if (routes.length !== 1) throw new Error(`${routes.length} API routes have the key "${routeKey}"`);
+  const target = (routes[0] as Resource).Properties.Target as { 'Fn::Join': [string, unknown[]] };
+  const integration = resourcesOf(api, 'AWS::ApiGatewayV2::Integration')[refOf(target['Fn::Join'][1][1])] as Resource;
+  const id = refOf(integration.Properties.IntegrationUri);
+  return [id, resourcesOf(api, 'AWS::Lambda::Function')[id] as Resource];
+}
+
+/** The logical id of the function serving a route of the table (by its name) through the API. */
+export function routeFunctionIdIn(api: Template, name: string): string {
+  const route = ROUTES.find((candidate) => candidate.name === name);
+  if (!route) throw new Error(`no route ${name}`);
+  return routeFunctionIn(api, `${route.method} ${route.path}`)[0];
 }

@@ -108,3 +108,13 @@ export interface Concurrency {
   num_processing: number;
   num_queued: number;
 }
+
+/** An API key as its organization sees it (never the secret, except in a create's answer). */
+export interface ApiKey {
+  id: string;
+  prefix: string;
+  created_at: string;
+  revoked_at: string | null;
+  /** Whether it is the key this tab calls with. */
+  current: boolean;
+}

@@ -1,12 +1,11 @@
 import { useState } from 'preact/hooks';
+import { CopyButton } from './CopyButton.js';
 
 /** Code in tabs (curl, Python, TypeScript), with a copy button. */
 export function CodeTabs({ tabs }: { tabs: Record<string, string> }) {
   const names = Object.keys(tabs);
   const [chosen, setChosen] = useState(names[0] ?? '');
-  const [copied, setCopied] = useState(false);
   const code = tabs[chosen] ?? '';
-  const copy = () => void navigator.clipboard?.writeText(code).then(() => (setCopied(true), setTimeout(() => setCopied(false), 1500)));
   return (
     <div class="tabs">
       <div class="tab-bar" role="tablist">
@@ -15,9 +14,7 @@ export function CodeTabs({ tabs }: { tabs: Record<string, string> }) {
             {name}
           </button>
         ))}
-        <button class="copy" onClick={copy}>
-          {copied ? 'Copied' : 'Copy'}
-        </button>
+        <CopyButton text={code} />
       </div>
       <pre class="code">
         <code>{code}</code>

@@ -1,39 +1,26 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.js';
-import { session } from '../api/session.js';
+import { ApiKeys } from '../components/ApiKeys.js';
 import { Failure, Section } from '../components/common.js';
 import { useApi } from '../lib/useApi.js';
 
-/**
- * The key this tab signed in with, how keys are made and revoked (an operator's `sluice keys`:
- * the API has no route for them, on purpose), and the webhook signing secret, with rotation.
- */
+/** The organization, its API keys (create, rotate, revoke), and the webhook signing secret, with rotation. */
 export function Settings() {
   const organization = useApi<{ id: string; name: string }>('/v2/organization');
-  const key = session.key() ?? '';
   return (
     <>
       <div class="page-header">
         <h1>Keys & webhooks</h1>
       </div>
-      <Section title="API key">
+      <Section title="Organization">
         <dl class="facts">
-          <dt>Organization</dt>
+          <dt>Name</dt>
           <dd>
             {organization.data?.name ?? '…'} <code class="muted">{organization.data?.id}</code>
           </dd>
-          <dt>Signed in with</dt>
-          <dd>
-            <code>{key.slice(0, 8)}…</code> (kept in this tab only)
-          </dd>
         </dl>
-        <p class="muted">
-          Keys are made and revoked by whoever runs the service, with the <code>sluice</code> command, not over the API:
-        </p>
-        <pre class="code">
-          <code>{`npx sluice keys create --org ${organization.data?.name ?? 'ORG'}\nnpx sluice keys list\nnpx sluice keys revoke KEY_ID`}</code>
-        </pre>
       </Section>
+      <ApiKeys />
       <WebhookSecret />
     </>
   );

@@ -5,6 +5,7 @@ import { writeIf } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
 import { getItem, getItemByIndex } from './itemReads.js';
 import { collect, queryItems, scanItems } from './pagedItems.js';
+import { revokeKeepingOne } from './revokeKeepingOne.js';
 import { BY_ID_INDEX, BY_ORGANIZATION_INDEX } from './tables.js';
 
 // An unrevoked key has no revoked_at attribute, so "not yet revoked" is attribute_not_exists.
@@ -30,6 +31,19 @@ const oldestFirst = (a: ApiKey, b: ApiKey) => a.createdAt - b.createdAt || (a.id
 
 export function dynamoDbApiKeyStore(context: DynamoDbContext): ApiKeyStore {
   const TableName = context.tables.apiKeys;
+  const list: ApiKeyStore['list'] = async (organizationId) => {
+    const items =
+      organizationId === undefined
+        ? scanItems(context, { TableName })
+        : queryItems(context, {
+            TableName,
+            IndexName: BY_ORGANIZATION_INDEX,
+            KeyConditionExpression: 'organization_id = :organization',
+            ExpressionAttributeValues: { ':organization': organizationId },
+          });
+    // Sorted here: a scan has no order, and the index leaves keys created the same microsecond unordered.
+    return (await collect(items)).map(toApiKey).sort(oldestFirst);
+  };
   return {
     async create(key) {
       // A second key with the same hash is refused (it throws), as a unique column would.
@@ -39,18 +53,9 @@ export function dynamoDbApiKeyStore(context: DynamoDbContext): ApiKeyStore {
       const item = await getItem(context, TableName, { hash });
       return item ? toApiKey(item) : null;
     },
-    async list(organizationId) {
-      const items =
-        organizationId === undefined
-          ? scanItems(context, { TableName })
-          : queryItems(context, {
-              TableName,
-              IndexName: BY_ORGANIZATION_INDEX,
-              KeyConditionExpression: 'organization_id = :organization',
-              ExpressionAttributeValues: { ':organization': organizationId },
-            });
-      // Sorted here: a scan has no order, and the index leaves keys created the same microsecond unordered.
-      return (await collect(items)).map(toApiKey).sort(oldestFirst);
+    list,
+    async revokeKeepingOne(id, organizationId, at) {
+      return revokeKeepingOne(context, TableName, await list(organizationId), id, organizationId, at);
     },
     async revoke(id, at) {
       const item = await getItemByIndex(context, TableName, BY_ID_INDEX, 'id', id);

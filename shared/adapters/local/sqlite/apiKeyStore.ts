@@ -27,6 +27,12 @@ export function sqliteApiKeyStore(db: SqliteDatabase, writes: GroupCommit): ApiK
   const all = db.prepare<[], ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
   const byOrganization = db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE organization_id = ? ORDER BY created_at, id');
   const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  // One statement: the check for another active key and the revocation cannot be split by another write.
+  const revokeKeepingOne = db.prepare(
+    `UPDATE api_keys SET revoked_at = ? WHERE id = ? AND organization_id = ? AND revoked_at IS NULL
+       AND EXISTS (SELECT 1 FROM api_keys other WHERE other.organization_id = api_keys.organization_id AND other.id != api_keys.id AND other.revoked_at IS NULL)`,
+  );
+  const activeById = db.prepare<[string, string], { id: string }>('SELECT id FROM api_keys WHERE id = ? AND organization_id = ? AND revoked_at IS NULL');
   return {
     async create(key) {
       await writes.write(() => insert.run(key.id, key.organizationId, key.hash, key.prefix, key.createdAt, key.revokedAt));
@@ -41,6 +47,12 @@ export function sqliteApiKeyStore(db: SqliteDatabase, writes: GroupCommit): ApiK
     },
     async revoke(id, at) {
       return writes.write(() => revoke.run(at, id).changes === 1);
+    },
+    async revokeKeepingOne(id, organizationId, at) {
+      return writes.write(() => {
+        if (revokeKeepingOne.run(at, id, organizationId).changes === 1) return 'revoked';
+        return activeById.get(id, organizationId) ? 'last' : 'absent';
+      });
     },
   };
 }

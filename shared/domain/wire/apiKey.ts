@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import type { ApiKey } from '../apiKey.js';
+import { formatNullableTimestamp, formatTimestamp } from '../time.js';
+import { timestampSchema } from './common.js';
+
+/** A key as its organization sees it: never its secret or its hash. */
+export const apiKeyWireSchema = z.strictObject({
+  id: z.string(),
+  /** The key's first characters, to tell keys apart. */
+  prefix: z.string(),
+  created_at: timestampSchema,
+  revoked_at: timestampSchema.nullable(),
+  /** Whether it is the key this request came with. */
+  current: z.boolean(),
+});
+export type WireApiKey = z.infer<typeof apiKeyWireSchema>;
+
+export function serializeApiKey(key: ApiKey, currentKeyId: string | undefined): WireApiKey {
+  return { id: key.id, prefix: key.prefix, created_at: formatTimestamp(key.createdAt), revoked_at: formatNullableTimestamp(key.revokedAt), current: key.id === currentKeyId };
+}
