@@ -95,8 +95,10 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
     if (body === 'too_slow') return refuseUnread(response, 408, `Request body not received within ${bodyTimeoutMs / 1000} s.`);
     const handler = handlers.get(match.route) as HttpHandler;
     const result = await handler(toApiGatewayEvent(request, url, `${match.route.method} ${match.route.path}`, match.params, body.toString('utf8')), lambdaContext(match.route.name));
-    response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
-    response.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body);
+    const answer = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
+    // A known length sends the answer in one write, not as chunks.
+    response.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), 'content-length': Buffer.byteLength(answer) });
+    response.end(answer);
   }
 
   function serveSite(request: IncomingMessage, url: URL, response: ServerResponse): void {
@@ -153,8 +155,9 @@ async function serveRaw(endpoint: RawEndpoint, request: IncomingMessage, url: UR
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(stringifyJson(body));
+  const text = stringifyJson(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
 }
 
 function lambdaContext(functionName: string): Context {
