@@ -1,6 +1,6 @@
 import { badRequest, notFound, ServiceError, ValidationError } from '../domain/errors.js';
 import type { FunctionRecord } from '../domain/function.js';
-import { newId, newShortId } from '../domain/ids.js';
+import { newShortId, newTimeOrderedId } from '../domain/ids.js';
 import type { JobOutput, JobRecord, JobStatus, PushedJobWait, PushSource } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
 import { jsonBytes, LIST_MAX_OUTPUTS, LIST_PAGE_INLINE_BYTES, type ListedOutput } from '../domain/listPreview.js';
@@ -82,7 +82,7 @@ export class JobService {
     if (issues.length > 0) throw new ValidationError(issues);
     if (body.webhooks) await this.deps.webhookPolicy.assertAllowed(body.webhooks, ['body', 'webhooks']);
     const job: JobRecord = {
-      id: newId(),
+      id: newTimeOrderedId(),
       functionId: fn.id,
       versionId: version.id,
       organizationId: principal.organizationId,
