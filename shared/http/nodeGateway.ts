@@ -8,6 +8,7 @@ import type { Route } from './route.js';
 import type { HttpHandler } from './routeHandler.js';
 import { createRouteHandler } from './routeHandler.js';
 import { RouteMatcher } from './routeMatcher.js';
+import { TurnBudget } from './turnBudget.js';
 import { stringifyJson } from './json.js';
 import { nextRequestId, toApiGatewayEvent } from './apiGatewayEvent.js';
 import { readBody } from './readBody.js';
@@ -46,6 +47,9 @@ export interface NodeGatewayOptions {
   site?: (pathname: string) => SiteAnswer | null;
 }
 
+/** Handlers started per event-loop turn (turnBudget.ts): enough for a busy turn, few enough that jobs keep finishing. */
+const HANDLERS_PER_TURN = 4;
+
 /** The backstop for any request, uploads included, to arrive whole (node answers 408 after it). */
 const REQUEST_TIMEOUT_MS = 15 * 60_000;
 
@@ -57,6 +61,7 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const cors = options.cors ?? corsPolicy();
   const matcher = new RouteMatcher(options.routes);
+  const budget = new TurnBudget(HANDLERS_PER_TURN);
   const handlers = new Map<Route, HttpHandler>(
     options.routes.map((route) => [route, createRouteHandler(route, async () => options.services, options.logger)]),
   );
@@ -94,6 +99,7 @@ export function createNodeGateway(options: NodeGatewayOptions): Server {
     if (body === 'too_large') return refuseUnread(response, 413, `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB.`);
     if (body === 'too_slow') return refuseUnread(response, 408, `Request body not received within ${bodyTimeoutMs / 1000} s.`);
     const handler = handlers.get(match.route) as HttpHandler;
+    await budget.admit();
     const result = await handler(toApiGatewayEvent(request, url, `${match.route.method} ${match.route.path}`, match.params, body.toString('utf8')), lambdaContext(match.route.name));
     const answer = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
     // A known length sends the answer in one write, not as chunks.
