@@ -11,6 +11,9 @@ const IN_FLIGHT = 32;
 const REPLICAS = 2;
 // Sections to run: `queue` (Sluice vs BullMQ on no-op jobs), `workloads` (the examples that install packages).
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'queue,workloads').split(','));
+/** The fairness run's backlog, which is also the service's queue bound (SLUICE_MAX_QUEUED_PER_VERSION). */
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 1000);
+const FLOOD_S = Number(process.env.BENCH_FLOOD_S ?? 5);
 
 function hasRedis(): boolean {
   try {
@@ -42,7 +45,7 @@ if (SECTIONS.has('queue')) {
   process.stdout.write(`Sluice vs BullMQ on ${(await import('node:os')).cpus().length} cores: no-op jobs, ${REPLICAS} warm workers, ${SEQUENTIAL} sequential jobs for latencies\n`);
   process.stdout.write('Sluice: HTTP push + await, SQLite (WAL), Python replicas as child processes\n');
   process.stdout.write('BullMQ: Queue.add + waitUntilFinished, Redis 7 (no persistence), a no-op worker process; its job times are whole milliseconds\n\n');
-  const sluice = await benchSluice({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT });
+  const { figures: sluice, extras } = await benchSluice({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT, backlog: BACKLOG, floodSeconds: FLOOD_S });
   const bullmq = hasRedis() ? await benchBullmq({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT, concurrency: REPLICAS }) : null;
   if (!bullmq) process.stdout.write('redis-server not found: install it (Debian: apt-get install redis-server) to compare with BullMQ.\n\n');
 
@@ -57,6 +60,18 @@ if (SECTIONS.has('queue')) {
     // A zero (BullMQ's whole-millisecond stamps can give one) makes no ratio.
     const verdict = !Number.isFinite(ratio) || ratio === 0 ? 'n/a' : `${ratio.toFixed(2)}x ${ratio >= 1 ? 'better' : 'worse'}`;
     process.stdout.write(line([label, `${format(ours)} ${unit}`, `${format(theirs)} ${unit}`, verdict]));
+  }
+
+  const { trivialGet, fairness, loopDelay } = extras;
+  const ms = (value: number) => `${value.toFixed(1)} ms`;
+  process.stdout.write(`\nSluice alone (same run; load average ${(await import('node:os')).loadavg().map((load) => load.toFixed(1)).join(' ')})\n`);
+  process.stdout.write(line(['service writes per job (syscalls, KB)', `${format(extras.writesPerJob)}`, `${format(extras.kbWrittenPerJob)} KB`, '']));
+  process.stdout.write(line(['trivial GET /v2/organization', `${format(trivialGet.sluice)} req/s`, '', `${(trivialGet.sluice / trivialGet.plain).toFixed(2)}x plain node:http (${format(trivialGet.plain)} req/s)`]));
+  process.stdout.write(line([`drain rate (${BACKLOG} queued, no pushes)`, `${format(fairness.drainRate)} jobs/s`, '', '']));
+  process.stdout.write(line([`finishing during a ${FLOOD_S} s push flood`, `${format(fairness.floodFinishRate)} jobs/s`, '', `${(fairness.floodFinishRate / fairness.drainRate).toFixed(2)}x the drain rate`]));
+  process.stdout.write(line(['pushes in the flood: accepted / 429', `${format(fairness.acceptedRate)} /s`, `${format(fairness.refusedRate)} /s`, `queue bound ${BACKLOG}`]));
+  for (const [phase, delay] of Object.entries(loopDelay)) {
+    process.stdout.write(line([`event-loop delay, ${phase} p50/p99/max`, `${ms(delay.p50)} / ${ms(delay.p99)}`, `max ${ms(delay.max)}`, `p99.9 ${ms(delay.p999)}`]));
   }
 }
 

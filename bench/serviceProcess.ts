@@ -15,10 +15,10 @@ export interface ServiceProcess {
 }
 
 /** `sluice start` as its own process over a fresh data directory, once it prints its URL and key. */
-export async function startServiceProcess(nodeArgs: string[] = []): Promise<ServiceProcess> {
+export async function startServiceProcess(nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<ServiceProcess> {
   const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'));
   const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('../bin/sluice.js', import.meta.url)), 'start'], {
-    env: { ...process.env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const stop = async () => {

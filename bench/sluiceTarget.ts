@@ -1,13 +1,17 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseTimestamp } from '../shared/domain/time.js';
 import type { WireJob } from '../shared/domain/wire/job.js';
 import type { WireVersion } from '../shared/domain/wire/version.js';
 import { inspectFunctions } from '../shared/packaging/inspectFunctions.js';
 import { packDirectory } from '../shared/packaging/packDirectory.js';
+import { benchFairness, type Fairness } from './fairness.js';
 import { createJsonClient } from './httpClient.js';
+import { loopDelayProbe, type LoopDelay } from './loopDelay.js';
 import { startServiceProcess } from './serviceProcess.js';
 import type { Figures } from './stats.js';
+import { benchTrivialGet } from './trivialGet.js';
 import { cpuSeconds, figuresFrom, peakRssMb, runConcurrently, wallMs } from './stats.js';
 
 const NOOP = `import sluice
@@ -20,10 +24,22 @@ def noop() -> None:
 /** A wire timestamp to epoch milliseconds, keeping its microseconds. */
 const epochMs = (timestamp: string) => parseTimestamp(timestamp) / 1000;
 
+/** What only the Sluice side measures: its own costs, its HTTP path against a plain server, fairness. */
+export interface SluiceExtras {
+  /** Write syscalls and bytes written by the service per job in the throughput run (/proc/PID/io). */
+  writesPerJob: number;
+  kbWrittenPerJob: number;
+  trivialGet: { sluice: number; plain: number };
+  fairness: Fairness;
+  /** The service's event-loop delay during the throughput run and during the flood. */
+  loopDelay: { throughput: LoopDelay; flood: LoopDelay };
+}
+
 /** The embedded service as its own process, a no-op Python function with two warm replicas. */
-export async function benchSluice(options: { sequential: number; total: number; inFlight: number }): Promise<Figures> {
+export async function benchSluice(options: { sequential: number; total: number; inFlight: number; backlog: number; floodSeconds: number }): Promise<{ figures: Figures; extras: SluiceExtras }> {
   const profile = process.env.BENCH_CPU_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
-  const { url, key, dataDir, child: service, stop } = await startServiceProcess(profile);
+  const probe = loopDelayProbe(join(await mkdtemp(join(tmpdir(), 'sluice-bench-loop-')), 'loop-delay.json'));
+  const { url, key, dataDir, child: service, stop } = await startServiceProcess([...profile, ...probe.nodeArgs], { ...probe.env, SLUICE_MAX_QUEUED_PER_VERSION: String(options.backlog) });
   try {
     const call = createJsonClient(url, key, options.inFlight);
     const functionDir = join(dataDir, 'noop-function');
@@ -59,15 +75,33 @@ export async function benchSluice(options: { sequential: number; total: number; 
     const pushToResult = samples.map((s) => s.received - s.sent);
     const awaitWake = samples.map((s) => s.received - (s.completed - offset));
     const before = { service: await cpuSeconds(service.pid as number), client: process.cpuUsage() };
+    const ioBefore = await processIo(service.pid as number);
+    await probe.read(service);
     const seconds = await runConcurrently(options.total, options.inFlight, async () => {
       const pushed = (await call<{ id: string }>('POST', '/v2/push', { function: 'local/noop', inputs: {} })).body;
       const done = await call<WireJob>('GET', `/v2/jobs/${pushed.id}/await`);
       if (done.body.status !== 'finished') throw new Error(`job ${pushed.id} ended ${done.body.status}`);
     });
-    return figuresFrom(
-      { pushToStart, pushToResult, awaitWake },
-      { jobs: options.total, seconds, peakRssMb: await peakRssMb(service.pid as number), cpuPerJob: await cpuPerJob(before, service.pid as number, options.total) },
-    );
+    const throughputDelay = await probe.read(service);
+    const cpu = await cpuPerJob(before, service.pid as number, options.total);
+    const io = await processIo(service.pid as number);
+    const figures = figuresFrom({ pushToStart, pushToResult, awaitWake }, { jobs: options.total, seconds, peakRssMb: await peakRssMb(service.pid as number), cpuPerJob: cpu });
+    const trivialGet = await benchTrivialGet(url, key, JSON.stringify((await call('GET', '/v2/organization')).body));
+    let floodDelay: LoopDelay | undefined;
+    const fairness = await benchFairness(call, options.backlog, options.floodSeconds, {
+      start: async () => void (await probe.read(service)),
+      end: async () => void (floodDelay = await probe.read(service)),
+    });
+    return {
+      figures,
+      extras: {
+        writesPerJob: (io.syscw - ioBefore.syscw) / options.total,
+        kbWrittenPerJob: (io.wchar - ioBefore.wchar) / 1024 / options.total,
+        trivialGet,
+        fairness,
+        loopDelay: { throughput: throughputDelay, flood: floodDelay as LoopDelay },
+      },
+    };
   } finally {
     await stop();
   }
@@ -82,4 +116,12 @@ async function cpuPerJob(before: { service: { own: number; children: number }; c
     workers: micros(after.children - before.service.children),
     client: (client.user + client.system) / jobs,
   };
+}
+
+/** Write syscalls and bytes written so far by a process (its sockets and pipes included), from /proc. */
+async function processIo(pid: number): Promise<{ syscw: number; wchar: number }> {
+  const { readFile } = await import('node:fs/promises');
+  const text = await readFile(`/proc/${pid}/io`, 'utf8').catch(() => '');
+  const field = (name: string) => Number(new RegExp(`${name}: (\\d+)`).exec(text)?.[1] ?? Number.NaN);
+  return { syscw: field('syscw'), wchar: field('wchar') };
 }

@@ -30,6 +30,7 @@ const configSchema = z.object({
   SLUICE_AWAIT_TIMEOUT_S: z.coerce.number().positive().default(600),
   SLUICE_IDLE_TIMEOUT_S: z.coerce.number().min(0).default(60),
   SLUICE_DEFAULT_MAX_REPLICAS: z.coerce.number().int().min(1).default(1),
+  SLUICE_MAX_QUEUED_PER_VERSION: z.coerce.number().int().min(1).default(10_000),
   SLUICE_EMULATE_GPUS: z.enum(['auto', 'true', 'false']).default('auto'),
   SLUICE_GPU_MACHINE_TYPE: z.enum(['t4', 'l4', 'a100', 'a100-20gb', 'v100']).optional(),
   SLUICE_PUBLIC_URL: z.url().optional(),
@@ -89,6 +90,8 @@ export interface Config {
   idleTimeoutMs: number;
   /** Replicas a version may have when it names no maximum_replicas. */
   defaultMaxReplicas: number;
+  /** Jobs a version's queue holds before a push is answered 429 (where the queue can say its depth: locally). */
+  maxQueuedPerVersion: number;
   /** Grant GPU machine types without a GPU: `auto` does so on a machine with none. */
   emulateGpus: 'auto' | 'true' | 'false';
   /** The machine type this machine's GPUs serve, when their model is not one of the interface's (an H100, say). */
@@ -137,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     awaitTimeoutMs: values.SLUICE_AWAIT_TIMEOUT_S * 1000,
     idleTimeoutMs: values.SLUICE_IDLE_TIMEOUT_S * 1000,
     defaultMaxReplicas: values.SLUICE_DEFAULT_MAX_REPLICAS,
+    maxQueuedPerVersion: values.SLUICE_MAX_QUEUED_PER_VERSION,
     emulateGpus: values.SLUICE_EMULATE_GPUS,
     gpuMachineType: values.SLUICE_GPU_MACHINE_TYPE,
     publicUrl: values.SLUICE_PUBLIC_URL?.replace(/\/+$/, ''),

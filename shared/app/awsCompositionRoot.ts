@@ -111,6 +111,8 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     maxUploadBytes: config.maxUploadBytes,
     checkBundle: (bundle) => checkBundle(bundle, config.bundleLimits),
     awaitTimeoutMs: config.awaitTimeoutMs,
+    // SQS says no depth cheaply (the port's 0): on AWS the queue takes every push (docs/deploying-to-aws.md).
+    maxQueuedPerVersion: config.maxQueuedPerVersion,
     webhookAllow: config.webhookAllow,
     webhookRetryBaseMs: config.webhookRetryBaseMs,
     pricing: config.pricing,

@@ -117,6 +117,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     maxUploadBytes: config.maxUploadBytes,
     checkBundle: (bundle) => checkBundle(bundle, config.bundleLimits),
     awaitTimeoutMs: config.awaitTimeoutMs,
+    maxQueuedPerVersion: config.maxQueuedPerVersion,
     webhookAllow: config.webhookAllow,
     webhookRetryBaseMs: config.webhookRetryBaseMs,
     pricing: config.pricing,

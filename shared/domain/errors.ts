@@ -9,7 +9,12 @@ export class ServiceError extends Error {
     readonly kind: ErrorKind,
     message: string,
   ) {
+    // An answer to the client, never logged with a stack: capturing one cost more than the
+    // rest of a refused push (a 429 under a flood).
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ServiceError';
   }
 }

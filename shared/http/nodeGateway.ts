@@ -8,6 +8,7 @@ import type { Route } from './route.js';
 import type { HttpHandler } from './routeHandler.js';
 import { createRouteHandler } from './routeHandler.js';
 import { RouteMatcher } from './routeMatcher.js';
+import { TurnBudget } from './turnBudget.js';
 import { stringifyJson } from './json.js';
 import { nextRequestId, toApiGatewayEvent } from './apiGatewayEvent.js';
 import { readBody } from './readBody.js';
@@ -61,6 +62,9 @@ export interface NodeGateway extends Server {
 const RETRY_AFTER_S = 5;
 const STOPPING = 'The service is stopping; try again shortly.';
 
+/** Handlers started per event-loop turn (turnBudget.ts): enough for a busy turn, few enough that jobs keep finishing. */
+const HANDLERS_PER_TURN = 4;
+
 /** The backstop for any request, uploads included, to arrive whole (node answers 408 after it). */
 const REQUEST_TIMEOUT_MS = 15 * 60_000;
 
@@ -72,6 +76,7 @@ export function createNodeGateway(options: NodeGatewayOptions): NodeGateway {
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const cors = options.cors ?? corsPolicy();
   const matcher = new RouteMatcher(options.routes);
+  const budget = new TurnBudget(HANDLERS_PER_TURN);
   const handlers = new Map<Route, HttpHandler>(
     options.routes.map((route) => [route, createRouteHandler(route, async () => options.services, options.logger, 'stream')]),
   );
@@ -128,11 +133,14 @@ export function createNodeGateway(options: NodeGatewayOptions): NodeGateway {
       waiting.add(response);
       response.once('close', () => waiting.delete(response));
     }
+    await budget.admit();
     const result = await handler(toApiGatewayEvent(request, url, `${match.route.method} ${match.route.path}`, match.params, body.toString('utf8')), lambdaContext(match.route.name));
     if (response.headersSent) return; // answered 503 by drain() meanwhile
     if (result.eventStream) return writeEvents(result.eventStream, result.headers as Record<string, string>, response);
-    response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
-    response.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body);
+    const answer = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
+    // A known length sends the answer in one write, not as chunks.
+    response.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), 'content-length': Buffer.byteLength(answer) });
+    response.end(answer);
   }
 
   function serveSite(request: IncomingMessage, url: URL, response: ServerResponse): void {
@@ -216,8 +224,9 @@ function answerStopping(response: ServerResponse): void {
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(stringifyJson(body));
+  const text = stringifyJson(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
 }
 
 function lambdaContext(functionName: string): Context {

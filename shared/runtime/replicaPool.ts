@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileSlot } from '../domain/fileOutputs.js';
@@ -426,7 +427,10 @@ export class ReplicaPool {
    */
   private async fetchInputs(replica: Replica, member: Member, job: JobRecord): Promise<{ values: Record<string, unknown>; remove: () => Promise<void> } | null> {
     const directory = join(this.context.inputsDir, replica.id, job.id);
-    const remove = () => rm(directory, { recursive: true, force: true });
+    // Most jobs have no File input, so nothing was fetched: one stat, not rm's walk, per job.
+    const remove = async () => {
+      if (existsSync(directory)) await rm(directory, { recursive: true, force: true });
+    };
     const aborter = new AbortController();
     member.abortFetch = aborter;
     let values: Record<string, unknown> | null = null;

@@ -1,6 +1,6 @@
-import { badRequest, notFound, ServiceError, ValidationError } from '../domain/errors.js';
+import { badRequest, notFound, RateLimitedError, ServiceError, ValidationError } from '../domain/errors.js';
 import type { FunctionRecord } from '../domain/function.js';
-import { newId, newShortId } from '../domain/ids.js';
+import { newShortId, newTimeOrderedId } from '../domain/ids.js';
 import type { ChildJob, JobOutput, JobRecord, JobStatus, PushedJobWait, PushSource } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
 import { jsonBytes, LIST_MAX_CHILDREN, LIST_MAX_OUTPUTS, LIST_PAGE_INLINE_BYTES, type ListedOutput } from '../domain/listPreview.js';
@@ -24,6 +24,9 @@ import type { VersionService } from './versionService.js';
 
 /** The stricter of two time limits, null meaning none. */
 const shorterLimit = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.min(a, b));
+
+/** What a push refused for a full queue is told to wait: a second drains many jobs, and a client retrying sooner only adds load. */
+const QUEUE_FULL_RETRY_AFTER_S = 1;
 
 /** How long a parent job waits for a child it runs. */
 const CHILD_WAIT_MS = 24 * 60 * 60 * 1000;
@@ -69,15 +72,19 @@ export interface JobServiceDeps {
   notifier: JobNotifier;
   webhookPolicy: WebhookUrlPolicy;
   clock: Clock;
+  /** Jobs a version's queue holds before a push from outside is refused (429). */
+  maxQueuedPerVersion: number;
 }
 
 /** Pushing, reading, awaiting and cancelling jobs. A job is visible only to the organization that pushed it. */
 export class JobService {
   constructor(private readonly deps: JobServiceDeps) {}
 
-  async push(principal: Principal, body: PushBody, source: PushSource, parentJobId: string | null = null, jobId = newId()): Promise<{ job: JobRecord; version: VersionRecord }> {
+  async push(principal: Principal, body: PushBody, source: PushSource, parentJobId: string | null = null, jobId = newTimeOrderedId()): Promise<{ job: JobRecord; version: VersionRecord }> {
     const { store, queue, clock } = this.deps;
     const { fn, version } = await this.resolveTarget(principal, body);
+    // A job's own calls are not refused: its workflow would fail for a backlog it did not make.
+    if (parentJobId === null) this.assertRoomInQueue(version);
     // By position: a call's `args` (an SDK's `run(1, 2)`), or `inputs` as an array (Sieve's document allows it).
     const given = body.args?.length ? namePositionalInputs(version, body.args, Array.isArray(body.inputs) ? {} : body.inputs) : body.inputs;
     const named = namedInputs(version, given);
@@ -114,6 +121,17 @@ export class JobService {
     const current = version.buildStatus === 'ready' ? version : await store.versions.get(version.id);
     if (current?.buildStatus === 'ready') await queue.enqueue(version.id, job.id);
     return { job, version };
+  }
+
+  /**
+   * Backpressure: past the bound, a push is refused before anything is written, so a client
+   * pushing faster than the replicas drain cannot grow the queue (and the service's memory)
+   * without limit, nor starve the jobs already queued.
+   */
+  private assertRoomInQueue(version: VersionRecord): void {
+    const waiting = this.deps.queue.depth(version.id);
+    if (waiting < this.deps.maxQueuedPerVersion) return;
+    throw new RateLimitedError(`${waiting} jobs already wait for version ${version.id}; the limit is ${this.deps.maxQueuedPerVersion}. Try again later.`, QUEUE_FULL_RETRY_AFTER_S);
   }
 
   /**

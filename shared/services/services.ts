@@ -60,6 +60,8 @@ export interface Adapters {
   /** Refuses a bundle past the unpacked limits, with links, or with paths out of its folder. */
   checkBundle: BundleChecker;
   awaitTimeoutMs: number;
+  /** Jobs a version's queue holds before a push is refused (429); the queue's depth says how many wait. */
+  maxQueuedPerVersion: number;
   webhookAllow: readonly RestrictedKind[];
   webhookRetryBaseMs: number;
   pricing: Pricing;
@@ -124,6 +126,7 @@ export function createServices(adapters: Adapters): Services {
     notifier,
     webhookPolicy,
     clock,
+    maxQueuedPerVersion: adapters.maxQueuedPerVersion,
   });
   const logs = new LogService(store);
   return {

@@ -217,6 +217,7 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
         maxUploadBytes: MAX_UPLOAD_BYTES,
         checkBundle: (bundle) => checkBundle(bundle, { maxUnpackedBytes: 1024 * 1024, maxEntries: 100 }),
         awaitTimeoutMs: 1000,
+        maxQueuedPerVersion: 10_000,
         webhookAllow: [],
         webhookRetryBaseMs: 1000,
         pricing: { prices: DEFAULT_PRICES, customPrices: new Map() },

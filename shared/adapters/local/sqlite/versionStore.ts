@@ -3,6 +3,7 @@ import type { VersionRecord } from '../../../domain/version.js';
 import type { VersionStore } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
 import type { GroupCommit } from './groupCommit.js';
+import { RecordCache } from './recordCache.js';
 
 interface DataRow {
   data: string;
@@ -35,13 +36,17 @@ export function sqliteVersionStore(db: SqliteDatabase, writes: GroupCommit): Ver
     update.run(next.buildStatus, JSON.stringify(next), id);
     return next;
   });
+  // Every push reads its version (by id, or its function's latest ready one): remembered until the next write of the table.
+  const cache = new RecordCache<VersionRecord>();
   return {
     async create(version) {
-      await writes.write(() => insert.run(version.id, version.functionId, version.createdAt, version.buildStatus, JSON.stringify(version)));
+      await cache.writing(() => writes.write(() => insert.run(version.id, version.functionId, version.createdAt, version.buildStatus, JSON.stringify(version))));
     },
     async get(id) {
-      const row = byId.get(id);
-      return row ? parse(row) : null;
+      return cache.read(`id:${id}`, () => {
+        const row = byId.get(id);
+        return row ? parse(row) : null;
+      });
     },
     async findByPrefix(functionId, prefix, limit) {
       return byPrefix.all(functionId, `${escapeLike(prefix)}%`, limit).map(parse);
@@ -50,14 +55,16 @@ export function sqliteVersionStore(db: SqliteDatabase, writes: GroupCommit): Ver
       return byFunction.all(functionId, page.limit, page.offset).map(parse);
     },
     async latestReady(functionId) {
-      const row = latestReady.get(functionId);
-      return row ? parse(row) : null;
+      return cache.read(`ready:${functionId}`, () => {
+        const row = latestReady.get(functionId);
+        return row ? parse(row) : null;
+      });
     },
     async transition(id, from, patch) {
-      return writes.write(() => transition(id, from, patch));
+      return cache.writing(() => writes.write(() => transition(id, from, patch)));
     },
     async setReplicaBounds(id, bounds) {
-      return writes.write(() => transition(id, BUILD_STATUSES, { minimumReplicas: bounds.minimumReplicas, maximumReplicas: bounds.maximumReplicas }));
+      return cache.writing(() => writes.write(() => transition(id, BUILD_STATUSES, { minimumReplicas: bounds.minimumReplicas, maximumReplicas: bounds.maximumReplicas })));
     },
     async listByBuildStatus(statuses, createdBefore = Number.MAX_SAFE_INTEGER) {
       const placeholders = statuses.map(() => '?').join(', ');

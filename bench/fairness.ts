@@ -1,0 +1,95 @@
+import { parseTimestamp } from '../shared/domain/time.js';
+import type { WireJob } from '../shared/domain/wire/job.js';
+import type { createJsonClient } from './httpClient.js';
+import { runConcurrently, wallMs } from './stats.js';
+
+type Client = ReturnType<typeof createJsonClient>;
+
+export interface Fairness {
+  /** Jobs finished per second with a backlog and nobody pushing. */
+  drainRate: number;
+  /** Jobs finished per second while every client pushes as fast as it is answered. */
+  floodFinishRate: number;
+  /** Pushes answered per second during the flood: accepted, and refused with 429. */
+  acceptedRate: number;
+  refusedRate: number;
+}
+
+const IN_FLIGHT = 32;
+
+const push = (call: Client) => call<{ id?: string }>('POST', '/v2/push', { function: 'local/noop', inputs: {} });
+
+/** Pushes `count` jobs, `IN_FLIGHT` at once, without waiting for them to run; their ids. */
+async function pushMany(call: Client, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  await runConcurrently(count, IN_FLIGHT, async () => {
+    const { status, body } = await push(call);
+    if (status === 200 && body.id) ids.push(body.id);
+  });
+  return ids;
+}
+
+/** Waits for every job to end (the last pushed, then the rest), and answers when each completed (epoch ms). */
+async function completionTimes(call: Client, ids: string[]): Promise<number[]> {
+  const times: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < ids.length) {
+        const job = (await call<WireJob>('GET', `/v2/jobs/${ids[next++]}/await`)).body;
+        times.push(parseTimestamp(job.completed_at as string) / 1000);
+      }
+    }),
+  );
+  return times;
+}
+
+/** Polls (cheaply, 10 times a second) until the job has ended. */
+async function untilEnded(call: Client, id: string): Promise<void> {
+  while (!['finished', 'error', 'cancelled'].includes((await call<WireJob>('GET', `/v2/jobs/${id}`)).body.status as string)) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const rateWithin = (times: number[], from: number, to: number) => times.filter((time) => time >= from && time <= to).length / ((to - from) / 1000);
+
+/**
+ * Fairness under a flood of pushes: the drain rate (a backlog, no pushes) against the rate jobs
+ * finish while 32 clients push without pause for `floodSeconds`, the queue held at its bound
+ * (`backlog` jobs: the service's SLUICE_MAX_QUEUED_PER_VERSION). `during` runs around the flood.
+ */
+export async function benchFairness(call: Client, backlog: number, floodSeconds: number, during: { start(): Promise<void>; end(): Promise<void> }): Promise<Fairness> {
+  const drained = await pushMany(call, backlog);
+  const drainStart = wallMs();
+  await untilEnded(call, drained[drained.length - 1] as string);
+  const drainTimes = await completionTimes(call, drained);
+  const drainRate = rateWithin(drainTimes, drainStart, Math.max(...drainTimes));
+
+  const queued = await pushMany(call, backlog);
+  const flooded: string[] = [];
+  let refused = 0;
+  await during.start();
+  const floodStart = wallMs();
+  const floodEnd = floodStart + floodSeconds * 1000;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (wallMs() < floodEnd) {
+        const { status, body } = await push(call);
+        if (status === 200 && body.id) flooded.push(body.id);
+        else if (status === 429) refused += 1;
+        else throw new Error(`push answered ${status}`);
+      }
+    }),
+  );
+  const floodSpan = wallMs() - floodStart;
+  await during.end();
+  const all = [...queued, ...flooded];
+  await untilEnded(call, all[all.length - 1] as string);
+  const times = await completionTimes(call, all);
+  return {
+    drainRate,
+    floodFinishRate: rateWithin(times, floodStart, floodStart + floodSpan),
+    acceptedRate: flooded.length / (floodSpan / 1000),
+    refusedRate: refused / (floodSpan / 1000),
+  };
+}
