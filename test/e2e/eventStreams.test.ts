@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestService } from './support/testService.js';
 import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
 import { openEventStream } from './support/eventStream.js';
@@ -110,4 +111,33 @@ describe('Server-Sent Events: a job and its logs as they happen, over real HTTP'
     build.close();
     expect((await openEventStream(`${service.url}/v2/logs/events?version_id=${versionId}`, otherKey)).status).toBe(404);
   }, 45_000);
+
+  it('reads no further ahead than a client that does not read: a long history is not buffered whole in the service', async () => {
+    const key = await service.createOrganization('slow-reader');
+    const organizationId = (await api(service.url, key, 'GET', '/v2/organization')).body.id as string;
+    const lines = 40_000; // 40 pages of about 1 KB lines: 40 MB of events
+    const entry = { stream: 'version:history', organizationId, functionId: 'f', jobId: '', runId: '', stage: 'build' as const };
+    await service.running.app.store.logs.append(Array.from({ length: lines }, (_, index) => ({ ...entry, timeNs: BigInt(index + 1), message: `${index} ${'x'.repeat(1000)}` })));
+    const reads = vi.spyOn(service.running.app.store.logs, 'query');
+    const pagesRead = () => reads.mock.calls.filter(([query]) => query.organizationId === organizationId).length;
+    const { hostname, port } = new URL(service.url);
+    const socket = connect(Number(port), hostname);
+    try {
+      socket.pause(); // takes nothing off the wire: the service's writes back up
+      socket.write(`GET /v2/logs/events HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
+      await until(async () => pagesRead() > 0);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Kernel buffers take a few pages (4 here); without backpressure all 40 were read at once.
+      expect(pagesRead()).toBeLessThan(20);
+      // Once read, the whole history arrives, nothing lost.
+      let text = '';
+      socket.on('data', (chunk: Buffer) => void (text += chunk.toString('latin1')));
+      socket.resume();
+      await until(async () => text.includes(`id: ${lines}\n`), 30_000, 100);
+      expect(text.match(/^event: log$/gm)).toHaveLength(lines);
+    } finally {
+      socket.destroy();
+      reads.mockRestore();
+    }
+  }, 60_000);
 });
