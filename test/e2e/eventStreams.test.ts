@@ -87,10 +87,15 @@ describe('Server-Sent Events: a job and its logs as they happen, over real HTTP'
     await api(service.url, service.key, 'GET', `/v2/jobs/${id}/await`);
   }, 30_000);
 
-  it('refuses a Last-Event-ID it never sent with a clear 400', async () => {
+  it('refuses a Last-Event-ID it never sent with a clear 400, an output count no job has included', async () => {
     const stream = await jobEvents('any', service.key, 'garbage');
     expect(stream.status).toBe(400);
     expect((await stream.json()).detail).toMatch(/Last-Event-ID "garbage"/);
+    const id = await push({ text: 'a' });
+    const huge = await jobEvents(id, service.key, 'none.99999999999999999999999.0');
+    expect(huge.status).toBe(400);
+    expect((await huge.json()).detail).toMatch(/Last-Event-ID "none\.9+\.0"/);
+    await api(service.url, service.key, 'GET', `/v2/jobs/${id}/await`);
   });
 
   it("follows a job's log lines as they are written and never ends by itself; a version's build log too", async () => {
