@@ -123,6 +123,7 @@ describe('Server-Sent Events: a job and its logs as they happen, over real HTTP'
     const lines = 40_000; // 40 pages of about 1 KB lines: 40 MB of events
     const entry = { stream: 'version:history', organizationId, functionId: 'f', jobId: '', runId: '', stage: 'build' as const };
     await service.running.app.store.logs.append(Array.from({ length: lines }, (_, index) => ({ ...entry, timeNs: BigInt(index + 1), message: `${index} ${'x'.repeat(1000)}` })));
+    const before = listeners();
     const reads = vi.spyOn(service.running.app.store.logs, 'query');
     const pagesRead = () => reads.mock.calls.filter(([query]) => query.organizationId === organizationId).length;
     const { hostname, port } = new URL(service.url);
@@ -142,7 +143,15 @@ describe('Server-Sent Events: a job and its logs as they happen, over real HTTP'
       expect(text.match(/^event: log$/gm)).toHaveLength(lines);
     } finally {
       socket.destroy();
-      reads.mockRestore();
     }
+    // A client that leaves while its stream waits for it to read lets go of its listener too.
+    const stalled = connect(Number(port), hostname);
+    stalled.pause();
+    const pagesBefore = pagesRead();
+    stalled.write(`GET /v2/logs/events HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
+    await until(async () => pagesRead() > pagesBefore && listeners() === before + 1);
+    stalled.destroy();
+    reads.mockRestore();
+    await until(async () => listeners() === before);
   }, 60_000);
 });
