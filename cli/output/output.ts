@@ -1,4 +1,5 @@
 import { styleText } from 'node:util';
+import { terminalSafe } from './terminalText.js';
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -32,7 +33,8 @@ export function createOutput(options: OutputOptions = {}): Output {
   const env = options.env ?? process.env;
   const tty = stdout.isTTY === true;
   const colour = tty && !env.NO_COLOR && env.TERM !== 'dumb';
-  const write = (stream: NodeJS.WriteStream, text: string) => stream.write(`${text}\n`);
+  // What reaches a terminal cannot drive it (terminalText.ts); a pipe gets the text as it is.
+  const write = (stream: NodeJS.WriteStream, text: string) => stream.write(`${stream.isTTY === true ? terminalSafe(text) : text}\n`);
   const style = (format: Style, text: string) => (colour && text ? styleText(format, text, { validateStream: false }) : text);
   return {
     json: options.json === true,

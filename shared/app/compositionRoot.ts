@@ -24,6 +24,7 @@ import { createHttpWebhookSender } from '../adapters/httpWebhookSender.js';
 import type { WorkerAgent } from '../runtime/workerAgent.js';
 import { createLocalCompute } from './localCompute.js';
 import { openStore } from './openStore.js';
+import type { Store } from '../ports/store.js';
 import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { Logger } from './logger.js';
@@ -49,6 +50,8 @@ export interface LocalApp {
   /** The in-process events that wake awaits and event streams (their listener counts show what is followed). */
   jobEvents: MemoryJobEvents;
   logFeed: MemoryLogFeed;
+  /** The store the services use (specs write history into it as the agent would). */
+  store: Store;
   /** Resumes what a stopped service left: unfinished builds, queued and interrupted jobs. */
   recover(): Promise<void>;
   /** Stops; running jobs have `graceMs` to finish before they are preempted (back to the queue). */
@@ -145,6 +148,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     sandbox,
     jobEvents,
     logFeed,
+    store,
     async recover() {
       await builder.resumeUnfinished();
       await deliveryScheduler.resume();

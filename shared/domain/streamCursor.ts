@@ -19,7 +19,8 @@ export function parseJobCursor(lastEventId: string | undefined): JobStreamCursor
   if (lastEventId === undefined || lastEventId === '') return { status: null, outputs: 0, logNs: -1n };
   const [status, outputs, logNs, ...rest] = lastEventId.split('.');
   const knownStatus = status === 'none' || (JOB_STATUSES as readonly string[]).includes(status ?? '');
-  if (!knownStatus || rest.length > 0 || !/^\d+$/.test(outputs ?? '') || !/^-?\d+$/.test(logNs ?? '')) throw unknownId(lastEventId);
+  // An output count past what a number holds exactly is no count a stream sent (the store refuses it).
+  if (!knownStatus || rest.length > 0 || !/^\d+$/.test(outputs ?? '') || !Number.isSafeInteger(Number(outputs)) || !/^-?\d+$/.test(logNs ?? '')) throw unknownId(lastEventId);
   return { status: status === 'none' ? null : (status as JobStatus), outputs: Number(outputs), logNs: BigInt(logNs as string) };
 }
 

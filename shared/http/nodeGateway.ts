@@ -180,21 +180,41 @@ function refuseUnread(response: ServerResponse, status: number, detail: string):
   send(response, status, { detail });
 }
 
-/** Server-Sent Events as they come, keep-alive comments while quiet, until the stream ends or the client leaves. */
+/**
+ * Server-Sent Events as they come, keep-alive comments while quiet, until the stream ends or the
+ * client leaves. A client that does not read holds the stream back: nothing more is read from
+ * the store until what was written has drained, so a long history is never buffered whole.
+ */
 async function writeEvents(stream: EventStream, headers: Record<string, string>, response: ServerResponse): Promise<void> {
   const leave = new AbortController();
   response.on('close', () => leave.abort());
   response.writeHead(200, headers);
   response.flushHeaders(); // the client's fetch resolves now, before the first event
   // Nothing is written once the client has left (the stream is being stopped then).
-  const send = (text: string) => void (leave.signal.aborted || response.write(text));
-  const keepAlive = setInterval(() => send(KEEP_ALIVE), KEEP_ALIVE_MS);
+  const send = (text: string) => leave.signal.aborted || response.write(text);
+  // A keep-alive is for a quiet stream; one whose client is behind needs none.
+  const keepAlive = setInterval(() => response.writableNeedDrain || send(KEEP_ALIVE), KEEP_ALIVE_MS);
   try {
-    for await (const item of stream(leave.signal)) if (item !== CAUGHT_UP) send(formatEvent(item));
+    for await (const item of stream(leave.signal)) {
+      if (item !== CAUGHT_UP && !send(formatEvent(item))) await drained(response, leave.signal);
+    }
   } finally {
     clearInterval(keepAlive);
     response.end();
   }
+}
+
+/** Resolves once the response's buffer has drained, or the client has left. */
+function drained(response: ServerResponse, leave: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      leave.removeEventListener('abort', done);
+      resolve();
+    };
+    response.once('drain', done);
+    leave.addEventListener('abort', done);
+  });
 }
 
 async function serveRaw(endpoint: RawEndpoint, request: IncomingMessage, url: URL, response: ServerResponse): Promise<void> {

@@ -148,8 +148,7 @@ export class JobService {
     const done = await this.waitForCompletion(job.id, CHILD_WAIT_MS);
     if (done.status !== 'finished') throw new ServiceError('bad_request', `${reference} ended ${done.status}${done.error ? `: ${done.error}` : ''}`);
     // Signed, as every other reader gets them: the calling function can download them without a key.
-    const outputs = await this.withSignedFileUrls(job.id, await this.deps.store.jobs.listOutputs(job.id, 0));
-    return { jobId: job.id, outputs: outputs.map((output) => output.data) };
+    return { jobId: job.id, outputs: await this.signedData(job.id, await this.deps.store.jobs.listOutputs(job.id, 0)) };
   }
 
   /**
@@ -169,7 +168,7 @@ export class JobService {
       try {
         job = (await store.jobs.get(jobId)) ?? job;
         const outputs = await store.jobs.listOutputs(jobId, offset);
-        if (outputs.length > 0 || isFinalJobStatus(job.status)) return { job, outputs: outputs.map((output) => output.data) };
+        if (outputs.length > 0 || isFinalJobStatus(job.status)) return { job, outputs: await this.signedData(jobId, outputs) };
         if (clock.now() > deadline) throw new ServiceError('timeout', 'Request timeout.');
         await change.done;
       } finally {
@@ -177,7 +176,12 @@ export class JobService {
       }
     }
     const outputs = until === 'end' ? await store.jobs.listOutputs(jobId, offset) : [];
-    return { job, outputs: outputs.map((output) => output.data) };
+    return { job, outputs: await this.signedData(jobId, outputs) };
+  }
+
+  /** Outputs' values as a calling function gets them: File URLs signed, so they download without a key. */
+  private async signedData(jobId: string, outputs: JobOutput[]): Promise<unknown[]> {
+    return (await this.withSignedFileUrls(jobId, outputs)).map((output) => output.data);
   }
 
   /**

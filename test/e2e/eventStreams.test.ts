@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TestService } from './support/testService.js';
 import { api, deployDirectory, startTestService, until, waitForBuild, writeFunctionDir } from './support/testService.js';
 import { openEventStream } from './support/eventStream.js';
@@ -86,10 +87,15 @@ describe('Server-Sent Events: a job and its logs as they happen, over real HTTP'
     await api(service.url, service.key, 'GET', `/v2/jobs/${id}/await`);
   }, 30_000);
 
-  it('refuses a Last-Event-ID it never sent with a clear 400', async () => {
+  it('refuses a Last-Event-ID it never sent with a clear 400, an output count no job has included', async () => {
     const stream = await jobEvents('any', service.key, 'garbage');
     expect(stream.status).toBe(400);
     expect((await stream.json()).detail).toMatch(/Last-Event-ID "garbage"/);
+    const id = await push({ text: 'a' });
+    const huge = await jobEvents(id, service.key, 'none.99999999999999999999999.0');
+    expect(huge.status).toBe(400);
+    expect((await huge.json()).detail).toMatch(/Last-Event-ID "none\.9+\.0"/);
+    await api(service.url, service.key, 'GET', `/v2/jobs/${id}/await`);
   });
 
   it("follows a job's log lines as they are written and never ends by itself; a version's build log too", async () => {
@@ -110,4 +116,42 @@ describe('Server-Sent Events: a job and its logs as they happen, over real HTTP'
     build.close();
     expect((await openEventStream(`${service.url}/v2/logs/events?version_id=${versionId}`, otherKey)).status).toBe(404);
   }, 45_000);
+
+  it('reads no further ahead than a client that does not read: a long history is not buffered whole in the service', async () => {
+    const key = await service.createOrganization('slow-reader');
+    const organizationId = (await api(service.url, key, 'GET', '/v2/organization')).body.id as string;
+    const lines = 40_000; // 40 pages of about 1 KB lines: 40 MB of events
+    const entry = { stream: 'version:history', organizationId, functionId: 'f', jobId: '', runId: '', stage: 'build' as const };
+    await service.running.app.store.logs.append(Array.from({ length: lines }, (_, index) => ({ ...entry, timeNs: BigInt(index + 1), message: `${index} ${'x'.repeat(1000)}` })));
+    const before = listeners();
+    const reads = vi.spyOn(service.running.app.store.logs, 'query');
+    const pagesRead = () => reads.mock.calls.filter(([query]) => query.organizationId === organizationId).length;
+    const { hostname, port } = new URL(service.url);
+    const socket = connect(Number(port), hostname);
+    try {
+      socket.pause(); // takes nothing off the wire: the service's writes back up
+      socket.write(`GET /v2/logs/events HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
+      await until(async () => pagesRead() > 0);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      // Kernel buffers take a few pages (4 here); without backpressure all 40 were read at once.
+      expect(pagesRead()).toBeLessThan(20);
+      // Once read, the whole history arrives, nothing lost.
+      let text = '';
+      socket.on('data', (chunk: Buffer) => void (text += chunk.toString('latin1')));
+      socket.resume();
+      await until(async () => text.includes(`id: ${lines}\n`), 30_000, 100);
+      expect(text.match(/^event: log$/gm)).toHaveLength(lines);
+    } finally {
+      socket.destroy();
+    }
+    // A client that leaves while its stream waits for it to read lets go of its listener too.
+    const stalled = connect(Number(port), hostname);
+    stalled.pause();
+    const pagesBefore = pagesRead();
+    stalled.write(`GET /v2/logs/events HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\n\r\n`);
+    await until(async () => pagesRead() > pagesBefore && listeners() === before + 1);
+    stalled.destroy();
+    reads.mockRestore();
+    await until(async () => listeners() === before);
+  }, 60_000);
 });

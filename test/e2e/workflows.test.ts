@@ -73,8 +73,9 @@ def fan(count: int) -> int:
 const RELAY = `import sluice
 
 @sluice.function(name="relay")
-def relay(url: str) -> str:
-    shouted = sluice.function.get("local/shout-file").run(document=url)
+def relay(url: str, pushed: bool = False) -> str:
+    shout = sluice.function.get("local/shout-file")
+    shouted = shout.push(document=url).result() if pushed else shout.run(document=url)
     return shouted["url"] if isinstance(shouted, dict) else shouted.url
 `;
 
@@ -158,18 +159,20 @@ describe('functions calling functions, and files', () => {
     expect(small.children_truncated).toBeUndefined();
   }, 60_000);
 
-  it('hands a calling function a child’s File output by its signed URL, which downloads without a key', async () => {
+  it('hands a calling function a child’s File output by its signed URL, from run() and from push().result(), which downloads without a key', async () => {
     const server = createServer((_request, response) => response.end('handed on'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const relay = await run('relay', { url: `http://127.0.0.1:${port}/doc.txt` });
-      expect(relay.status).toBe('finished');
-      const handed: string = relay.outputs[0].data;
-      expect(new URL(handed).searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
-      const download = await fetch(handed);
-      expect(download.status).toBe(200);
-      expect(await download.text()).toBe('HANDED ON');
+      for (const pushed of [false, true]) {
+        const relay = await run('relay', { url: `http://127.0.0.1:${port}/doc.txt`, pushed });
+        expect(relay.status).toBe('finished');
+        const handed: string = relay.outputs[0].data;
+        expect(new URL(handed).searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
+        const download = await fetch(handed);
+        expect(download.status).toBe(200);
+        expect(await download.text()).toBe('HANDED ON');
+      }
     } finally {
       server.close();
     }

@@ -49,4 +49,20 @@ describe('CLI output', () => {
     output.table(['ID'], [[output.style('red', 'x')]]);
     expect(text()).toBe('ID\nx\n');
   });
+
+  it("shows a function's control sequences (clear screen, window title, links) as text at a terminal, keeping colours, tabs and newlines", () => {
+    const hostile = '\u001b[2J\u001b]0;pwned\u0007\u001b]8;;http://evil\u0007click\u001b]8;;\u0007\r\u009b31m\u001b[31mred\u001b[0m\tend';
+    const { output, text } = capture(true);
+    output.line(hostile);
+    output.note(`2\n${hostile}`);
+    const shown = '^[[2J^[]0;pwned^G^[]8;;http://evil^Gclick^[]8;;^G^M\\u009b31m\u001b[31mred\u001b[0m\tend';
+    expect(text()).toBe(`${shown}\n2\n${shown}\n`);
+  });
+
+  it('passes text through untouched to a pipe, where it is data', () => {
+    const { output, text } = capture(false);
+    output.line('\u001b]0;title\u0007\r');
+    expect(text()).toBe('\u001b]0;title\u0007\r\n');
+  });
 });
+
