@@ -12,5 +12,9 @@ try {
     process.stderr.write(`error: ${process.stderr.isTTY ? terminalSafe(error.message) : error.message}\n`);
     process.exit(1);
   }
-  throw error;
+  // Anything else is a bug, or a service answering what it should not: one line, the stack on request.
+  if (process.env.SLUICE_DEBUG) throw error;
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`error: unexpected failure: ${process.stderr.isTTY ? terminalSafe(message) : message} (SLUICE_DEBUG=1 shows where)\n`);
+  process.exit(1);
 }

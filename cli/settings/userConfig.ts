@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CliError } from '../client.js';
@@ -37,9 +37,12 @@ export async function readUserConfig(env: NodeJS.ProcessEnv = process.env): Prom
 export async function writeUserConfig(config: UserConfig, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const path = userConfigPath(env);
   await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
-  await writeFile(path, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
-  // writeFile keeps the mode of a file that already exists.
-  await chmod(path, 0o600);
+  // A new file, 0600 from its first byte, then renamed over the old one: the key is never
+  // readable by others, not even for a moment, and a crash leaves the old config whole.
+  const staging = `${path}.${process.pid}.tmp`;
+  await rm(staging, { force: true });
+  await writeFile(staging, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  await rename(staging, path);
   return path;
 }
 

@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { LIST_INLINE_BYTES } from '../../../domain/listPreview.js';
 
@@ -172,6 +173,7 @@ const MIGRATIONS: string[] = [
  * the first `migrations`: a test's database as an older release left it).
  */
 export function openDatabase(path: string, migrations = MIGRATIONS.length): SqliteDatabase {
+  if (path !== ':memory:') ownerOnly(path);
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes in WAL mode; only a power loss can drop the last commits.
@@ -195,4 +197,14 @@ function migrate(db: SqliteDatabase, migrations: number): void {
       db.pragma(`user_version = ${index + 1}`);
     })();
   }
+}
+
+/**
+ * The database holds every organization's webhook secret, inputs and outputs: only the service's
+ * user may read it, whatever the umask or the data directory's mode. SQLite gives its -wal and
+ * -shm files the database file's mode.
+ */
+function ownerOnly(path: string): void {
+  closeSync(openSync(path, 'a', 0o600));
+  chmodSync(path, 0o600);
 }
