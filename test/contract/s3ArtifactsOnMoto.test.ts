@@ -200,7 +200,7 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
         artifacts,
         builder: { enqueue: async () => undefined, idle: async () => undefined },
         clock,
-        queue: { enqueue: async () => undefined } as never,
+        queue: { enqueue: async () => undefined, depth: () => 0 } as never,
         events: createMemoryJobEvents(),
         logFeed: createMemoryLogFeed(),
         streamPollMs: undefined,
