@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, SCHEMA_VERSION } from '../../shared/adapters/local/sqlite/database.js';
+import { LIST_PREVIEWS_SCHEMA, openDatabase } from '../../shared/adapters/local/sqlite/database.js';
 import { createSqliteStore } from '../../shared/adapters/local/sqlite/sqliteStore.js';
 import { jsonBytes, LIST_INLINE_BYTES } from '../../shared/domain/listPreview.js';
 import { aJob, anOutput } from '../support/fixtures.js';
@@ -17,7 +17,7 @@ describe('SQLite migration of jobs and outputs stored by an earlier release', ()
   function anOlderDatabase(jobs: ReturnType<typeof aJob>[], outputs: ReturnType<typeof anOutput>[]): string {
     dir = mkdtempSync(join(tmpdir(), 'sluice-migration-'));
     const path = join(dir, 'sluice.db');
-    const db = openDatabase(path, SCHEMA_VERSION - 1);
+    const db = openDatabase(path, LIST_PREVIEWS_SCHEMA - 1);
     const insertJob = db.prepare('INSERT INTO jobs (id, function_id, version_id, organization_id, parent_job_id, status, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     for (const job of jobs) insertJob.run(job.id, job.functionId, job.versionId, job.organizationId, job.parentJobId, job.status, job.createdAt, JSON.stringify(job));
     const insertOutput = db.prepare('INSERT INTO job_outputs (job_id, idx, data) VALUES (?, ?, ?)');

@@ -7,11 +7,17 @@ import { GroupCommit } from './groupCommit.js';
 import { sqliteJobStore } from './jobStore.js';
 import { sqliteLogStore } from './logStore.js';
 import { sqliteOrganizationStore } from './organizationStore.js';
+import { sqliteRetention, type SqliteRetention } from './retentionStore.js';
 import { sqliteUsageStore } from './usageStore.js';
 import { sqliteVersionStore } from './versionStore.js';
 
+/** The store, and what only the local mode does with it: delete ended jobs past their retention. */
+export interface SqliteStore extends Store {
+  retention: SqliteRetention;
+}
+
 /** The local mode's store: one SQLite file (or `:memory:`), writes group-committed per event-loop turn. */
-export function createSqliteStore(path: string): Store {
+export function createSqliteStore(path: string): SqliteStore {
   const db = openDatabase(path);
   const writes = new GroupCommit(db);
   return {
@@ -23,6 +29,7 @@ export function createSqliteStore(path: string): Store {
     jobs: sqliteJobStore(db, writes),
     deliveries: sqliteDeliveryStore(db, writes),
     usage: sqliteUsageStore(db, writes),
+    retention: sqliteRetention(db, writes),
     async close() {
       writes.flush();
       db.close();
