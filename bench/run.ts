@@ -1,6 +1,7 @@
 // `npm run bench`: the same job workload on Sluice and on BullMQ, side by side.
 import { execFileSync } from 'node:child_process';
 import { benchBullmq } from './bullmqTarget.js';
+import { benchReads } from './reads.js';
 import { benchSluice } from './sluiceTarget.js';
 import type { Figures } from './stats.js';
 
@@ -54,3 +55,7 @@ for (const [label, key, unit, better] of ROWS) {
   const verdict = !Number.isFinite(ratio) || ratio === 0 ? 'n/a' : `${ratio.toFixed(2)}x ${ratio >= 1 ? 'better' : 'worse'}`;
   process.stdout.write(line([label, `${format(ours)} ${unit}`, `${format(theirs)} ${unit}`, verdict]));
 }
+
+// The reads at a million jobs take minutes to grow: on request only.
+if (process.env.BENCH_READS === '1') await benchReads();
+else process.stdout.write('\nBENCH_READS=1 adds every list and read at 10k and 1M jobs (bench/reads.ts; minutes).\n');

@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseTimestamp } from '../shared/domain/time.js';
 import type { WireJob } from '../shared/domain/wire/job.js';
 import type { WireVersion } from '../shared/domain/wire/version.js';
 import { inspectFunctions } from '../shared/packaging/inspectFunctions.js';
 import { packDirectory } from '../shared/packaging/packDirectory.js';
 import { createJsonClient } from './httpClient.js';
+import { startBenchService } from './serviceProcess.js';
 import type { Figures } from './stats.js';
 import { cpuSeconds, figuresFrom, peakRssMb, runConcurrently, wallMs } from './stats.js';
 
@@ -26,21 +25,9 @@ const epochMs = (timestamp: string) => parseTimestamp(timestamp) / 1000;
 export async function benchSluice(options: { sequential: number; total: number; inFlight: number }): Promise<Figures> {
   const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'));
   const profile = process.env.BENCH_CPU_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
-  const service = spawn(process.execPath, [...profile, fileURLToPath(new URL('../bin/sluice.js', import.meta.url)), 'start'], {
-    env: { ...process.env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const running = await startBenchService(dataDir, {}, profile);
+  const { url, key, process: service } = running;
   try {
-    const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
-      let out = '';
-      service.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const url = /running at (http:\/\/\S+)/.exec(out)?.[1];
-        const key = /API key for organization "local"(?: \(new\))?: (\S+)/.exec(out)?.[1];
-        if (url && key) resolve({ url, key });
-      });
-      service.on('exit', (code) => reject(new Error(`sluice start exited with ${code}: ${out}`)));
-    });
     const call = createJsonClient(url, key, options.inFlight);
     const functionDir = join(dataDir, 'noop-function');
     const { mkdir } = await import('node:fs/promises');
@@ -85,8 +72,7 @@ export async function benchSluice(options: { sequential: number; total: number; 
       { jobs: options.total, seconds, peakRssMb: await peakRssMb(service.pid as number), cpuPerJob: await cpuPerJob(before, service.pid as number, options.total) },
     );
   } finally {
-    service.kill('SIGTERM');
-    await new Promise((resolve) => service.once('exit', resolve));
+    await running.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }

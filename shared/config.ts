@@ -40,6 +40,9 @@ const configSchema = z.object({
   SLUICE_WEBHOOK_TIMEOUT_S: z.coerce.number().positive().default(10),
   SLUICE_CUSTOM_PRICES: z.string().default(''),
   SLUICE_CORS_ORIGINS: z.string().default('*'),
+  // As long as the AWS mode keeps logs (DynamoDB TTL) and output files (S3 lifecycle).
+  SLUICE_RETENTION_DAYS: z.coerce.number().positive().default(30),
+  SLUICE_RETENTION_SWEEP_S: z.coerce.number().positive().default(60),
   SLUICE_FILE_URL_EXPIRES_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(3600),
   SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -107,6 +110,10 @@ export interface Config {
   corsOrigins: string[];
   /** How long the signed URL of a File output, made each time a job is read, works without a key. */
   fileUrlExpiresS: number;
+  /** Locally, how long an ended job (its outputs, logs, deliveries, files) is kept after it was created. */
+  retentionMicros: number;
+  /** How often the local mode's retention looks for ended jobs past it. */
+  retentionSweepMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -144,6 +151,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pricing: { prices: readPrices(env), customPrices: readCustomPrices(values.SLUICE_CUSTOM_PRICES) },
     corsOrigins: readCorsOrigins(values.SLUICE_CORS_ORIGINS),
     fileUrlExpiresS: values.SLUICE_FILE_URL_EXPIRES_S,
+    retentionMicros: Math.round(values.SLUICE_RETENTION_DAYS * 24 * 3600 * 1_000_000),
+    retentionSweepMs: values.SLUICE_RETENTION_SWEEP_S * 1000,
   };
 }
 

@@ -17,7 +17,8 @@ import { dnsResolver } from '../adapters/dnsResolver.js';
 import { createHttpWebhookSender } from '../adapters/httpWebhookSender.js';
 import type { WorkerAgent } from '../runtime/workerAgent.js';
 import { createLocalCompute } from './localCompute.js';
-import { openStore } from './openStore.js';
+import { openLocalStore } from './openStore.js';
+import { RetentionSweeper } from '../adapters/local/retentionSweeper.js';
 import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { Logger } from './logger.js';
@@ -55,7 +56,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   // Scratch folders of replicas and builds of an earlier run are left over only after a crash.
   const scratchFolder = join(config.dataDir, 'scratch');
   await rm(scratchFolder, { recursive: true, force: true });
-  const store = openStore(config);
+  const store = openLocalStore(config);
   const clock = createSystemClock();
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();
   const uploads = new LocalUploads({ folder: join(config.dataDir, 'uploads'), publicUrl: servicePublicUrl, clock });
@@ -97,6 +98,14 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
   });
   deliveryScheduler.useDeliverer(services.webhookDeliverer);
+  const retention = new RetentionSweeper({
+    retention: store.retention,
+    dataDir: config.dataDir,
+    clock,
+    keptMicros: config.retentionMicros,
+    intervalMs: config.retentionSweepMs,
+    onError: (error) => logger.error({ err: error }, 'retention sweep failed; the next one tries again'),
+  });
   const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, sandbox: sandbox.sandbox, publicUrl: servicePublicUrl });
   agentRef.current = localAgent;
   queue.onEnqueue((versionId) => localAgent.wake(versionId));
@@ -115,8 +124,10 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
       await builder.resumeUnfinished();
       await deliveryScheduler.resume();
       await localAgent.recover(await store.versions.listByBuildStatus(['ready']));
+      retention.start();
     },
     async close() {
+      await retention.stop();
       await localAgent.shutdown();
       await deliveryScheduler.stop();
       await builder.idle();
