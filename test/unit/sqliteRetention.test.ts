@@ -34,7 +34,10 @@ describe('SQLite retention: deleting ended jobs past their time', () => {
     for (const status of ['queued', 'processing'] as const) await aJobWithEverything(`old-${status}`, status, 100);
     await aJobWithEverything('new-finished', 'finished', 300);
 
+    expect(await store.retention.countEndedBefore(200)).toBe(3);
     expect((await store.retention.deleteEndedBefore(200, 10)).sort()).toEqual(['old-cancelled', 'old-error', 'old-finished']);
+    expect(await store.retention.countEndedBefore(200)).toBe(0);
+    expect(await store.retention.countEndedBefore(400)).toBe(1);
     const gone = { job: false, outputs: 0, lines: 0, deliveries: 0 };
     const kept = { job: true, outputs: 1, lines: 1, deliveries: 1 };
     for (const id of ['old-finished', 'old-error', 'old-cancelled']) expect(await remains(id)).toEqual(gone);

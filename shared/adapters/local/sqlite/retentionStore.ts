@@ -11,6 +11,8 @@ export interface SqliteRetention {
    * marker, in one commit; answers their ids (their files are the caller's). Usage hour totals stay.
    */
   deleteEndedBefore(createdBefore: number, limit: number): Promise<string[]>;
+  /** How many ended jobs were created before `createdBefore`: what retention has left to delete. */
+  countEndedBefore(createdBefore: number): Promise<number>;
 }
 
 /** Each delete reads by a key or an index: a batch costs its own rows, whatever the history. */
@@ -18,6 +20,7 @@ export function sqliteRetention(db: SqliteDatabase, writes: GroupCommit): Sqlite
   const oldestEnded = db
     .prepare<[number, number], string>(`SELECT id FROM jobs WHERE ${inStatuses(FINISHED_STATUSES)} AND created_at < ? ORDER BY created_at, id LIMIT ?`)
     .pluck();
+  const countEnded = db.prepare<[number], number>(`SELECT COUNT(*) FROM jobs WHERE ${inStatuses(FINISHED_STATUSES)} AND created_at < ?`).pluck();
   const deletions = [
     db.prepare<[string]>('DELETE FROM job_outputs WHERE job_id = ?'),
     db.prepare<[string]>('DELETE FROM webhook_deliveries WHERE job_id = ?'),
@@ -36,6 +39,9 @@ export function sqliteRetention(db: SqliteDatabase, writes: GroupCommit): Sqlite
   return {
     deleteEndedBefore(createdBefore, limit) {
       return writes.write(() => deleteBatch(createdBefore, limit));
+    },
+    async countEndedBefore(createdBefore) {
+      return countEnded.get(createdBefore) as number;
     },
   };
 }
