@@ -76,17 +76,18 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
    * One list page, newest first, of the jobs matching `where` (bound to the leading parameters):
    * resumed after the row where a page it served ended (PageBoundaries), else counted by OFFSET.
    */
-  const newestFirst = (name: string, where: string) => {
+  const newestFirst = (name: string, where: string, filtersStatus: boolean) => {
     const order = 'ORDER BY created_at DESC, id DESC LIMIT ?';
     const prepare = (condition: string) => ({
       counted: db.prepare<unknown[], string>(`SELECT ${LISTED} FROM jobs WHERE ${condition} ${order} OFFSET ?`).pluck(),
       resumed: db.prepare<unknown[], string>(`SELECT ${LISTED} FROM jobs WHERE ${condition} AND (created_at, id) < (?, ?) ${order}`).pluck(),
     });
     const all = prepare(where);
-    const inStatus = prepare(`${where} AND status = ?`);
+    const inStatus = filtersStatus ? prepare(`${where} AND status = ?`) : all;
     return (keys: string[], filter: JobFilter, page: Page): JobRecord[] => {
-      const { counted, resumed } = filter.status === undefined ? all : inStatus;
-      const bound = filter.status === undefined ? [...keys, filter.organizationId] : [...keys, filter.organizationId, filter.status];
+      const status = filtersStatus ? filter.status : undefined;
+      const { counted, resumed } = status === undefined ? all : inStatus;
+      const bound = status === undefined ? [...keys, filter.organizationId] : [...keys, filter.organizationId, status];
       const list = `${name}\u0000${bound.join('\u0000')}`;
       const after = page.offset === 0 ? undefined : boundaries.find(list, page.offset);
       const rows = (after ? resumed.all(...bound, after.createdAt, after.id, page.limit) : counted.all(...bound, page.limit, page.offset)).map(parse);
@@ -94,9 +95,10 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
       return rows;
     };
   };
-  const byFunction = newestFirst('function', 'function_id = ? AND organization_id = ?');
-  const byVersion = newestFirst('version', 'version_id = ? AND organization_id = ?');
-  const byOrganization = newestFirst('organization', 'organization_id = ?');
+  const byFunction = newestFirst('function', 'function_id = ? AND organization_id = ?', true);
+  // A version's jobs are never filtered by status: no index serves that, so no statement offers it.
+  const byVersion = newestFirst('version', 'version_id = ? AND organization_id = ?', false);
+  const byOrganization = newestFirst('organization', 'organization_id = ?', true);
   const children = db.prepare<[string], string>(`SELECT ${LISTED} FROM jobs WHERE parent_job_id = ? ORDER BY created_at, id`).pluck();
 
   /**
