@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { PAGE_END_KEPT_MS, PageBoundaries } from '../../shared/adapters/local/sqlite/pageBoundaries.js';
 import { createSqliteStore, type SqliteStore } from '../../shared/adapters/local/sqlite/sqliteStore.js';
 import type { JobRecord } from '../../shared/domain/job.js';
 import { aJob } from '../support/fixtures.js';
@@ -47,5 +48,24 @@ describe('SQLite job lists paged by offset', () => {
     for (let i = 0; i < 10; i++) await store.jobs.create(aJob({ id: `job-${i}`, createdAt: 100 + i }));
     expect(ids(await store.jobs.listByOrganization(org, { limit: 2, offset: 5 }))).toEqual(['job-4', 'job-3']);
     expect(ids(await store.jobs.listByOrganization({ organizationId: 'org-2' }, { limit: 2, offset: 2 }))).toEqual([]);
+  });
+});
+
+describe('page ends remembered for offset walks', () => {
+  it('resumes at an offset a page ended at within the last minute, and counts it after that', () => {
+    let now = 0;
+    const boundaries = new PageBoundaries(() => now);
+    boundaries.remember('list', 0, [
+      { createdAt: 3, id: 'c' },
+      { createdAt: 2, id: 'b' },
+      { createdAt: 1, id: 'a' },
+    ]);
+    // The routes read limit + 1 rows: the next page starts after the second row, or the third.
+    expect(boundaries.find('list', 2)).toEqual({ createdAt: 2, id: 'b' });
+    expect(boundaries.find('list', 3)).toEqual({ createdAt: 1, id: 'a' });
+    expect(boundaries.find('list', 1)).toBeUndefined();
+    expect(boundaries.find('other list', 2)).toBeUndefined();
+    now = PAGE_END_KEPT_MS + 1;
+    expect(boundaries.find('list', 2)).toBeUndefined();
   });
 });
