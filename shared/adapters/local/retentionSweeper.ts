@@ -15,18 +15,25 @@ export interface RetentionOptions {
   onError: (error: unknown) => void;
 }
 
-/** Jobs deleted per commit: about 2 ms of the event loop (measured), between which requests run. */
+/** Jobs deleted per commit at first; the sweeper adapts it so that a batch takes about BATCH_MS. */
 export const RETENTION_BATCH = 50;
-/** Batches per sweep at most (50,000 jobs); the next sweep goes on where this one stopped. */
+const MIN_BATCH = 5;
+const MAX_BATCH = 500;
+/** What a batch may hold the event loop for: well under a request's budget. */
+const BATCH_MS = 3;
+/** The share of the time retention may take while it has a backlog: the rest is the requests'. */
+const DUTY = 0.2;
+/** Batches per sweep at most; the next sweep goes on where this one stopped. */
 const BATCHES_PER_SWEEP = 1000;
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The local mode's retention (on AWS, DynamoDB's TTL and S3's lifecycle rules delete): every
  * interval, ended jobs created longer ago than the retention are deleted, oldest first, with
  * their outputs, logs, webhook deliveries, usage markers and output files. Small batches, each
- * one commit, with a turn of the event loop between them, so a backlog never stalls requests.
+ * one commit of a few milliseconds, with a pause four times as long after each, so a backlog
+ * never takes more than a fifth of the event loop from requests.
  * Usage hour totals (the bill) stay. SQLite reuses the freed pages, so the file stops growing.
  */
 export class RetentionSweeper {
@@ -64,12 +71,18 @@ export class RetentionSweeper {
     const { retention, dataDir, clock, keptMicros } = this.options;
     const createdBefore = clock.now() - keptMicros;
     let deleted = 0;
+    let size = RETENTION_BATCH;
     for (let batch = 0; batch < BATCHES_PER_SWEEP && !this.stopped; batch++) {
-      const ids = await retention.deleteEndedBefore(createdBefore, RETENTION_BATCH);
+      const started = performance.now();
+      const ids = await retention.deleteEndedBefore(createdBefore, size);
+      const elapsed = performance.now() - started;
       await Promise.all(ids.map((id) => rm(jobFilesFolder(dataDir, id), { recursive: true, force: true })));
       deleted += ids.length;
-      if (ids.length < RETENTION_BATCH) break;
-      await nextTurn();
+      if (ids.length < size) break;
+      // Deletes touch pages all over a large database: the batch shrinks until it takes about BATCH_MS.
+      if (elapsed > BATCH_MS) size = Math.max(MIN_BATCH, Math.floor(size / 2));
+      else if (elapsed < BATCH_MS / 2) size = Math.min(MAX_BATCH, size * 2);
+      await sleep(Math.max(1, (elapsed * (1 - DUTY)) / DUTY));
     }
     return deleted;
   }
