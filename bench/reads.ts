@@ -18,8 +18,8 @@ const LARGE = Number(process.env.BENCH_READS_JOBS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_READS_SAMPLES ?? 300);
 /** One job a second apart at most, so a million span about twelve days: inside the default retention. */
 const SPACING_MICROS = 1_000_000;
-/** Requests per route before the measured ones: the service's code warms up (JIT, caches). */
-const WARM_UP = 30;
+/** Rounds of every route before the measured ones: with fewer, the first phase measured the service warming up (JIT), at 10-40 ms p99. */
+const WARM_UP = Number(process.env.BENCH_READS_WARM_UP ?? 150);
 const P99_LIMIT_MS = 10;
 const GROWTH_LIMIT = 2;
 
