@@ -1,6 +1,7 @@
 // `npm run bench`: the same job workload on Sluice and on BullMQ, side by side.
 import { execFileSync } from 'node:child_process';
 import { benchBullmq } from './bullmqTarget.js';
+import { benchReads } from './reads.js';
 import { benchSluice } from './sluiceTarget.js';
 import type { Figures } from './stats.js';
 import { benchWorkloads } from './workloads.js';
@@ -86,3 +87,7 @@ if (SECTIONS.has('workloads')) {
     process.stdout.write(row([f.example, f.input, `${f.deployToReady.toFixed(1)} s`, `${f.redeployToReady.toFixed(1)} s`, `${format(f.coldStart)} ms`, `${format(f.warmP50)} ms`, `${format(f.warmMax)} ms`]));
   }
 }
+
+// The reads at a million jobs take minutes to grow: on request only.
+if (process.env.BENCH_READS === '1') await benchReads();
+else process.stdout.write('\nBENCH_READS=1 adds every list and read at 10k and 1M jobs (bench/reads.ts; minutes).\n');

@@ -1,32 +1,29 @@
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export interface ServiceProcess {
+export interface BenchService {
   url: string;
+  /** The bootstrap key of organization `local`. */
   key: string;
-  dataDir: string;
-  child: ChildProcess;
-  /** SIGTERM, wait for the exit, remove the data directory. */
+  process: ChildProcessWithoutNullStreams;
+  /** SIGTERM, and wait for the exit. */
   stop(): Promise<void>;
 }
 
-/** `sluice start` as its own process over a fresh data directory, once it prints its URL and key. */
-export async function startServiceProcess(nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'));
+/** `sluice start` as its own process on a free port over `dataDir`, once it is listening. */
+export async function startBenchService(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchService> {
   const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('../bin/sluice.js', import.meta.url)), 'start'], {
-    env: { ...process.env, ...env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn' },
+    env: { ...process.env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  }) as unknown as ChildProcessWithoutNullStreams;
   const stop = async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-    }
-    await rm(dataDir, { recursive: true, force: true });
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
   };
   try {
     const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
@@ -39,9 +36,39 @@ export async function startServiceProcess(nodeArgs: string[] = [], env: Record<s
       });
       child.on('exit', (code) => reject(new Error(`sluice start exited with ${code}: ${out}`)));
     });
-    return { url, key, dataDir, child, stop };
+    return { url, key, process: child, stop };
   } catch (error) {
     await stop();
+    throw error;
+  }
+}
+
+export interface ServiceProcess {
+  url: string;
+  key: string;
+  dataDir: string;
+  child: ChildProcessWithoutNullStreams;
+  /** SIGTERM, wait for the exit, remove the data directory. */
+  stop(): Promise<void>;
+}
+
+/** The same over a fresh data directory, removed when it stops. */
+export async function startServiceProcess(nodeArgs: string[] = [], env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-'));
+  try {
+    const service = await startBenchService(dataDir, env, nodeArgs);
+    return {
+      url: service.url,
+      key: service.key,
+      dataDir,
+      child: service.process,
+      async stop() {
+        await service.stop();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(dataDir, { recursive: true, force: true });
     throw error;
   }
 }

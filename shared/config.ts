@@ -41,6 +41,9 @@ const configSchema = z.object({
   SLUICE_WEBHOOK_TIMEOUT_S: z.coerce.number().positive().default(10),
   SLUICE_CUSTOM_PRICES: z.string().default(''),
   SLUICE_CORS_ORIGINS: z.string().default('*'),
+  // As long as the AWS mode keeps logs (DynamoDB TTL) and output files (S3 lifecycle).
+  SLUICE_RETENTION_DAYS: z.coerce.number().positive().default(30),
+  SLUICE_RETENTION_SWEEP_S: z.coerce.number().positive().default(60),
   SLUICE_FILE_URL_EXPIRES_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(3600),
   SLUICE_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SLUICE_SHUTDOWN_GRACE_S: z.coerce.number().min(0).default(30),
@@ -116,6 +119,10 @@ export interface Config {
   metricsToken: string | undefined;
   /** How long a stopping service lets running jobs finish before it preempts them (they go back to the queue). */
   shutdownGraceMs: number;
+  /** Locally, how long an ended job (its outputs, logs, deliveries, files) is kept after it was created. */
+  retentionMicros: number;
+  /** How often the local mode's retention looks for ended jobs past it. */
+  retentionSweepMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -156,6 +163,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fileUrlExpiresS: values.SLUICE_FILE_URL_EXPIRES_S,
     metricsToken: values.SLUICE_METRICS_TOKEN,
     shutdownGraceMs: values.SLUICE_SHUTDOWN_GRACE_S * 1000,
+    retentionMicros: Math.round(values.SLUICE_RETENTION_DAYS * 24 * 3600 * 1_000_000),
+    retentionSweepMs: values.SLUICE_RETENTION_SWEEP_S * 1000,
   };
 }
 

@@ -23,8 +23,9 @@ import { dnsResolver } from '../adapters/dnsResolver.js';
 import { createHttpWebhookSender } from '../adapters/httpWebhookSender.js';
 import type { WorkerAgent } from '../runtime/workerAgent.js';
 import { createLocalCompute } from './localCompute.js';
-import { openStore } from './openStore.js';
+import { openLocalStore } from './openStore.js';
 import type { Store } from '../ports/store.js';
+import { RetentionSweeper } from '../adapters/local/retentionSweeper.js';
 import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import type { Logger } from './logger.js';
@@ -77,7 +78,8 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   await rm(scratchFolder, { recursive: true, force: true });
   const logFeed = createMemoryLogFeed();
   const jobEvents = createMemoryJobEvents();
-  const store = withPublishedLogs(openStore(config), logFeed);
+  const localStore = openLocalStore(config);
+  const store = withPublishedLogs(localStore, logFeed);
   const clock = createSystemClock();
   const metrics = new ServiceMetrics();
   const telemetry = telemetryOf(logTelemetry(logger), metrics);
@@ -128,6 +130,14 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     telemetry,
   });
   deliveryScheduler.useDeliverer(services.webhookDeliverer);
+  const retention = new RetentionSweeper({
+    retention: localStore.retention,
+    dataDir: config.dataDir,
+    clock,
+    keptMicros: config.retentionMicros,
+    intervalMs: config.retentionSweepMs,
+    onError: (error) => logger.error({ err: error }, 'retention sweep failed; the next one tries again'),
+  });
   const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, sandbox: sandbox.sandbox, publicUrl: servicePublicUrl, telemetry });
   agentRef.current = localAgent;
   queue.onEnqueue((versionId) => localAgent.wake(versionId));
@@ -153,8 +163,10 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
       await builder.resumeUnfinished();
       await deliveryScheduler.resume();
       await localAgent.recover(await store.versions.listByBuildStatus(['ready']));
+      retention.start();
     },
     async close(graceMs = 0) {
+      await retention.stop();
       await localAgent.shutdown(graceMs);
       await deliveryScheduler.stop();
       await builder.idle();

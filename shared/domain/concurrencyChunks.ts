@@ -24,10 +24,17 @@ export function median(values: number[]): number {
  * only in the number), and estimates the concurrency as jobs × median ÷ the chunk's length.
  */
 export function concurrencyChunks(jobs: JobRecord[], start: Micros, end: Micros, chunkMicros: number): ConcurrencyChunk[] {
+  // Each job falls in one chunk, by index: one pass over the jobs, whatever the number of chunks.
+  const count = Math.max(0, Math.ceil((end - start) / chunkMicros));
+  const byChunk: JobRecord[][] = Array.from({ length: count }, () => []);
+  for (const job of jobs) {
+    if (job.createdAt >= start && job.createdAt < end) byChunk[Math.floor((job.createdAt - start) / chunkMicros)]?.push(job);
+  }
   const chunks: ConcurrencyChunk[] = [];
-  for (let chunkStart = start; chunkStart < end; chunkStart += chunkMicros) {
+  for (let index = 0; index < count; index++) {
+    const chunkStart = start + index * chunkMicros;
     const chunkEnd = Math.min(chunkStart + chunkMicros, end);
-    const inChunk = jobs.filter((job) => job.createdAt >= chunkStart && job.createdAt < chunkEnd);
+    const inChunk = byChunk[index] as JobRecord[];
     const processing = inChunk.flatMap((job) => (job.startedAt !== null && job.completedAt !== null ? [(job.completedAt - job.startedAt) / 1e6] : []));
     const medianProcessingSeconds = median(processing);
     chunks.push({

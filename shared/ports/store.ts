@@ -145,7 +145,8 @@ export interface JobStore {
    * their list preview (inputsPreview: large values null), the inputs themselves are not read.
    */
   listByFunction(functionId: string, filter: JobFilter, page: Page): Promise<JobRecord[]>;
-  listByVersion(versionId: string, filter: JobFilter, page: Page): Promise<JobRecord[]>;
+  /** A version's jobs are never filtered by status (the interface has no such filter). */
+  listByVersion(versionId: string, filter: Pick<JobFilter, 'organizationId'>, page: Page): Promise<JobRecord[]>;
   listByOrganization(filter: JobFilter, page: Page): Promise<JobRecord[]>;
   /** How many of the organization's jobs are queued and processing now, read by index. */
   countActive(organizationId: string): Promise<ActiveJobCounts>;

@@ -150,7 +150,6 @@ export function describeJobContract(store: CurrentStore): void {
       const finished: JobFilter = { organizationId: 'org-1', status: 'finished' };
       for (const list of [
         (page: typeof everything) => store().jobs.listByFunction('function-1', finished, page),
-        (page: typeof everything) => store().jobs.listByVersion('version-1', finished, page),
         (page: typeof everything) => store().jobs.listByOrganization(finished, page),
       ]) {
         expect(ids(await list(everything))).toEqual(['f5', 'f3', 'f1']);

@@ -19,6 +19,9 @@ async function openFile(path: string): Promise<AsyncIterable<Uint8Array> | null>
   return createReadStream(path);
 }
 
+/** The folder of a job's output files (one folder per slot inside), which retention deletes whole. */
+export const jobFilesFolder = (dataDir: string, jobId: string) => join(dataDir, 'files', basename(jobId));
+
 /**
  * Bundles under <data dir>/bundles and output files under <data dir>/files, each written whole
  * or not at all; uploads and downloads through the service's own signed URLs (LocalUploads,
@@ -27,12 +30,11 @@ async function openFile(path: string): Promise<AsyncIterable<Uint8Array> | null>
  */
 export function createFileArtifacts(dataDir: string, uploads: LocalUploads, downloads?: () => LocalDownloads): Artifacts {
   const bundles = join(dataDir, 'bundles');
-  const files = join(dataDir, 'files');
   const bundlePath = (versionId: string) => join(bundles, `${versionId}.tar.gz`);
   const outputFolder = (jobId: string, slot: FileSlot) => {
     // A slot names a folder: only digits and one dot ever reach the path.
     if (!FILE_SLOT_PATTERN.test(String(slot))) throw new Error(`Not a file slot: ${String(slot)}`);
-    return join(files, basename(jobId), String(slot));
+    return join(jobFilesFolder(dataDir, jobId), String(slot));
   };
   /** Writes a version's bundle whole or not at all. */
   const writeBundle = async (versionId: string, write: (temporary: string) => Promise<void>) => {

@@ -166,6 +166,23 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
   `,
+  // Every list reads an index that serves its filter and its order exactly, so a page costs its
+  // own rows whatever the history (docs/architecture.md, "Storage layout"). A status filter gets
+  // the status before created_at. The status-only index becomes two partial ones: the active jobs
+  // (what start-up and the sweeper read) and the finished ones (what retention deletes, oldest
+  // first). A move rewrites the two status-filter indexes' entries (and enters or leaves the
+  // partial ones); the organization's active counts are read from jobs_by_organization_status.
+  // A function's versions list by (created_at, id) too.
+  `
+  CREATE INDEX jobs_by_function_status ON jobs (function_id, organization_id, status, created_at, id);
+  CREATE INDEX jobs_by_organization_status ON jobs (organization_id, status, created_at, id);
+  CREATE INDEX jobs_active ON jobs (status, created_at, id) WHERE status IN ('queued', 'processing');
+  CREATE INDEX jobs_finished ON jobs (created_at, id) WHERE status IN ('finished', 'error', 'cancelled');
+  DROP INDEX jobs_by_status;
+  DROP INDEX jobs_active_by_organization;
+  CREATE INDEX versions_by_function_newest ON versions (function_id, created_at, id);
+  DROP INDEX versions_by_function;
+  `,
 ];
 
 /**

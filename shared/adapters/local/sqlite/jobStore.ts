@@ -1,9 +1,11 @@
-import type { ChildJob, JobOutput, JobPatch, JobRecord, JobStatus } from '../../../domain/job.js';
+import { JOB_STATUSES, type ChildJob, type JobOutput, type JobPatch, type JobRecord, type JobStatus } from '../../../domain/job.js';
 import { cappedJobError } from '../../../domain/jobError.js';
 import { inlinedBySize, inputsPreview, jsonBytes, type ListedOutput } from '../../../domain/listPreview.js';
 import type { JobFilter, JobStore, Page } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
 import type { GroupCommit } from './groupCommit.js';
+import { PageBoundaries } from './pageBoundaries.js';
+import { ACTIVE_STATUSES, FINISHED_STATUSES, inStatuses } from './statusIndexes.js';
 
 /** The fields a transition may change; a field absent (or undefined) in the patch stays as it was. */
 const PATCH_FIELDS = Object.keys({
@@ -38,6 +40,8 @@ const withoutInputs = (job: JobRecord): string => JSON.stringify({ ...job, input
 const FULL = "json_set(data, '$.inputs', json(inputs))";
 const LISTED = "json_set(data, '$.inputs', json(inputs_preview))";
 
+const PARTIAL_STATUS_SETS = [ACTIVE_STATUSES, FINISHED_STATUSES];
+
 interface OutputHeadRow {
   idx: number;
   bytes: number;
@@ -71,22 +75,34 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     return next;
   });
 
-  /** One list page, newest first, of the jobs matching `where` (bound to the leading parameters). */
-  const newestFirst = (where: string) => {
-    const order = 'ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?';
-    const all = db.prepare<unknown[], string>(`SELECT ${LISTED} FROM jobs WHERE ${where} ${order}`).pluck();
-    const inStatus = db.prepare<unknown[], string>(`SELECT ${LISTED} FROM jobs WHERE ${where} AND status = ? ${order}`).pluck();
+  const boundaries = new PageBoundaries();
+  /**
+   * One list page, newest first, of the jobs matching `where` (bound to the leading parameters):
+   * resumed after the row where a page it served ended (PageBoundaries), else counted by OFFSET.
+   */
+  const newestFirst = (name: string, where: string, filtersStatus: boolean) => {
+    const order = 'ORDER BY created_at DESC, id DESC LIMIT ?';
+    const prepare = (condition: string) => ({
+      counted: db.prepare<unknown[], string>(`SELECT ${LISTED} FROM jobs WHERE ${condition} ${order} OFFSET ?`).pluck(),
+      resumed: db.prepare<unknown[], string>(`SELECT ${LISTED} FROM jobs WHERE ${condition} AND (created_at, id) < (?, ?) ${order}`).pluck(),
+    });
+    const all = prepare(where);
+    const inStatus = filtersStatus ? prepare(`${where} AND status = ?`) : all;
     return (keys: string[], filter: JobFilter, page: Page): JobRecord[] => {
-      const rows =
-        filter.status === undefined
-          ? all.all(...keys, filter.organizationId, page.limit, page.offset)
-          : inStatus.all(...keys, filter.organizationId, filter.status, page.limit, page.offset);
-      return rows.map(parse);
+      const status = filtersStatus ? filter.status : undefined;
+      const { counted, resumed } = status === undefined ? all : inStatus;
+      const bound = status === undefined ? [...keys, filter.organizationId] : [...keys, filter.organizationId, status];
+      const list = `${name}\u0000${bound.join('\u0000')}`;
+      const after = page.offset === 0 ? undefined : boundaries.find(list, page.offset);
+      const rows = (after ? resumed.all(...bound, after.createdAt, after.id, page.limit) : counted.all(...bound, page.limit, page.offset)).map(parse);
+      boundaries.remember(list, page.offset, rows);
+      return rows;
     };
   };
-  const byFunction = newestFirst('function_id = ? AND organization_id = ?');
-  const byVersion = newestFirst('version_id = ? AND organization_id = ?');
-  const byOrganization = newestFirst('organization_id = ?');
+  const byFunction = newestFirst('function', 'function_id = ? AND organization_id = ?', true);
+  // A version's jobs are never filtered by status: no index serves that, so no statement offers it.
+  const byVersion = newestFirst('version', 'version_id = ? AND organization_id = ?', false);
+  const byOrganization = newestFirst('organization', 'organization_id = ?', true);
   const children = db.prepare<[string], string>(`SELECT ${LISTED} FROM jobs WHERE parent_job_id = ? ORDER BY created_at, id`).pluck();
   // Columns only, the names from the function's row: no job's JSON is parsed (unless its function is gone).
   const childSummaries = db.prepare<[string, number], ChildJob>(
@@ -95,25 +111,34 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
      FROM jobs j LEFT JOIN functions f ON f.id = j.function_id WHERE j.parent_job_id = ? ORDER BY j.created_at, j.id LIMIT ?`,
   );
 
-  /** `status IN (?, ?, ...)` needs one statement per number of statuses: made on first use, then kept. */
-  const byStatusCount = new Map<number, ReturnType<typeof db.prepare<string[], string>>>();
-  const byStatus = (count: number) => {
-    let statement = byStatusCount.get(count);
+  /**
+   * Jobs in some statuses, oldest first: the query names the statuses of the partial index that
+   * holds them (jobs_active or jobs_finished) before the ones asked for, so that the planner
+   * reads that index. One statement per set of statuses, made on first use, then kept.
+   */
+  const byStatusSet = new Map<string, ReturnType<typeof db.prepare<[], string>>>();
+  const byStatus = (statuses: readonly JobStatus[]) => {
+    const wanted = JOB_STATUSES.filter((status) => statuses.includes(status));
+    const key = wanted.join(',');
+    let statement = byStatusSet.get(key);
     if (!statement) {
-      const placeholders = Array.from({ length: count }, () => '?').join(', ');
-      statement = db.prepare<string[], string>(`SELECT ${FULL} FROM jobs WHERE status IN (${placeholders}) ORDER BY created_at, id`).pluck();
-      byStatusCount.set(count, statement);
+      const partial = PARTIAL_STATUS_SETS.find((set) => wanted.every((status) => set.includes(status)));
+      const conditions = [partial && inStatuses(partial), inStatuses(wanted)].filter(Boolean).join(' AND ');
+      statement = db.prepare<[], string>(`SELECT ${FULL} FROM jobs WHERE ${conditions} ORDER BY created_at, id`).pluck();
+      byStatusSet.set(key, statement);
     }
     return statement;
   };
 
   // `status = 'queued'` written out, so that the planner uses the partial index.
   const queuedOfVersion = db.prepare<[string], string>(`SELECT ${FULL} FROM jobs WHERE version_id = ? AND status = 'queued' ORDER BY created_at, id`).pluck();
-  const queuedBefore = db.prepare<[number, number], string>(`SELECT ${FULL} FROM jobs WHERE status = 'queued' AND created_at < ? ORDER BY created_at, id LIMIT ?`).pluck();
+  const queuedBefore = db
+    .prepare<[number, number], string>(`SELECT ${FULL} FROM jobs WHERE ${inStatuses(ACTIVE_STATUSES)} AND status = 'queued' AND created_at < ? ORDER BY created_at, id LIMIT ?`)
+    .pluck();
 
-  // The statuses written out, so that the planner uses the partial index.
+  // Read from jobs_by_organization_status: the organization's queued and processing entries only.
   const activeCounts = db.prepare<[string], { status: JobStatus; count: number }>(
-    "SELECT status, COUNT(*) AS count FROM jobs WHERE organization_id = ? AND status IN ('queued', 'processing') GROUP BY status",
+    `SELECT status, COUNT(*) AS count FROM jobs WHERE organization_id = ? AND ${inStatuses(ACTIVE_STATUSES)} GROUP BY status`,
   );
   const createdBetween = db
     .prepare<[string, number, number], string>(`SELECT ${FULL} FROM jobs WHERE organization_id = ? AND created_at >= ? AND created_at < ? ORDER BY created_at, id`)
@@ -143,7 +168,7 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
       return byFunction([functionId], filter, page);
     },
     async listByVersion(versionId, filter, page) {
-      return byVersion([versionId], filter, page);
+      return byVersion([versionId], { organizationId: filter.organizationId }, page);
     },
     async listByOrganization(filter, page) {
       return byOrganization([], filter, page);
@@ -164,9 +189,7 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     },
     async listByStatus(statuses) {
       if (statuses.length === 0) return [];
-      return byStatus(statuses.length)
-        .all(...statuses)
-        .map(parse);
+      return byStatus(statuses).all().map(parse);
     },
     async listQueuedByVersion(versionId) {
       return queuedOfVersion.all(versionId).map(parse);

@@ -8,11 +8,17 @@ import { sqliteJobStore } from './jobStore.js';
 import { sqliteLogStore } from './logStore.js';
 import { sqliteOrganizationStore } from './organizationStore.js';
 import { sqliteIdempotencyKeyStore } from './idempotencyKeyStore.js';
+import { sqliteRetention, type SqliteRetention } from './retentionStore.js';
 import { sqliteUsageStore } from './usageStore.js';
 import { sqliteVersionStore } from './versionStore.js';
 
+/** The store, and what only the local mode does with it: delete ended jobs past their retention. */
+export interface SqliteStore extends Store {
+  retention: SqliteRetention;
+}
+
 /** The local mode's store: one SQLite file (or `:memory:`), writes group-committed per event-loop turn. */
-export function createSqliteStore(path: string): Store {
+export function createSqliteStore(path: string): SqliteStore {
   const db = openDatabase(path);
   const writes = new GroupCommit(db);
   return {
@@ -25,6 +31,7 @@ export function createSqliteStore(path: string): Store {
     deliveries: sqliteDeliveryStore(db, writes),
     usage: sqliteUsageStore(db, writes),
     idempotencyKeys: sqliteIdempotencyKeyStore(db, writes),
+    retention: sqliteRetention(db, writes),
     async close() {
       writes.flush();
       db.close();

@@ -1,0 +1,47 @@
+import { jobLogStream } from '../../../domain/log.js';
+import type { SqliteDatabase } from './database.js';
+import type { GroupCommit } from './groupCommit.js';
+import { FINISHED_STATUSES, inStatuses } from './statusIndexes.js';
+
+/** What the local mode's retention deletes from the database (RetentionSweeper runs it). */
+export interface SqliteRetention {
+  /**
+   * Deletes at most `limit` jobs that ended (finished, error, cancelled) and were created before
+   * `createdBefore`, oldest first, with their outputs, log lines, webhook deliveries and usage
+   * marker, in one commit; answers their ids (their files are the caller's). Usage hour totals stay.
+   */
+  deleteEndedBefore(createdBefore: number, limit: number): Promise<string[]>;
+  /** How many ended jobs were created before `createdBefore`: what retention has left to delete. */
+  countEndedBefore(createdBefore: number): Promise<number>;
+}
+
+/** Each delete reads by a key or an index: a batch costs its own rows, whatever the history. */
+export function sqliteRetention(db: SqliteDatabase, writes: GroupCommit): SqliteRetention {
+  const oldestEnded = db
+    .prepare<[number, number], string>(`SELECT id FROM jobs WHERE ${inStatuses(FINISHED_STATUSES)} AND created_at < ? ORDER BY created_at, id LIMIT ?`)
+    .pluck();
+  const countEnded = db.prepare<[number], number>(`SELECT COUNT(*) FROM jobs WHERE ${inStatuses(FINISHED_STATUSES)} AND created_at < ?`).pluck();
+  const deletions = [
+    db.prepare<[string]>('DELETE FROM job_outputs WHERE job_id = ?'),
+    db.prepare<[string]>('DELETE FROM webhook_deliveries WHERE job_id = ?'),
+    db.prepare<[string]>('DELETE FROM usage_jobs WHERE job_id = ?'),
+    db.prepare<[string]>('DELETE FROM jobs WHERE id = ?'),
+  ];
+  const deleteLines = db.prepare<[string]>('DELETE FROM logs WHERE stream = ?');
+  const deleteBatch = (createdBefore: number, limit: number): string[] => {
+    const ids = oldestEnded.all(createdBefore, limit);
+    for (const id of ids) {
+      for (const deletion of deletions) deletion.run(id);
+      deleteLines.run(jobLogStream(id));
+    }
+    return ids;
+  };
+  return {
+    deleteEndedBefore(createdBefore, limit) {
+      return writes.write(() => deleteBatch(createdBefore, limit));
+    },
+    async countEndedBefore(createdBefore) {
+      return countEnded.get(createdBefore) as number;
+    },
+  };
+}
