@@ -156,9 +156,9 @@ describe.each(targets)('the same behaviour in the %s mode', (mode) => {
       expect(stream.status).toBe(200);
       events.push(...(await stream.rest()));
     }
-    // Locally one stream lasts until done; on AWS each answers within a bounded wait (the first at once, with `queued`).
+    // Locally one stream lasts until done. On AWS each answers within a bounded wait, so a job
+    // still running when a stream answers takes a reconnection; a job done by then takes none.
     if (mode === 'local') expect(connections).toBe(1);
-    else expect(connections).toBeGreaterThan(1);
     const statuses = events.filter((event) => event.event === 'status').map((event) => event.data.status);
     expect(statuses.at(-1)).toBe('finished');
     expect(new Set(statuses).size).toBe(statuses.length);
