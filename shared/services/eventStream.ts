@@ -53,7 +53,11 @@ export async function* follow(wakeups: StreamWakeups, signal: AbortSignal, readN
       const { events, ended, more } = await readNew();
       yield* events;
       if (ended) return;
-      if (more) continue;
+      // A long past is read page by page, giving the event loop back between pages.
+      if (more) {
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
       yield CAUGHT_UP;
       if (!woken && !signal.aborted) await sleep(wakeups.pollMs, (resolve) => (wakeNow = resolve));
       wakeNow = undefined;

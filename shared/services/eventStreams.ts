@@ -8,6 +8,7 @@ import type { LogFeed } from '../ports/logFeed.js';
 import type { LogQuery, Store } from '../ports/store.js';
 import type { EventStream, StreamEvent, StreamWakeups } from './eventStream.js';
 import { follow } from './eventStream.js';
+import { StreamSlots } from './streamSlots.js';
 import type { JobService } from './jobService.js';
 import type { LogService } from './logService.js';
 import type { Principal } from './principal.js';
@@ -34,6 +35,9 @@ const END_OF_TIME = 2n ** 63n - 1n;
  * so another organization's job answers 404 like GET does.
  */
 export class EventStreams {
+  /** Each organization's open streams, bounded (streamSlots.ts). */
+  readonly slots = new StreamSlots();
+
   constructor(private readonly deps: EventStreamsDeps) {}
 
   async job(principal: Principal, jobId: string, lastEventId: string | undefined): Promise<EventStream> {
@@ -79,7 +83,7 @@ export class EventStreams {
       events.push(event('done', serializeJob(whole.job, whole.outputs, whole.children)));
       return { events, ended: true };
     };
-    return (signal) => follow(wakeups, signal, readNew);
+    return this.slots.hold(principal.organizationId, (signal) => follow(wakeups, signal, readNew));
   }
 
   /** A job's or a version's lines (or all the organization's), followed: it never ends by itself. */
@@ -99,7 +103,7 @@ export class EventStreams {
       });
       return { events, ended: false, more: lines.length === LOG_PAGE };
     };
-    return (signal) => follow(wakeups, signal, readNew);
+    return this.slots.hold(principal.organizationId, (signal) => follow(wakeups, signal, readNew));
   }
 
   private linesAfter(query: Pick<LogQuery, 'stream' | 'organizationId'>, afterNs: bigint): Promise<LogEntry[]> {
