@@ -4,7 +4,8 @@ import { newShortId, newTimeOrderedId } from '../domain/ids.js';
 import type { ChildJob, JobOutput, JobRecord, JobStatus, PushedJobWait, PushSource } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
 import { jsonBytes, LIST_MAX_CHILDREN, LIST_MAX_OUTPUTS, LIST_PAGE_INLINE_BYTES, type ListedOutput } from '../domain/listPreview.js';
-import { withSignedFileUrls, type FileSlot } from '../domain/fileOutputs.js';
+import { FILE_MARKER_KEY, withSignedFileUrls, type FileSlot } from '../domain/fileOutputs.js';
+import { isFileType } from '../domain/functionMetadata.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Webhook } from '../domain/webhook.js';
 import type { Artifacts, OutputFileContent } from '../ports/artifacts.js';
@@ -179,9 +180,14 @@ export class JobService {
     return { job, outputs: await this.signedData(jobId, outputs) };
   }
 
-  /** Outputs' values as a calling function gets them: File URLs signed, so they download without a key. */
+  /**
+   * Outputs' values as a calling function gets them: File URLs signed, so they download without a
+   * key, and a File output marked as one, so the SDK hands the caller a File, as Sieve's does.
+   */
   private async signedData(jobId: string, outputs: JobOutput[]): Promise<unknown[]> {
-    return (await this.withSignedFileUrls(jobId, outputs)).map((output) => output.data);
+    return (await this.withSignedFileUrls(jobId, outputs)).map((output) =>
+      isFileType(output.type) && typeof output.data === 'object' && output.data !== null ? { [FILE_MARKER_KEY]: output.type, ...output.data } : output.data,
+    );
   }
 
   /**

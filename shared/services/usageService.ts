@@ -117,15 +117,16 @@ export class UsageService {
    */
   async jobCost(principal: Principal, jobId: string, aggregated: boolean) {
     const job = await readOwnJob(this.store, principal, jobId);
+    // Each job's charge is rounded as its own cost answers it, so a total is the sum of its parts.
     const own = await this.jobCharge(job);
-    let cost = own.costDollars;
-    let computeSeconds = own.computeSeconds;
+    let cost = roundDollars(own.costDollars);
+    let computeSeconds = roundSeconds(own.computeSeconds);
     if (aggregated) {
       for (let pending = await this.store.jobs.listChildren(job.id); pending.length > 0; ) {
         const child = pending.shift() as JobRecord;
         const charge = await this.jobCharge(child);
-        cost += charge.costDollars;
-        computeSeconds += charge.computeSeconds;
+        cost += roundDollars(charge.costDollars);
+        computeSeconds += roundSeconds(charge.computeSeconds);
         pending.push(...(await this.store.jobs.listChildren(child.id)));
       }
     }

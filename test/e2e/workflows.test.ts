@@ -76,7 +76,9 @@ const RELAY = `import sluice
 def relay(url: str, pushed: bool = False) -> str:
     shout = sluice.function.get("local/shout-file")
     shouted = shout.push(document=url).result() if pushed else shout.run(document=url)
-    return shouted["url"] if isinstance(shouted, dict) else shouted.url
+    if not isinstance(shouted, sluice.File):
+        raise TypeError(f"the child's File came back as {type(shouted).__name__}")
+    return shouted.url
 `;
 
 describe('functions calling functions, and files', () => {
@@ -159,7 +161,7 @@ describe('functions calling functions, and files', () => {
     expect(small.children_truncated).toBeUndefined();
   }, 60_000);
 
-  it('hands a calling function a child’s File output by its signed URL, from run() and from push().result(), which downloads without a key', async () => {
+  it('hands a calling function a child’s File output as a File with its signed URL, from run() and from push().result(), which downloads without a key', async () => {
     const server = createServer((_request, response) => response.end('handed on'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
