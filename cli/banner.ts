@@ -27,6 +27,11 @@ function revokedKeyLines(key: BootstrapKey): string[] {
 }
 
 /** The lines a newcomer pastes: push to the example function, await it, deploy their own. */
+/** Without the examples there is nothing to call yet: what to do first. */
+export function firstStepLines(): string[] {
+  return ['', 'No functions are deployed by this start (npm start, or --examples, deploys the examples).', 'Deploy one: npx sluice deploy path/to/function', 'Stop with Ctrl+C.'];
+}
+
 export function tryItLines(url: string, key: BootstrapKey, awaitBase = `${url}/`): string[] {
   const shown = key.revoked ? 'YOUR_KEY' : key.key;
   return [

@@ -6,7 +6,7 @@ import { startLocalService } from '../../shared/app/localService.js';
 import type { Config } from '../../shared/config.js';
 import { dashboardBuilt } from '../../shared/http/dashboard/dashboardSite.js';
 import { DASHBOARD_DIR } from '../../shared/app/dashboardDirectory.js';
-import { dashboardLine, keyLines, tryItLines } from '../banner.js';
+import { dashboardLine, firstStepLines, keyLines, tryItLines } from '../banner.js';
 import { rememberLocalService } from '../settings/rememberService.js';
 
 const EXAMPLES_DIR = fileURLToPath(new URL('../../examples', import.meta.url));
@@ -33,7 +33,7 @@ export async function startCommand(config: Config, logger: Logger, withExamples:
     }
     if (installing.length > 0) print(examplesLeftOutLine(installing));
   }
-  tryItLines(service.url, service.bootstrapKey).forEach((line) => print(line));
+  (withExamples ? tryItLines(service.url, service.bootstrapKey) : firstStepLines()).forEach((line) => print(line));
   stopOnSignals(service, logger, print);
   return service;
 }

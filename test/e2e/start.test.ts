@@ -39,6 +39,14 @@ describe('sluice start', () => {
     expect(await stop(service.child, 'SIGINT')).toBe(0);
   });
 
+  it('without --examples, deploys nothing and offers no call to a function that is not there', async () => {
+    const service = await startService(await newDataDir(), {}, []);
+    expect(service.output()).not.toContain('/v2/push');
+    expect(service.output()).toContain('npx sluice deploy path/to/function');
+    expect((await api(service.url, service.key, 'GET', '/v2/functions')).body).toEqual([]);
+    expect(await stop(service.child, 'SIGTERM')).toBe(0);
+  });
+
   it('keeps its data and its key across a restart, and stops cleanly on SIGTERM', async () => {
     const dataDir = await newDataDir();
     const first = await startService(dataDir);
