@@ -50,6 +50,7 @@ describe('retention in the local mode (SLUICE_RETENTION_DAYS)', () => {
     expect((await call('GET', `/v2/logs?job_id=${ended}`)).body.data.length).toBeGreaterThan(0);
 
     expect(await goneWithin(ended, 5000 + RETENTION_S * 1000)).toBe(true);
+    // The files go before the rows: once the job reads 404, they are gone.
     expect(existsSync(fileFolder)).toBe(false);
     expect((await call('GET', `/v2/logs?job_id=${ended}`)).status).toBe(404);
     expect((await call('GET', '/v2/jobs?limit=100')).body.data.map((listed: { id: string }) => listed.id)).not.toContain(ended);

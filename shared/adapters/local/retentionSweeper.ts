@@ -73,10 +73,13 @@ export class RetentionSweeper {
     let deleted = 0;
     let size = RETENTION_BATCH;
     for (let batch = 0; batch < BATCHES_PER_SWEEP && !this.stopped; batch++) {
-      const started = performance.now();
-      const ids = await retention.deleteEndedBefore(createdBefore, size);
-      const elapsed = performance.now() - started;
+      const ids = await retention.listEndedBefore(createdBefore, size);
+      // Files first, then the rows: a crash in between leaves rows the next sweep deletes, never
+      // files that nothing names any more.
       await Promise.all(ids.map((id) => rm(jobFilesFolder(dataDir, id), { recursive: true, force: true })));
+      const started = performance.now();
+      await retention.deleteJobs(ids);
+      const elapsed = performance.now() - started;
       deleted += ids.length;
       if (ids.length < size) break;
       // Deletes touch pages all over a large database: the batch shrinks until it takes about BATCH_MS.

@@ -11,6 +11,10 @@ export interface SqliteRetention {
    * marker, in one commit; answers their ids (their files are the caller's). Usage hour totals stay.
    */
   deleteEndedBefore(createdBefore: number, limit: number): Promise<string[]>;
+  /** The ids deleteEndedBefore would delete, deleting nothing: their files can go first. */
+  listEndedBefore(createdBefore: number, limit: number): Promise<string[]>;
+  /** Deletes these jobs as deleteEndedBefore does, in one commit. */
+  deleteJobs(ids: readonly string[]): Promise<void>;
   /** How many ended jobs were created before `createdBefore`: what retention has left to delete. */
   countEndedBefore(createdBefore: number): Promise<number>;
 }
@@ -28,17 +32,25 @@ export function sqliteRetention(db: SqliteDatabase, writes: GroupCommit): Sqlite
     db.prepare<[string]>('DELETE FROM jobs WHERE id = ?'),
   ];
   const deleteLines = db.prepare<[string]>('DELETE FROM logs WHERE stream = ?');
-  const deleteBatch = (createdBefore: number, limit: number): string[] => {
-    const ids = oldestEnded.all(createdBefore, limit);
+  const deleteAll = (ids: readonly string[]): void => {
     for (const id of ids) {
       for (const deletion of deletions) deletion.run(id);
       deleteLines.run(jobLogStream(id));
     }
-    return ids;
   };
   return {
     deleteEndedBefore(createdBefore, limit) {
-      return writes.write(() => deleteBatch(createdBefore, limit));
+      return writes.write(() => {
+        const ids = oldestEnded.all(createdBefore, limit);
+        deleteAll(ids);
+        return ids;
+      });
+    },
+    async listEndedBefore(createdBefore, limit) {
+      return oldestEnded.all(createdBefore, limit);
+    },
+    async deleteJobs(ids) {
+      if (ids.length > 0) await writes.write(() => deleteAll(ids));
     },
     async countEndedBefore(createdBefore) {
       return countEnded.get(createdBefore) as number;
