@@ -28,6 +28,13 @@ describe('SQLite retention: deleting ended jobs past their time', () => {
     deliveries: (await store.deliveries.listByJob(id)).length,
   });
 
+  /** As the sweeper deletes: the ids first, then the jobs. */
+  const deleteEndedBefore = async (createdBefore: number, limit: number): Promise<string[]> => {
+    const ids = await store.retention.listEndedBefore(createdBefore, limit);
+    await store.retention.deleteJobs(ids);
+    return ids;
+  };
+
   it('deletes ended jobs created before the cutoff with their outputs, lines and deliveries, and keeps the rest', async () => {
     store = createSqliteStore(':memory:');
     for (const status of ['finished', 'error', 'cancelled'] as const) await aJobWithEverything(`old-${status}`, status, 100);
@@ -35,7 +42,7 @@ describe('SQLite retention: deleting ended jobs past their time', () => {
     await aJobWithEverything('new-finished', 'finished', 300);
 
     expect(await store.retention.countEndedBefore(200)).toBe(3);
-    expect((await store.retention.deleteEndedBefore(200, 10)).sort()).toEqual(['old-cancelled', 'old-error', 'old-finished']);
+    expect((await deleteEndedBefore(200, 10)).sort()).toEqual(['old-cancelled', 'old-error', 'old-finished']);
     expect(await store.retention.countEndedBefore(200)).toBe(0);
     expect(await store.retention.countEndedBefore(400)).toBe(1);
     const gone = { job: false, outputs: 0, lines: 0, deliveries: 0 };
@@ -48,16 +55,16 @@ describe('SQLite retention: deleting ended jobs past their time', () => {
     store = createSqliteStore(':memory:');
     await aJobWithEverything('old', 'finished', 100);
     const before = await store.usage.totals(range);
-    await store.retention.deleteEndedBefore(200, 10);
+    await deleteEndedBefore(200, 10);
     expect(await store.usage.totals(range)).toEqual(before);
   });
 
   it('deletes at most `limit` jobs a call, oldest first', async () => {
     store = createSqliteStore(':memory:');
     for (let i = 0; i < 5; i++) await aJobWithEverything(`job-${i}`, 'finished', 100 + i);
-    expect(await store.retention.deleteEndedBefore(1000, 2)).toEqual(['job-0', 'job-1']);
-    expect(await store.retention.deleteEndedBefore(1000, 2)).toEqual(['job-2', 'job-3']);
-    expect(await store.retention.deleteEndedBefore(1000, 2)).toEqual(['job-4']);
-    expect(await store.retention.deleteEndedBefore(1000, 2)).toEqual([]);
+    expect(await deleteEndedBefore(1000, 2)).toEqual(['job-0', 'job-1']);
+    expect(await deleteEndedBefore(1000, 2)).toEqual(['job-2', 'job-3']);
+    expect(await deleteEndedBefore(1000, 2)).toEqual(['job-4']);
+    expect(await deleteEndedBefore(1000, 2)).toEqual([]);
   });
 });

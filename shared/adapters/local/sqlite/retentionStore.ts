@@ -6,14 +6,14 @@ import { FINISHED_STATUSES, inStatuses } from './statusIndexes.js';
 /** What the local mode's retention deletes from the database (RetentionSweeper runs it). */
 export interface SqliteRetention {
   /**
-   * Deletes at most `limit` jobs that ended (finished, error, cancelled) and were created before
-   * `createdBefore`, oldest first, with their outputs, log lines, webhook deliveries and usage
-   * marker, in one commit; answers their ids (their files are the caller's). Usage hour totals stay.
+   * The ids of at most `limit` jobs that ended (finished, error, cancelled) and were created
+   * before `createdBefore`, oldest first: the caller removes their files, then deletes them.
    */
-  deleteEndedBefore(createdBefore: number, limit: number): Promise<string[]>;
-  /** The ids deleteEndedBefore would delete, deleting nothing: their files can go first. */
   listEndedBefore(createdBefore: number, limit: number): Promise<string[]>;
-  /** Deletes these jobs as deleteEndedBefore does, in one commit. */
+  /**
+   * Deletes these jobs with their outputs, log lines, webhook deliveries and usage marker, in one
+   * commit. Usage hour totals stay.
+   */
   deleteJobs(ids: readonly string[]): Promise<void>;
   /** How many ended jobs were created before `createdBefore`: what retention has left to delete. */
   countEndedBefore(createdBefore: number): Promise<number>;
@@ -39,13 +39,6 @@ export function sqliteRetention(db: SqliteDatabase, writes: GroupCommit): Sqlite
     }
   };
   return {
-    deleteEndedBefore(createdBefore, limit) {
-      return writes.write(() => {
-        const ids = oldestEnded.all(createdBefore, limit);
-        deleteAll(ids);
-        return ids;
-      });
-    },
     async listEndedBefore(createdBefore, limit) {
       return oldestEnded.all(createdBefore, limit);
     },
