@@ -41,7 +41,10 @@ export interface Figures {
   cpuPerJob: { service: number; workers: number; client: number };
 }
 
-/** CPU seconds (user + system) a process and its direct children have used, from /proc. */
+/**
+ * CPU seconds (user + system) a process has used, and its live descendants: replicas run under a
+ * sandbox (bwrap), so the Python process is a grandchild, not a child, of the service.
+ */
 export async function cpuSeconds(pid: number): Promise<{ own: number; children: number }> {
   const { readFile } = await import('node:fs/promises');
   const ticks = async (id: number) => {
@@ -49,9 +52,13 @@ export async function cpuSeconds(pid: number): Promise<{ own: number; children: 
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   };
-  const childIds = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean).map(Number);
+  const childrenOf = async (id: number) => (await readFile(`/proc/${id}/task/${id}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean).map(Number);
   let children = 0;
-  for (const child of childIds) children += await ticks(child);
+  for (let pending = await childrenOf(pid); pending.length > 0; ) {
+    const id = pending.pop() as number;
+    children += await ticks(id);
+    pending.push(...(await childrenOf(id)));
+  }
   return { own: await ticks(pid), children };
 }
 
