@@ -69,7 +69,10 @@ export interface JobRecord {
 /** A job pushed from inside another, as its parent's `children` shows it. */
 export type ChildJob = Pick<JobRecord, 'id' | 'status' | 'createdAt' | 'ownerName' | 'functionName'>;
 
-export type JobPatch = Partial<Pick<JobRecord, 'status' | 'startedAt' | 'completedAt' | 'error' | 'runId' | 'restarts' | 'attempts'>>;
+export type JobPatch = Partial<Pick<JobRecord, 'status' | 'startedAt' | 'completedAt' | 'error' | 'runId' | 'restarts'>> & {
+  /** The move starts an attempt: the store adds one to `attempts` in the same write (no read before it). */
+  countAttempt?: boolean;
+};
 
 /** One output of a job: a returned value, or one yielded value of a generator. */
 export interface JobOutput {

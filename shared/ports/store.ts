@@ -26,6 +26,11 @@ export interface Store {
   deliveries: DeliveryStore;
   usage: UsageStore;
   idempotencyKeys: IdempotencyKeyStore;
+  /**
+   * Resolves once every write made so far is durable: at once where each write is durable when
+   * it returns (DynamoDB); at the next commit where writes are committed in batches (SQLite).
+   */
+  durable(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -139,7 +144,7 @@ export interface JobStore {
    * Applies the patch only while the status is one of `from`, so two actors (a replica
    * finishing, a user cancelling) can never both win. Returns the updated job, or null.
    */
-  transition(id: string, from: readonly JobStatus[], patch: JobPatch): Promise<JobRecord | null>;
+  transition(id: string, from: readonly JobStatus[], patch: JobPatch, options?: TransitionOptions): Promise<JobRecord | null>;
   /**
    * Newest first (createdAt desc, then id desc). Lists are pages: a listed job's `inputs` are
    * their list preview (inputsPreview: large values null), the inputs themselves are not read.
@@ -174,6 +179,15 @@ export interface JobStore {
    * inlinedBySize leaves out is never read, only its stored size.
    */
   listOutputPreviews(jobId: string, limits: OutputPreviewLimits): Promise<ListedOutput[]>;
+}
+
+export interface TransitionOptions {
+  /**
+   * Resolve once the move is decided, before it is durable: it becomes durable with the store's
+   * next commit (Store.durable waits for it), and a crash before then leaves the job as it was.
+   * For a move whose loss a restart repairs (a start: the job is queued again and rerun).
+   */
+  deferDurability?: boolean;
 }
 
 export interface ActiveJobCounts {

@@ -19,16 +19,16 @@ export class JobLifecycle {
     private readonly clock: Clock,
   ) {}
 
-  /** queued -> processing; null when the job is no longer queued (cancelled meanwhile). */
+  /**
+   * queued -> processing; null when the job is no longer queued (cancelled meanwhile). The job
+   * runs without waiting for the move to be durable: a crash before the commit leaves it queued,
+   * and the restart runs it again, as it would a job that was processing. Its `started` event is
+   * told once the move is durable, without holding the run back.
+   */
   async start(jobId: string): Promise<JobRecord | null> {
-    const current = await this.store.jobs.get(jobId);
-    if (!current || current.status !== 'queued') return null;
-    const job = await this.store.jobs.transition(jobId, ['queued'], {
-      status: 'processing',
-      startedAt: this.clock.now(),
-      attempts: current.attempts + 1,
-    });
-    if (job) await this.notifier.notify({ type: 'started', job });
+    const job = await this.store.jobs.transition(jobId, ['queued'], { status: 'processing', startedAt: this.clock.now(), countAttempt: true }, { deferDurability: true });
+    // A commit that fails is reported to the writes waiting on it (the run's end among them).
+    if (job) this.notifier.notify({ type: 'started', job }).catch(() => undefined);
     return job;
   }
 
@@ -83,8 +83,13 @@ export class JobLifecycle {
     return this.completeFrom(job.id, ['processing'], patch);
   }
 
+  /**
+   * The move is decided first and made durable with what its observers write (usage, webhook
+   * deliveries): one commit holds them all, so a crash keeps all or none. Waiters hear of the end
+   * only once it is durable (JobNotifier).
+   */
   private async completeFrom(jobId: string, from: readonly JobRecord['status'][], patch: Parameters<Store['jobs']['transition']>[2]) {
-    const done = await this.store.jobs.transition(jobId, from, { ...patch, completedAt: this.clock.now() });
+    const done = await this.store.jobs.transition(jobId, from, { ...patch, completedAt: this.clock.now() }, { deferDurability: true });
     if (done) await this.notifier.notify({ type: 'completed', job: done });
     return done;
   }

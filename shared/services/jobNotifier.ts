@@ -4,8 +4,10 @@ import type { JobEvent, JobEvents } from '../ports/jobEvents.js';
 export type JobObserver = (event: JobEvent) => Promise<void>;
 
 /**
- * Tells everyone of a job's move: waiters (await) at once through JobEvents, then the
- * observers, awaited in order, so the move's caller continues only once their records exist.
+ * Tells everyone of a job's move: the observers first, awaited in order, so the move's caller
+ * continues only once their records exist; then, once the store has made all of it durable,
+ * waiters (await, event streams) through JobEvents. A waiter never hears of a move that a crash
+ * could still undo.
  */
 export class JobNotifier {
   private readonly observers: JobObserver[] = [];
@@ -13,6 +15,8 @@ export class JobNotifier {
   constructor(
     private readonly events: JobEvents,
     private readonly onObserverError: (error: unknown, event: JobEvent) => void,
+    /** Resolves once every write made so far is durable (Store.durable). */
+    private readonly durable: () => Promise<void>,
   ) {}
 
   observe(observer: JobObserver): void {
@@ -20,7 +24,6 @@ export class JobNotifier {
   }
 
   async notify(event: JobEvent): Promise<void> {
-    this.events.publish(event);
     for (const observer of this.observers) {
       try {
         await observer(event);
@@ -29,5 +32,7 @@ export class JobNotifier {
         this.onObserverError(error, event);
       }
     }
+    await this.durable();
+    this.events.publish(event);
   }
 }

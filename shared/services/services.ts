@@ -103,11 +103,12 @@ export function createServices(adapters: Adapters): Services {
   const versions = new VersionService(store, access, adapters.compute);
   const auth = new AuthService(store);
   const webhookPolicy = new WebhookUrlPolicy(adapters.resolveHost, adapters.webhookAllow);
-  const notifier = new JobNotifier(adapters.events, adapters.onObserverError);
+  const notifier = new JobNotifier(adapters.events, adapters.onObserverError, () => store.durable());
   const webhooks = new WebhookService(store, adapters.deliveryScheduler, clock);
   const usage = new UsageService(store, versions, access, adapters.pricing, clock);
-  notifier.observe((event) => webhooks.onJobEvent(event));
+  // Usage first: its write joins the job's move in one commit (JobLifecycle.completeFrom).
   notifier.observe((event) => usage.onJobEvent(event));
+  notifier.observe((event) => webhooks.onJobEvent(event));
   notifier.observe(async (event) => {
     if (event.type !== 'output') telemetry.record({ kind: 'job', event });
   });

@@ -59,7 +59,7 @@ export function describeJobContract(store: CurrentStore): void {
       const job = aJob();
       await store().jobs.create(job);
       const expected = { ...job, status: 'processing', startedAt: 10, runId: 'run-1', attempts: 1 };
-      expect(await store().jobs.transition(job.id, ['queued', 'processing'], { status: 'processing', startedAt: 10, runId: 'run-1', attempts: 1 })).toEqual(expected);
+      expect(await store().jobs.transition(job.id, ['queued', 'processing'], { status: 'processing', startedAt: 10, runId: 'run-1', countAttempt: true })).toEqual(expected);
       expect(await store().jobs.get(job.id)).toEqual(expected);
     });
 
@@ -92,6 +92,27 @@ export function describeJobContract(store: CurrentStore): void {
       expect(await store().jobs.get(job.id)).toEqual(expected);
     });
 
+    it('a move that counts an attempt adds one to the attempts the store holds, without a read before it', async () => {
+      const job = aJob({ attempts: 2 });
+      await store().jobs.create(job);
+      const started = await store().jobs.transition(job.id, ['queued'], { status: 'processing', startedAt: 10, countAttempt: true });
+      expect(started?.attempts).toBe(3);
+      expect((await store().jobs.get(job.id))?.attempts).toBe(3);
+    });
+
+    it('a move with deferred durability is decided at once, and is durable once durable() resolves', async () => {
+      const job = aJob();
+      await store().jobs.create(job);
+      const [moved, lost] = [
+        await store().jobs.transition(job.id, ['queued'], { status: 'processing', startedAt: 10 }, { deferDurability: true }),
+        await store().jobs.transition(job.id, ['queued'], { status: 'cancelled', completedAt: 10 }, { deferDurability: true }),
+      ];
+      expect(moved?.status).toBe('processing');
+      expect(lost).toBeNull();
+      await store().durable();
+      expect((await store().jobs.get(job.id))?.status).toBe('processing');
+    });
+
     it('transition with an empty patch only checks the guard', async () => {
       const job = aJob({ status: 'processing' });
       await store().jobs.create(job);
@@ -103,7 +124,7 @@ export function describeJobContract(store: CurrentStore): void {
       const job = aJob();
       await store().jobs.create(job);
       const results = await Promise.all([
-        store().jobs.transition(job.id, ['queued'], { status: 'processing', startedAt: 10, attempts: 1 }),
+        store().jobs.transition(job.id, ['queued'], { status: 'processing', startedAt: 10, countAttempt: true }),
         store().jobs.transition(job.id, ['queued'], { status: 'cancelled', completedAt: 10 }),
       ]);
       const winners = results.filter((result) => result !== null);

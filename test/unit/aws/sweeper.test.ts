@@ -40,7 +40,7 @@ beforeEach(() => {
   const builder = createCodeBuildBuilder({ client: new CodeBuildClient({ region: 'eu-west-1' }), projectName: 'sluice-build', store, clock, bucket: 'b', repositoryUri: 'repo' });
   const scheduler = createStepFunctionsScheduler({ client: new SFNClient({ region: 'eu-west-1' }), stateMachineArn, onError: () => undefined });
   const deliverer = new WebhookDeliverer(store, new WebhookSecrets(store), async () => ({ status: 200, error: null, permanent: false }), clock, 1000);
-  const lifecycle = new JobLifecycle(store, new MemoryJobQueue(), new JobNotifier(createMemoryJobEvents(), () => undefined), clock);
+  const lifecycle = new JobLifecycle(store, new MemoryJobQueue(), new JobNotifier(createMemoryJobEvents(), () => undefined, () => store.durable()), clock);
   sweeper = new Sweeper(store, builder, scheduler, deliverer, lifecycle, clock);
 });
 afterEach(async () => {

@@ -51,6 +51,8 @@ export function createDynamoDbStore(options: DynamoDbStoreOptions): Store {
     deliveries: dynamoDbDeliveryStore(context),
     usage: dynamoDbUsageStore(context),
     idempotencyKeys: dynamoDbIdempotencyKeyStore(context),
+    // Every write is durable when DynamoDB answers it.
+    durable: () => Promise.resolve(),
     async close() {
       // A client passed in belongs to the caller, who may share it.
       if (!options.client) client.destroy();

@@ -22,18 +22,18 @@ import { ACTIVE_BY_ORGANIZATION_INDEX, BY_FUNCTION_INDEX, BY_ORGANIZATION_INDEX,
  * `error` spill to S3 when an item could not hold them (spill.ts); reads resolve them. An error is
  * cut to MAX_JOB_ERROR_BYTES when written (jobError.ts), so only items written before that spill one. Items written before inputs moved out keep them in `data`.
  */
-const PATCHABLE: Record<keyof JobPatch, string> = {
+type PatchField = Exclude<keyof JobPatch, 'countAttempt'>;
+const PATCHABLE: Record<PatchField, string> = {
   status: 'status',
   startedAt: 'started_at',
   completedAt: 'completed_at',
   error: 'error',
   runId: 'run_id',
   restarts: 'restarts',
-  attempts: 'attempts',
 };
-const PATCHABLE_FIELDS = Object.keys(PATCHABLE) as (keyof JobPatch)[];
+const PATCHABLE_FIELDS = Object.keys(PATCHABLE) as PatchField[];
 
-type FixedFields = Omit<JobRecord, keyof JobPatch>;
+type FixedFields = Omit<JobRecord, PatchField | 'attempts'>;
 
 /**
  * Spill thresholds that keep an item within 400 KB: inputs, the rest of the record, the preview
@@ -50,7 +50,7 @@ const LISTED_PROJECTION = {
   ExpressionAttributeNames: Object.fromEntries(LISTED_ATTRIBUTES.map((attribute) => [`#${attribute}`, attribute])),
 };
 
-const attributeValue = <K extends keyof JobPatch>(field: K, value: JobPatch[K]) => (field === 'restarts' ? JSON.stringify(value) : value);
+const attributeValue = <K extends PatchField>(field: K, value: JobPatch[K]) => (field === 'restarts' ? JSON.stringify(value) : value);
 
 /** Shards of the queued index: pushes spread over this many index partitions. */
 const QUEUED_SHARDS = 8;
@@ -143,6 +143,7 @@ function transitionUpdate(id: string, from: readonly JobStatus[], patch: JobPatc
   const sets = Object.keys(set).map((attribute, index) => `#${attribute} = ${values.names[index]}`);
   if (entersQueued) sets.push('queued_version = version_id');
   if (becomesActive) sets.push('active_organization = organization_id');
+  if (patch.countAttempt) sets.push('attempts = attempts + :one');
   const names = Object.fromEntries([...Object.keys(set), ...removed].map((attribute) => [`#${attribute}`, attribute]));
   const removal = removed.length > 0 ? ` REMOVE ${removed.map((attribute) => `#${attribute}`).join(', ')}` : '';
   return {
@@ -150,7 +151,7 @@ function transitionUpdate(id: string, from: readonly JobStatus[], patch: JobPatc
     UpdateExpression: `SET ${sets.length > 0 ? sets.join(', ') : '#status = #status'}${removal}`,
     ConditionExpression: `#status IN (${statuses.names.join(', ')})`,
     ExpressionAttributeNames: { ...names, '#status': 'status' },
-    ExpressionAttributeValues: { ...values.bound, ...statuses.bound },
+    ExpressionAttributeValues: { ...values.bound, ...statuses.bound, ...(patch.countAttempt ? { ':one': 1 } : {}) },
   };
 }
 

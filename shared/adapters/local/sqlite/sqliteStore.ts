@@ -32,6 +32,7 @@ export function createSqliteStore(path: string): SqliteStore {
     usage: sqliteUsageStore(db, writes),
     idempotencyKeys: sqliteIdempotencyKeyStore(db, writes),
     retention: sqliteRetention(db, writes),
+    durable: () => writes.durable(),
     async close() {
       writes.flush();
       db.close();
