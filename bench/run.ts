@@ -44,8 +44,8 @@ const format = (value: number) => (Number.isNaN(value) ? 'n/a' : value >= 100 ? 
 
 if (SECTIONS.has('queue')) {
   process.stdout.write(`Sluice vs BullMQ on ${(await import('node:os')).cpus().length} cores: no-op jobs, ${REPLICAS} warm workers, ${SEQUENTIAL} sequential jobs for latencies\n`);
-  process.stdout.write('Sluice: HTTP push + await, SQLite (WAL), Python replicas as child processes\n');
-  process.stdout.write('BullMQ: Queue.add + waitUntilFinished, Redis 7 (no persistence), a no-op worker process; its job times are whole milliseconds\n\n');
+  process.stdout.write('Sluice: HTTP push + await, SQLite (WAL), Python replicas as child processes; throughput load from its own lean process (bench/jobLoad.ts: raw keep-alive sockets)\n');
+  process.stdout.write('BullMQ: Queue.add + waitUntilFinished from the bench process (its client library is part of its cost), Redis 7 (no persistence), a no-op worker process; its job times are whole milliseconds\n\n');
   const { figures: sluice, extras } = await benchSluice({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT, backlog: BACKLOG, floodSeconds: FLOOD_S });
   const bullmq = hasRedis() ? await benchBullmq({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT, concurrency: REPLICAS }) : null;
   if (!bullmq) process.stdout.write('redis-server not found: install it (Debian: apt-get install redis-server) to compare with BullMQ.\n\n');

@@ -8,11 +8,12 @@ import { inspectFunctions } from '../shared/packaging/inspectFunctions.js';
 import { packDirectory } from '../shared/packaging/packDirectory.js';
 import { benchFairness, type Fairness } from './fairness.js';
 import { createJsonClient } from './httpClient.js';
+import { runLoadGenerator } from './loadGenerator.js';
 import { loopDelayProbe, type LoopDelay } from './loopDelay.js';
 import { startServiceProcess } from './serviceProcess.js';
 import type { Figures } from './stats.js';
 import { benchTrivialGet } from './trivialGet.js';
-import { cpuSeconds, figuresFrom, peakRssMb, runConcurrently, wallMs } from './stats.js';
+import { cpuSeconds, figuresFrom, peakRssMb, wallMs } from './stats.js';
 
 const NOOP = `import sluice
 
@@ -23,6 +24,15 @@ def noop() -> None:
 
 /** A wire timestamp to epoch milliseconds, keeping its microseconds. */
 const epochMs = (timestamp: string) => parseTimestamp(timestamp) / 1000;
+
+/** jobLoad.ts's report. */
+interface JobLoad {
+  jobs: number;
+  seconds: number;
+  failures: number;
+  firstFailures: string[];
+  cpuMicros: number;
+}
 
 /** What only the Sluice side measures: its own costs, its HTTP path against a plain server, fairness. */
 export interface SluiceExtras {
@@ -74,18 +84,18 @@ export async function benchSluice(options: { sequential: number; total: number; 
     const pushToStart = samples.map((s) => s.started - offset - s.sent);
     const pushToResult = samples.map((s) => s.received - s.sent);
     const awaitWake = samples.map((s) => s.received - (s.completed - offset));
-    const before = { service: await cpuSeconds(service.pid as number), client: process.cpuUsage() };
-    const ioBefore = await processIo(service.pid as number);
-    await probe.read(service);
-    const seconds = await runConcurrently(options.total, options.inFlight, async () => {
-      const pushed = (await call<{ id: string }>('POST', '/v2/push', { function: 'local/noop', inputs: {} })).body;
-      const done = await call<WireJob>('GET', `/v2/jobs/${pushed.id}/await`);
-      if (done.body.status !== 'finished') throw new Error(`job ${pushed.id} ended ${done.body.status}`);
+    // The throughput run's load comes from its own lean process, so the client's CPU weighs on
+    // the figure as little as it can; the service's costs are read just around it.
+    let before = { service: { own: 0, children: 0 }, io: { syscw: 0, wchar: 0 } };
+    const load = await runLoadGenerator<JobLoad>('./jobLoad.ts', [url, key, String(options.inFlight), String(options.total)], async () => {
+      before = { service: await cpuSeconds(service.pid as number), io: await processIo(service.pid as number) };
+      await probe.read(service);
     });
+    if (load.failures > 0) throw new Error(`${load.failures} of ${load.jobs} jobs failed in the throughput run: ${load.firstFailures.join('; ')}`);
     const throughputDelay = await probe.read(service);
-    const cpu = await cpuPerJob(before, service.pid as number, options.total);
+    const cpu = await cpuPerJob(before.service, service.pid as number, load);
     const io = await processIo(service.pid as number);
-    const figures = figuresFrom({ pushToStart, pushToResult, awaitWake }, { jobs: options.total, seconds, peakRssMb: await peakRssMb(service.pid as number), cpuPerJob: cpu });
+    const figures = figuresFrom({ pushToStart, pushToResult, awaitWake }, { jobs: load.jobs, seconds: load.seconds, peakRssMb: await peakRssMb(service.pid as number), cpuPerJob: cpu });
     const trivialGet = await benchTrivialGet(url, key, JSON.stringify((await call('GET', '/v2/organization')).body));
     let floodDelay: LoopDelay | undefined;
     const fairness = await benchFairness(call, options.backlog, options.floodSeconds, {
@@ -95,8 +105,8 @@ export async function benchSluice(options: { sequential: number; total: number; 
     return {
       figures,
       extras: {
-        writesPerJob: (io.syscw - ioBefore.syscw) / options.total,
-        kbWrittenPerJob: (io.wchar - ioBefore.wchar) / 1024 / options.total,
+        writesPerJob: (io.syscw - before.io.syscw) / load.jobs,
+        kbWrittenPerJob: (io.wchar - before.io.wchar) / 1024 / load.jobs,
         trivialGet,
         fairness,
         loopDelay: { throughput: throughputDelay, flood: floodDelay as LoopDelay },
@@ -107,14 +117,14 @@ export async function benchSluice(options: { sequential: number; total: number; 
   }
 }
 
-async function cpuPerJob(before: { service: { own: number; children: number }; client: NodeJS.CpuUsage }, pid: number, jobs: number) {
+/** CPU microseconds per job of the throughput run: the service, its replicas, and the load generator (from its report). */
+async function cpuPerJob(before: { own: number; children: number }, pid: number, load: JobLoad) {
   const after = await cpuSeconds(pid);
-  const client = process.cpuUsage(before.client);
-  const micros = (seconds: number) => (seconds * 1e6) / jobs;
+  const micros = (seconds: number) => (seconds * 1e6) / load.jobs;
   return {
-    service: micros(after.own - before.service.own),
-    workers: micros(after.children - before.service.children),
-    client: (client.user + client.system) / jobs,
+    service: micros(after.own - before.own),
+    workers: micros(after.children - before.children),
+    client: load.cpuMicros / load.jobs,
   };
 }
 

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runLoadGenerator } from './loadGenerator.js';
 
 const CONNECTIONS = 32;
 const ROUND_S = 3;
@@ -9,11 +10,7 @@ const script = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 
 /** Runs httpLoad.ts against `url` for one round; requests per second answered 200. */
 async function load(url: string, apiKey: string): Promise<number> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script('./httpLoad.ts'), url, apiKey, String(CONNECTIONS), String(ROUND_S)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  await new Promise((resolve) => child.once('exit', resolve));
-  const result = JSON.parse(out) as { requests: number; seconds: number; statuses: Record<string, number> };
+  const result = await runLoadGenerator<{ requests: number; seconds: number; statuses: Record<string, number> }>('./httpLoad.ts', [url, apiKey, String(CONNECTIONS), String(ROUND_S)]);
   return (result.statuses['200'] ?? 0) / result.seconds;
 }
 

@@ -1,0 +1,69 @@
+// A lean job load generator, run as its own process (through loadGenerator.ts) like httpLoad.ts:
+// `connections` keep-alive sockets, each pushing a no-op job (POST /v2/push), then awaiting it
+// (GET /v2/jobs/{id}/await), then the next, until `total` jobs have ended. Raw sockets and the
+// minimal response reader (answerReader.ts), so the generator's CPU does not depress the
+// throughput it measures on a machine it shares with the service. A job that does not end
+// `finished` (or a push that is refused) is a failure. Prints one JSON line: jobs, seconds,
+// failures (and the first few), and the generator's own CPU microseconds during the run.
+import { connect } from 'node:net';
+import { readAnswers } from './answerReader.js';
+import { awaitGo } from './loadGenerator.js';
+
+const [target, apiKey, connections, total] = [new URL(process.argv[2] as string), process.argv[3] ?? '', Number(process.argv[4]), Number(process.argv[5])];
+const headers = `Host: ${target.host}\r\nX-API-Key: ${apiKey}\r\n`;
+const pushBody = JSON.stringify({ function: 'local/noop', inputs: {} });
+const push = Buffer.from(`POST /v2/push HTTP/1.1\r\n${headers}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(pushBody)}\r\n\r\n${pushBody}`);
+const awaitJob = (id: string) => `GET /v2/jobs/${id}/await HTTP/1.1\r\n${headers}\r\n`;
+const MAX_REPORTED_FAILURES = 5;
+let claimed = 0;
+let ended = 0;
+const failures: string[] = [];
+
+/** One keep-alive socket: push, await, and again, while jobs remain to be claimed. */
+function drive(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(target.port), target.hostname);
+    socket.setNoDelay(true);
+    /** The job whose await is in flight; none while a push is. */
+    let awaiting: string | undefined;
+    const next = () => {
+      if (claimed < total) {
+        claimed += 1;
+        socket.write(push);
+      } else socket.end();
+    };
+    const end = (failure?: string) => {
+      ended += 1;
+      if (failure !== undefined) failures.push(failure);
+      next();
+    };
+    socket.on('connect', next);
+    socket.on('error', reject);
+    socket.on('close', () => resolve());
+    readAnswers(socket, ({ status, body }) => {
+      const text = body.toString();
+      if (awaiting === undefined) {
+        // The push result's first field is the job's id.
+        const id = status.startsWith('2') ? /"id":"([^"]+)"/.exec(text)?.[1] : undefined;
+        if (id === undefined) return end(`push answered ${status}: ${text.slice(0, 200)}`);
+        awaiting = id;
+        socket.write(awaitJob(id));
+        return;
+      }
+      const id = awaiting;
+      awaiting = undefined;
+      // A job's own status comes before its children's.
+      const jobStatus = /"status":"([^"]*)"/.exec(text)?.[1];
+      end(status === '200' && jobStatus === 'finished' ? undefined : `job ${id}: await answered ${status}, status ${jobStatus ?? text.slice(0, 200)}`);
+    });
+  });
+}
+
+await awaitGo();
+const cpu = process.cpuUsage();
+const started = performance.now();
+await Promise.all(Array.from({ length: connections }, () => drive()));
+const seconds = (performance.now() - started) / 1000;
+const used = process.cpuUsage(cpu);
+const report = { jobs: ended, seconds, failures: failures.length, firstFailures: failures.slice(0, MAX_REPORTED_FAILURES), cpuMicros: used.user + used.system };
+process.stdout.write(`${JSON.stringify(report)}\n`);
