@@ -11,6 +11,7 @@ import { sqliteIdempotencyKeyStore } from './idempotencyKeyStore.js';
 import { sqliteRetention, type SqliteRetention } from './retentionStore.js';
 import { sqliteUsageStore } from './usageStore.js';
 import { sqliteVersionStore } from './versionStore.js';
+import { WalCheckpointer } from './walCheckpointer.js';
 
 /** The store, and what only the local mode does with it: delete ended jobs past their retention. */
 export interface SqliteStore extends Store {
@@ -21,6 +22,7 @@ export interface SqliteStore extends Store {
 export function createSqliteStore(path: string): SqliteStore {
   const db = openDatabase(path);
   const writes = new GroupCommit(db);
+  const checkpointer = path === ':memory:' ? null : new WalCheckpointer(db, path);
   return {
     organizations: sqliteOrganizationStore(db, writes),
     apiKeys: sqliteApiKeyStore(db, writes),
@@ -35,6 +37,7 @@ export function createSqliteStore(path: string): SqliteStore {
     durable: () => writes.durable(),
     async close() {
       writes.flush();
+      await checkpointer?.stop();
       db.close();
     },
   };
