@@ -1,6 +1,7 @@
 import { parseTimestamp } from '../shared/domain/time.js';
 import type { WireJob } from '../shared/domain/wire/job.js';
 import type { createJsonClient } from './httpClient.js';
+import { runLoadGenerator } from './loadGenerator.js';
 import { runConcurrently, wallMs } from './stats.js';
 
 type Client = ReturnType<typeof createJsonClient>;
@@ -58,7 +59,14 @@ const rateWithin = (times: number[], from: number, to: number) => times.filter((
  * finish while 32 clients push without pause for `floodSeconds`, the queue held at its bound
  * (`backlog` jobs: the service's SLUICE_MAX_QUEUED_PER_VERSION). `during` runs around the flood.
  */
-export async function benchFairness(call: Client, backlog: number, floodSeconds: number, during: { start(): Promise<void>; end(): Promise<void> }): Promise<Fairness> {
+export async function benchFairness(
+  call: Client,
+  target: { url: string; key: string },
+  backlog: number,
+  floodSeconds: number,
+  during: { start(): Promise<void>; end(): Promise<void> },
+): Promise<Fairness> {
+  let floodStart = 0;
   const drained = await pushMany(call, backlog);
   const drainStart = wallMs();
   await untilEnded(call, drained[drained.length - 1] as string);
@@ -66,23 +74,19 @@ export async function benchFairness(call: Client, backlog: number, floodSeconds:
   const drainRate = rateWithin(drainTimes, drainStart, Math.max(...drainTimes));
 
   const queued = await pushMany(call, backlog);
-  const flooded: string[] = [];
-  let refused = 0;
-  await during.start();
-  const floodStart = wallMs();
-  const floodEnd = floodStart + floodSeconds * 1000;
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (wallMs() < floodEnd) {
-        const { status, body } = await push(call);
-        if (status === 200 && body.id) flooded.push(body.id);
-        else if (status === 429) refused += 1;
-        else throw new Error(`push answered ${status}`);
-      }
-    }),
+  // The flood comes from a generator of its own (like wrk): its CPU is not the service's to lose.
+  const flood = await runLoadGenerator<{ accepted: string[]; refused: number; failures: string[]; seconds: number }>(
+    './pushFlood.ts',
+    [target.url, target.key, String(IN_FLIGHT), String(floodSeconds)],
+    async () => {
+      await during.start();
+      floodStart = wallMs();
+    },
   );
-  const floodSpan = wallMs() - floodStart;
   await during.end();
+  if (flood.failures.length > 0) throw new Error(`the push flood had answers other than 200 and 429: ${flood.failures.join('; ')}`);
+  const flooded = flood.accepted;
+  const floodSpan = flood.seconds * 1000;
   const all = [...queued, ...flooded];
   await untilEnded(call, all[all.length - 1] as string);
   const times = await completionTimes(call, all);
@@ -90,6 +94,6 @@ export async function benchFairness(call: Client, backlog: number, floodSeconds:
     drainRate,
     floodFinishRate: rateWithin(times, floodStart, floodStart + floodSpan),
     acceptedRate: flooded.length / (floodSpan / 1000),
-    refusedRate: refused / (floodSpan / 1000),
+    refusedRate: flood.refused / (floodSpan / 1000),
   };
 }

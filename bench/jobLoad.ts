@@ -8,11 +8,11 @@
 import { connect } from 'node:net';
 import { readAnswers } from './answerReader.js';
 import { awaitGo } from './loadGenerator.js';
+import { noopPushRequest, pushedJobId } from './noopPush.js';
 
 const [target, apiKey, connections, total] = [new URL(process.argv[2] as string), process.argv[3] ?? '', Number(process.argv[4]), Number(process.argv[5])];
 const headers = `Host: ${target.host}\r\nX-API-Key: ${apiKey}\r\n`;
-const pushBody = JSON.stringify({ function: 'local/noop', inputs: {} });
-const push = Buffer.from(`POST /v2/push HTTP/1.1\r\n${headers}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(pushBody)}\r\n\r\n${pushBody}`);
+const push = noopPushRequest(target, apiKey);
 const awaitJob = (id: string) => `GET /v2/jobs/${id}/await HTTP/1.1\r\n${headers}\r\n`;
 const MAX_REPORTED_FAILURES = 5;
 let claimed = 0;
@@ -43,8 +43,7 @@ function drive(): Promise<void> {
     readAnswers(socket, ({ status, body }) => {
       const text = body.toString();
       if (awaiting === undefined) {
-        // The push result's first field is the job's id.
-        const id = status.startsWith('2') ? /"id":"([^"]+)"/.exec(text)?.[1] : undefined;
+        const id = status.startsWith('2') ? pushedJobId(text) : undefined;
         if (id === undefined) return end(`push answered ${status}: ${text.slice(0, 200)}`);
         awaiting = id;
         socket.write(awaitJob(id));

@@ -98,7 +98,7 @@ export async function benchSluice(options: { sequential: number; total: number; 
     const figures = figuresFrom({ pushToStart, pushToResult, awaitWake }, { jobs: load.jobs, seconds: load.seconds, peakRssMb: await peakRssMb(service.pid as number), cpuPerJob: cpu });
     const trivialGet = await benchTrivialGet(url, key, JSON.stringify((await call('GET', '/v2/organization')).body));
     let floodDelay: LoopDelay | undefined;
-    const fairness = await benchFairness(call, options.backlog, options.floodSeconds, {
+    const fairness = await benchFairness(call, { url, key }, options.backlog, options.floodSeconds, {
       start: async () => void (await probe.read(service)),
       end: async () => void (floodDelay = await probe.read(service)),
     });

@@ -1,0 +1,40 @@
+// A push flood, run as its own process (loadGenerator.ts) like jobLoad.ts: `connections`
+// keep-alive sockets, each pushing a no-op job as soon as its last push was answered, for
+// `seconds`, never awaiting one. Prints one JSON line: the ids of the pushes accepted, how many
+// were refused (429), the seconds it ran, and any other answer (a failure).
+import { connect } from 'node:net';
+import { readAnswers } from './answerReader.js';
+import { awaitGo } from './loadGenerator.js';
+import { noopPushRequest, pushedJobId } from './noopPush.js';
+
+const [target, apiKey, connections, seconds] = [new URL(process.argv[2] as string), process.argv[3] ?? '', Number(process.argv[4]), Number(process.argv[5])];
+const push = noopPushRequest(target, apiKey);
+const accepted: string[] = [];
+const failures: string[] = [];
+let refused = 0;
+let running = true;
+
+function drive(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(target.port), target.hostname);
+    socket.setNoDelay(true);
+    socket.on('connect', () => socket.write(push));
+    socket.on('error', reject);
+    socket.on('close', () => resolve());
+    readAnswers(socket, ({ status, body }) => {
+      const id = status === '200' ? pushedJobId(body.toString()) : undefined;
+      if (id !== undefined) accepted.push(id);
+      else if (status === '429') refused += 1;
+      else failures.push(`push answered ${status}: ${body.toString().slice(0, 200)}`);
+      if (running) socket.write(push);
+      else socket.end();
+    });
+  });
+}
+
+await awaitGo();
+const started = performance.now();
+const drivers = Array.from({ length: connections }, () => drive());
+setTimeout(() => (running = false), seconds * 1000);
+await Promise.all(drivers);
+process.stdout.write(`${JSON.stringify({ accepted, refused, failures: failures.slice(0, 5), seconds: (performance.now() - started) / 1000 })}\n`);
