@@ -26,7 +26,7 @@ function waitForLine(child: ChildProcess, pattern: RegExp): Promise<void> {
 }
 
 /** The same workload on BullMQ: a local Redis server (no persistence) and a no-op worker process. */
-export async function benchBullmq(options: { sequential: number; total: number; inFlight: number; concurrency: number }): Promise<Figures> {
+export async function benchBullmq(options: { sequential: number; warmup: number; total: number; inFlight: number; concurrency: number }): Promise<Figures> {
   const port = await freePort();
   const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
   await waitForLine(redis, /Ready to accept connections/);
@@ -57,11 +57,13 @@ export async function benchBullmq(options: { sequential: number; total: number; 
       pushToResult.push(received - sent);
       awaitWake.push(received - (done?.finishedOn ?? Number.NaN));
     }
+    const job = async () => {
+      const added = await queue.add('noop', {}, { removeOnComplete: false });
+      await added.waitUntilFinished(events);
+    };
+    await runConcurrently(options.warmup, options.inFlight, job);
     const before = { redis: await cpuSeconds(redis.pid as number), worker: await cpuSeconds(workerProcess.pid as number), client: process.cpuUsage() };
-    const seconds = await runConcurrently(options.total, options.inFlight, async () => {
-      const job = await queue.add('noop', {}, { removeOnComplete: false });
-      await job.waitUntilFinished(events);
-    });
+    const seconds = await runConcurrently(options.total, options.inFlight, job);
     const [redisAfter, workerAfter, client] = [await cpuSeconds(redis.pid as number), await cpuSeconds(workerProcess.pid as number), process.cpuUsage(before.client)];
     const perJob = (seconds: number) => (seconds * 1e6) / options.total;
     const rss = (await peakRssMb(redis.pid as number)) + (await peakRssMb(workerProcess.pid as number));

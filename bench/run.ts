@@ -8,6 +8,8 @@ import { benchWorkloads } from './workloads.js';
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 1000);
 const TOTAL = Number(process.env.BENCH_TOTAL ?? 5000);
+/** Jobs each side runs at full concurrency, unmeasured, before its throughput run: both are measured warm (JIT, caches). */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const IN_FLIGHT = 32;
 const REPLICAS = 2;
 // Sections to run: `queue` (Sluice vs BullMQ on no-op jobs), `workloads` (the examples that install packages).
@@ -43,11 +45,11 @@ const ROWS: [string, Metric | ((figures: Figures) => number), string, 'lower' | 
 const format = (value: number) => (Number.isNaN(value) ? 'n/a' : value >= 100 ? value.toFixed(0) : value.toFixed(2));
 
 if (SECTIONS.has('queue')) {
-  process.stdout.write(`Sluice vs BullMQ on ${(await import('node:os')).cpus().length} cores: no-op jobs, ${REPLICAS} warm workers, ${SEQUENTIAL} sequential jobs for latencies\n`);
+  process.stdout.write(`Sluice vs BullMQ on ${(await import('node:os')).cpus().length} cores: no-op jobs, ${REPLICAS} warm workers, ${SEQUENTIAL} sequential jobs for latencies, ${WARMUP} unmeasured jobs at full concurrency before the throughput run\n`);
   process.stdout.write('Sluice: HTTP push + await, SQLite (WAL), Python replicas as child processes; throughput load from its own lean process (bench/jobLoad.ts: raw keep-alive sockets)\n');
   process.stdout.write('BullMQ: Queue.add + waitUntilFinished from the bench process (its client library is part of its cost), Redis 7 (no persistence), a no-op worker process; its job times are whole milliseconds\n\n');
-  const { figures: sluice, extras } = await benchSluice({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT, backlog: BACKLOG, floodSeconds: FLOOD_S });
-  const bullmq = hasRedis() ? await benchBullmq({ sequential: SEQUENTIAL, total: TOTAL, inFlight: IN_FLIGHT, concurrency: REPLICAS }) : null;
+  const { figures: sluice, extras } = await benchSluice({ sequential: SEQUENTIAL, warmup: WARMUP, total: TOTAL, inFlight: IN_FLIGHT, backlog: BACKLOG, floodSeconds: FLOOD_S });
+  const bullmq = hasRedis() ? await benchBullmq({ sequential: SEQUENTIAL, warmup: WARMUP, total: TOTAL, inFlight: IN_FLIGHT, concurrency: REPLICAS }) : null;
   if (!bullmq) process.stdout.write('redis-server not found: install it (Debian: apt-get install redis-server) to compare with BullMQ.\n\n');
 
   const widths = [40, 14, 14, 22];

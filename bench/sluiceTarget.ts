@@ -46,7 +46,7 @@ export interface SluiceExtras {
 }
 
 /** The embedded service as its own process, a no-op Python function with two warm replicas. */
-export async function benchSluice(options: { sequential: number; total: number; inFlight: number; backlog: number; floodSeconds: number }): Promise<{ figures: Figures; extras: SluiceExtras }> {
+export async function benchSluice(options: { sequential: number; warmup: number; total: number; inFlight: number; backlog: number; floodSeconds: number }): Promise<{ figures: Figures; extras: SluiceExtras }> {
   const profile = process.env.BENCH_CPU_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
   const probe = loopDelayProbe(join(await mkdtemp(join(tmpdir(), 'sluice-bench-loop-')), 'loop-delay.json'));
   const { url, key, dataDir, child: service, stop } = await startServiceProcess([...profile, ...probe.nodeArgs], { ...probe.env, SLUICE_MAX_QUEUED_PER_VERSION: String(options.backlog) });
@@ -86,6 +86,7 @@ export async function benchSluice(options: { sequential: number; total: number; 
     const awaitWake = samples.map((s) => s.received - (s.completed - offset));
     // The throughput run's load comes from its own lean process, so the client's CPU weighs on
     // the figure as little as it can; the service's costs are read just around it.
+    await runLoadGenerator<JobLoad>('./jobLoad.ts', [url, key, String(options.inFlight), String(options.warmup)]);
     let before = { service: { own: 0, children: 0 }, io: { syscw: 0, wchar: 0 } };
     const load = await runLoadGenerator<JobLoad>('./jobLoad.ts', [url, key, String(options.inFlight), String(options.total)], async () => {
       before = { service: await cpuSeconds(service.pid as number), io: await processIo(service.pid as number) };
