@@ -54,9 +54,11 @@ export function createRouteHandler(route: Route, getServices: () => Promise<Serv
     .handler(async (_event, context) => {
       const { input, principal, services } = context;
       if (!input) throw new Error('route ran before validation');
+      // Written out rather than spread: spreading the input costs more than the rest of a small route.
+      const { params, query, body, headers } = input;
       let result: RouteResult;
-      if (route.public) result = await route.handle({ ...input, services });
-      else if (principal) result = await route.handle({ ...input, principal, services });
+      if (route.public) result = await route.handle({ params, query, body, headers, services });
+      else if (principal) result = await route.handle({ params, query, body, headers, principal, services });
       else throw new Error('a keyed route ran before authentication');
       if ('redirect' in result) return redirectResponse(result.redirect);
       if ('text' in result) return textResponse(result.status ?? 200, result.contentType, result.text);
