@@ -56,10 +56,14 @@ function allowedOrigin(policy: CorsPolicy, origin: string | undefined): string |
 /** The headers every answer carries, errors included. */
 export function corsHeaders(policy: CorsPolicy, origin: string | undefined): Record<string, string> {
   const allowed = allowedOrigin(policy, origin);
+  // Filled in rather than spread: every answer makes one, and spreads cost microseconds here.
+  const headers: Record<string, string> = {};
   // With a list of origins the answer depends on the request's Origin: caches must keep them apart.
-  const vary: Record<string, string> = policy.allowOrigins.includes('*') ? {} : { vary: 'Origin' };
-  if (allowed === null) return vary;
-  return { ...vary, 'access-control-allow-origin': allowed, 'access-control-expose-headers': policy.exposeHeaders.join(', ') };
+  if (!policy.allowOrigins.includes('*')) headers.vary = 'Origin';
+  if (allowed === null) return headers;
+  headers['access-control-allow-origin'] = allowed;
+  headers['access-control-expose-headers'] = policy.exposeHeaders.join(', ');
+  return headers;
 }
 
 /** The answer to a preflight (OPTIONS): what a request from `origin` may use, and for how long. */

@@ -12,7 +12,8 @@ import { TurnBudget } from './turnBudget.js';
 import { stringifyJson } from './json.js';
 import { nextRequestId, toApiGatewayEvent } from './apiGatewayEvent.js';
 import { readBody } from './readBody.js';
-import { hasMalformedPercentEncoding } from './percentEncoding.js';
+import { parseTarget } from './requestTarget.js';
+import type { Principal } from '../services/principal.js';
 import { ServiceError, unauthorized } from '../domain/errors.js';
 import { attachmentDisposition } from '../domain/fileName.js';
 import { contentTypeOf } from '../domain/contentType.js';
@@ -34,12 +35,18 @@ export interface RawEndpoint {
   serve(request: IncomingMessage, url: URL): Promise<{ status: number; body?: unknown } | { status: number; text: string; contentType: string } | { status: 200; file: OutputFileContent }>;
 }
 
+/** Where the one line per request goes; only while `isLevelEnabled('debug')`, where it has that (pino does). */
+interface RequestLogger {
+  debug?(details: object, message: string): void;
+  isLevelEnabled?(level: string): boolean;
+}
+
 export interface NodeGatewayOptions {
   routes: readonly Route[];
   endpoints?: readonly RawEndpoint[];
   services: Services;
   /** Errors; and, when it has `debug`, one summary line per request. */
-  logger: ErrorLogger & { debug?(details: object, message: string): void };
+  logger: ErrorLogger & RequestLogger;
   maxBodyBytes: number;
   /** A route's body must have arrived within this (default 30 s), or the request is answered 408. */
   bodyTimeoutMs?: number;
@@ -75,18 +82,15 @@ const REQUEST_TIMEOUT_MS = 15 * 60_000;
 export function createNodeGateway(options: NodeGatewayOptions): NodeGateway {
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 30_000;
   const cors = options.cors ?? corsPolicy();
+  // With any origin allowed, every answer's CORS headers are the same: made once.
+  const anyOriginHeaders = cors.allowOrigins.includes('*') ? corsHeaders(cors, undefined) : null;
   const matcher = new RouteMatcher(options.routes);
   const budget = new TurnBudget(HANDLERS_PER_TURN);
-  const handlers = new Map<Route, HttpHandler>(
-    options.routes.map((route) => [route, createRouteHandler(route, async () => options.services, options.logger, 'stream')]),
+  const handlers = new Map<Route, { handle: HttpHandler; routeKey: string }>(
+    options.routes.map((route) => [route, { handle: createRouteHandler(route, async () => options.services, options.logger, 'stream'), routeKey: `${route.method} ${route.path}` }]),
   );
   const server = createServer((request, response) => {
-    const started = performance.now();
-    response.once('finish', () => {
-      // The path without its query: a query may carry a signed URL's signature.
-      const path = (request.url ?? '').split('?')[0];
-      options.logger.debug?.({ method: request.method, path, status: response.statusCode, ms: Math.round(performance.now() - started) }, 'request');
-    });
+    if (options.logger.debug && options.logger.isLevelEnabled?.('debug') !== false) logWhenFinished(options.logger, request, response);
     serve(request, response).catch((error: unknown) => {
       options.logger.error({ err: error }, 'gateway failed');
       if (!response.headersSent) send(response, 500, { detail: 'Internal server error.' });
@@ -114,64 +118,77 @@ export function createNodeGateway(options: NodeGatewayOptions): NodeGateway {
       response.writeHead(204, preflightHeaders(cors, origin));
       return void response.end();
     }
-    for (const [name, value] of Object.entries(corsHeaders(cors, origin))) response.setHeader(name, value);
+    setHeaders(response, anyOriginHeaders ?? corsHeaders(cors, origin));
     if (draining) return answerStopping(response);
-    const url = parseTarget(request.url);
-    if (!url) return refuseUnread(response, 400, 'Malformed request target: check its percent-encoding.');
-    const endpoint = options.endpoints?.find((candidate) => url.pathname.startsWith(candidate.pathPrefix));
-    if (endpoint) return serveRaw(endpoint, request, url, response);
-    const match = matcher.match(request.method ?? 'GET', url.pathname);
-    if (match.kind === 'none') return serveSite(request, url, response);
+    const target = parseTarget(request.url ?? '/');
+    if (!target) return refuseUnread(response, 400, 'Malformed request target: check its percent-encoding.');
+    const endpoint = options.endpoints?.find((candidate) => target.pathname.startsWith(candidate.pathPrefix));
+    if (endpoint) return serveRaw(endpoint, request, new URL(request.url ?? '/', 'http://local'), response);
+    const match = matcher.match(request.method ?? 'GET', target.pathname);
+    if (match.kind === 'none') return serveSite(request, target.pathname, response);
     if (match.kind === 'wrong_method') return send(response, 405, { detail: 'Method Not Allowed' });
     // The key is checked before a byte of the body is read: without one, nobody can make the service take a body.
-    if (!match.route.public && !(await isAuthenticated(request))) return refuseUnread(response, 401, unauthorized().message);
-    const body = await readBody(request, options.maxBodyBytes, bodyTimeoutMs);
+    const principal = match.route.public ? undefined : await authenticated(request);
+    if (principal === null) return refuseUnread(response, 401, unauthorized().message);
+    const body = hasBody(request) ? await readBody(request, options.maxBodyBytes, bodyTimeoutMs) : '';
     if (body === 'too_large') return refuseUnread(response, 413, `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB (SLUICE_MAX_BODY_MB; for code bundles, deploy through an upload).`);
     if (body === 'too_slow') return refuseUnread(response, 408, `Request body not received within ${bodyTimeoutMs / 1000} s.`);
-    const handler = handlers.get(match.route) as HttpHandler;
+    const { handle, routeKey } = handlers.get(match.route) as { handle: HttpHandler; routeKey: string };
     if (match.route.waits) {
       waiting.add(response);
       response.once('close', () => waiting.delete(response));
     }
     await budget.admit();
-    const result = await handler(toApiGatewayEvent(request, url, `${match.route.method} ${match.route.path}`, match.params, body.toString('utf8')), lambdaContext(match.route.name));
+    // The caller goes where a Lambda authorizer's context would: the route's middleware takes it rather than looking the key up again.
+    const event = toApiGatewayEvent(request, target, routeKey, match.params, typeof body === 'string' ? body : body.toString('utf8'), false, principal && { principal });
+    const result = await handle(event, new LocalLambdaContext(match.route.name));
     if (response.headersSent) return; // answered 503 by drain() meanwhile
     if (result.eventStream) return writeEvents(result.eventStream, result.headers as Record<string, string>, response);
     const answer = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? '');
+    // Set one by one: writeHead merging an object into headers already set costs more than the rest of a small answer.
+    if (result.headers) setHeaders(response, result.headers as Record<string, string>);
     // A known length sends the answer in one write, not as chunks.
-    response.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), 'content-length': Buffer.byteLength(answer) });
+    response.setHeader('content-length', Buffer.byteLength(answer));
+    response.writeHead(result.statusCode ?? 200);
     response.end(answer);
   }
 
-  function serveSite(request: IncomingMessage, url: URL, response: ServerResponse): void {
+  function serveSite(request: IncomingMessage, pathname: string, response: ServerResponse): void {
     const readsOnly = request.method === 'GET' || request.method === 'HEAD';
-    const answer = readsOnly && options.site && !url.pathname.startsWith('/v2/') ? options.site(url.pathname) : null;
+    const answer = readsOnly && options.site && !pathname.startsWith('/v2/') ? options.site(pathname) : null;
     if (!answer) return send(response, 404, { detail: 'Not Found' });
     response.writeHead(answer.status, { ...answer.headers, 'content-length': answer.body.length });
     response.end(answer.body);
   }
 
-  async function isAuthenticated(request: IncomingMessage): Promise<boolean> {
-    const key = request.headers['x-api-key'];
+  /** The caller its X-API-Key names; null for a missing, unknown or revoked key. */
+  async function authenticated(request: IncomingMessage): Promise<Principal | null> {
     try {
-      await options.services.auth.authenticate(Array.isArray(key) ? key.join(',') : key);
-      return true;
+      // Node joins a repeated header's values into one string already.
+      return await options.services.auth.authenticate(request.headers['x-api-key'] as string | undefined);
     } catch (error) {
-      if (error instanceof ServiceError && error.kind === 'unauthorized') return false;
+      if (error instanceof ServiceError && error.kind === 'unauthorized') return null;
       throw error;
     }
   }
 }
 
-/** The request's URL, or null when it cannot be read or is not percent-encoded properly. */
-function parseTarget(target: string | undefined): URL | null {
-  let url: URL;
-  try {
-    url = new URL(target ?? '/', 'http://local');
-  } catch {
-    return null;
-  }
-  return hasMalformedPercentEncoding(url) ? null : url;
+/**
+ * Whether a request has a body to read: one with neither Content-Length nor Transfer-Encoding
+ * has none (RFC 9112 6.3), which spares the GETs waiting for the end of one.
+ */
+function hasBody(request: IncomingMessage): boolean {
+  return request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] !== undefined;
+}
+
+/** One debug line for the request once it is answered. */
+function logWhenFinished(logger: RequestLogger, request: IncomingMessage, response: ServerResponse): void {
+  const started = performance.now();
+  response.once('finish', () => {
+    // The path without its query: a query may carry a signed URL's signature.
+    const path = (request.url ?? '').split('?')[0];
+    logger.debug?.({ method: request.method, path, status: response.statusCode, ms: Math.round(performance.now() - started) }, 'request');
+  });
 }
 
 /** Answers before (or without) reading the body; the connection closes, since the unread rest would be taken for the next request. */
@@ -243,26 +260,36 @@ function answerStopping(response: ServerResponse): void {
   refuseUnread(response, 503, STOPPING);
 }
 
+function setHeaders(response: ServerResponse, headers: Record<string, string>): void {
+  for (const name in headers) response.setHeader(name, headers[name] as string);
+}
+
 function send(response: ServerResponse, status: number, body: unknown): void {
   const text = stringifyJson(body);
   response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   response.end(text);
 }
 
-function lambdaContext(functionName: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:local:lambda:${functionName}`,
-    memoryLimitInMB: '0',
-    awsRequestId: nextRequestId(),
-    logGroupName: 'local',
-    logStreamName: 'local',
-    // The local mode has no invocation deadline; a day stands for none.
-    getRemainingTimeInMillis: () => 86_400_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+/** Lambda's context for a local request: a class, so its methods are shared rather than made per request. */
+class LocalLambdaContext implements Context {
+  readonly callbackWaitsForEmptyEventLoop = false;
+  readonly functionVersion = '$LATEST';
+  readonly invokedFunctionArn: string;
+  readonly memoryLimitInMB = '0';
+  readonly awsRequestId = nextRequestId();
+  readonly logGroupName = 'local';
+  readonly logStreamName = 'local';
+
+  constructor(readonly functionName: string) {
+    this.invokedFunctionArn = `arn:local:lambda:${functionName}`;
+  }
+
+  /** The local mode has no invocation deadline; a day stands for none. */
+  getRemainingTimeInMillis(): number {
+    return 86_400_000;
+  }
+
+  done(): void {}
+  fail(): void {}
+  succeed(): void {}
 }
