@@ -3,8 +3,7 @@
 // Raw sockets and a minimal response reader (answerReader.ts), so the generator costs as little
 // CPU as it can on a machine it shares with the server it measures. Started through
 // loadGenerator.ts; prints one JSON line: requests, seconds, and the statuses seen.
-import { connect } from 'node:net';
-import { readAnswers } from './answerReader.js';
+import { converse } from './keepAliveConnection.js';
 import { awaitGo } from './loadGenerator.js';
 
 const [target, apiKey, connections, seconds] = [new URL(process.argv[2] as string), process.argv[3] ?? '', Number(process.argv[4]), Number(process.argv[5])];
@@ -14,21 +13,16 @@ let answered = 0;
 let running = true;
 
 /** One keep-alive socket: the next GET as soon as an answer has arrived, until the time is up. */
-function drive(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(target.port), target.hostname);
-    socket.setNoDelay(true);
-    socket.on('connect', () => socket.write(request));
-    socket.on('error', reject);
-    socket.on('close', () => resolve());
-    readAnswers(socket, ({ status }) => {
+const drive = () =>
+  converse(
+    target,
+    () => request,
+    ({ status }) => {
       statuses[status] = (statuses[status] ?? 0) + 1;
       answered += 1;
-      if (running) socket.write(request);
-      else socket.end();
-    });
-  });
-}
+      return running ? request : null;
+    },
+  );
 
 await awaitGo();
 const started = performance.now();

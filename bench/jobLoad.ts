@@ -5,8 +5,7 @@
 // throughput it measures on a machine it shares with the service. A job that does not end
 // `finished` (or a push that is refused) is a failure. Prints one JSON line: jobs, seconds,
 // failures (and the first few), and the generator's own CPU microseconds during the run.
-import { connect } from 'node:net';
-import { readAnswers } from './answerReader.js';
+import { converse } from './keepAliveConnection.js';
 import { awaitGo } from './loadGenerator.js';
 import { noopPushRequest, pushedJobId } from './noopPush.js';
 
@@ -21,40 +20,31 @@ const failures: string[] = [];
 
 /** One keep-alive socket: push, await, and again, while jobs remain to be claimed. */
 function drive(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(target.port), target.hostname);
-    socket.setNoDelay(true);
-    /** The job whose await is in flight; none while a push is. */
-    let awaiting: string | undefined;
-    const next = () => {
-      if (claimed < total) {
-        claimed += 1;
-        socket.write(push);
-      } else socket.end();
-    };
-    const end = (failure?: string) => {
-      ended += 1;
-      if (failure !== undefined) failures.push(failure);
-      next();
-    };
-    socket.on('connect', next);
-    socket.on('error', reject);
-    socket.on('close', () => resolve());
-    readAnswers(socket, ({ status, body }) => {
-      const text = body.toString();
-      if (awaiting === undefined) {
-        const id = status.startsWith('2') ? pushedJobId(text) : undefined;
-        if (id === undefined) return end(`push answered ${status}: ${text.slice(0, 200)}`);
-        awaiting = id;
-        socket.write(awaitJob(id));
-        return;
-      }
-      const id = awaiting;
-      awaiting = undefined;
-      // A job's own status comes before its children's.
-      const jobStatus = /"status":"([^"]*)"/.exec(text)?.[1];
-      end(status === '200' && jobStatus === 'finished' ? undefined : `job ${id}: await answered ${status}, status ${jobStatus ?? text.slice(0, 200)}`);
-    });
+  /** The job whose await is in flight; none while a push is. */
+  let awaiting: string | undefined;
+  const next = () => {
+    if (claimed >= total) return null;
+    claimed += 1;
+    return push;
+  };
+  const end = (failure?: string) => {
+    ended += 1;
+    if (failure !== undefined) failures.push(failure);
+    return next();
+  };
+  return converse(target, next, ({ status, body }) => {
+    const text = body.toString();
+    if (awaiting === undefined) {
+      const id = status.startsWith('2') ? pushedJobId(text) : undefined;
+      if (id === undefined) return end(`push answered ${status}: ${text.slice(0, 200)}`);
+      awaiting = id;
+      return awaitJob(id);
+    }
+    const id = awaiting;
+    awaiting = undefined;
+    // A job's own status comes before its children's.
+    const jobStatus = /"status":"([^"]*)"/.exec(text)?.[1];
+    return end(status === '200' && jobStatus === 'finished' ? undefined : `job ${id}: await answered ${status}, status ${jobStatus ?? text.slice(0, 200)}`);
   });
 }
 

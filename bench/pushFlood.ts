@@ -2,8 +2,7 @@
 // keep-alive sockets, each pushing a no-op job as soon as its last push was answered, for
 // `seconds`, never awaiting one. Prints one JSON line: the ids of the pushes accepted, how many
 // were refused (429), the seconds it ran, and any other answer (a failure).
-import { connect } from 'node:net';
-import { readAnswers } from './answerReader.js';
+import { converse } from './keepAliveConnection.js';
 import { awaitGo } from './loadGenerator.js';
 import { noopPushRequest, pushedJobId } from './noopPush.js';
 
@@ -14,23 +13,19 @@ const failures: string[] = [];
 let refused = 0;
 let running = true;
 
-function drive(): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(target.port), target.hostname);
-    socket.setNoDelay(true);
-    socket.on('connect', () => socket.write(push));
-    socket.on('error', reject);
-    socket.on('close', () => resolve());
-    readAnswers(socket, ({ status, body }) => {
+/** One keep-alive socket: the next push as soon as the last was answered, until the time is up. */
+const drive = () =>
+  converse(
+    target,
+    () => push,
+    ({ status, body }) => {
       const id = status === '200' ? pushedJobId(body.toString()) : undefined;
       if (id !== undefined) accepted.push(id);
       else if (status === '429') refused += 1;
       else failures.push(`push answered ${status}: ${body.toString().slice(0, 200)}`);
-      if (running) socket.write(push);
-      else socket.end();
-    });
-  });
-}
+      return running ? push : null;
+    },
+  );
 
 await awaitGo();
 const started = performance.now();
