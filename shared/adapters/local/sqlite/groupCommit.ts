@@ -33,6 +33,8 @@ export class GroupCommit {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly windowMs = COMMIT_WINDOW_MS,
+    /** Called after each successful COMMIT, outside any transaction (the WAL checkpointer's catch-up). */
+    private readonly afterCommit: () => void = () => undefined,
   ) {}
 
   /** Runs `work` (synchronous statements) inside the current turn's transaction; resolves once it is committed. */
@@ -89,5 +91,6 @@ export class GroupCommit {
       return;
     }
     for (const waiter of waiting) waiter.resolve();
+    this.afterCommit();
   }
 }

@@ -3,7 +3,7 @@ import { sqliteApiKeyStore } from './apiKeyStore.js';
 import { openDatabase } from './database.js';
 import { sqliteDeliveryStore } from './deliveryStore.js';
 import { sqliteFunctionStore } from './functionStore.js';
-import { GroupCommit } from './groupCommit.js';
+import { COMMIT_WINDOW_MS, GroupCommit } from './groupCommit.js';
 import { sqliteJobStore } from './jobStore.js';
 import { sqliteLogStore } from './logStore.js';
 import { sqliteOrganizationStore } from './organizationStore.js';
@@ -21,8 +21,8 @@ export interface SqliteStore extends Store {
 /** The local mode's store: one SQLite file (or `:memory:`), writes group-committed per event-loop turn. */
 export function createSqliteStore(path: string): SqliteStore {
   const db = openDatabase(path);
-  const writes = new GroupCommit(db);
   const checkpointer = path === ':memory:' ? null : new WalCheckpointer(db, path);
+  const writes = new GroupCommit(db, COMMIT_WINDOW_MS, () => checkpointer?.afterCommit());
   return {
     organizations: sqliteOrganizationStore(db, writes),
     apiKeys: sqliteApiKeyStore(db, writes),
