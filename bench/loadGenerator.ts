@@ -32,3 +32,17 @@ export async function awaitGo(): Promise<void> {
   process.stdout.write(READY);
   await once(process.stdin, 'data');
 }
+
+/**
+ * A timed generator's run (httpLoad.ts, pushFlood.ts): once told to go, `connections` drivers at
+ * once, each asking `running()` before its next request, which says no once `seconds` are up.
+ * Resolves, when every driver has ended, with the seconds they took.
+ */
+export async function driveFor(connections: number, seconds: number, drive: (running: () => boolean) => Promise<void>): Promise<number> {
+  await awaitGo();
+  let running = true;
+  const started = performance.now();
+  setTimeout(() => (running = false), seconds * 1000);
+  await Promise.all(Array.from({ length: connections }, () => drive(() => running)));
+  return (performance.now() - started) / 1000;
+}

@@ -3,7 +3,7 @@
 // `seconds`, never awaiting one. Prints one JSON line: the ids of the pushes accepted, how many
 // were refused (429), the seconds it ran, and any other answer (a failure).
 import { converse } from './keepAliveConnection.js';
-import { awaitGo } from './loadGenerator.js';
+import { driveFor } from './loadGenerator.js';
 import { noopPushRequest, pushedJobId } from './noopPush.js';
 
 const [target, apiKey, connections, seconds] = [new URL(process.argv[2] as string), process.argv[3] ?? '', Number(process.argv[4]), Number(process.argv[5])];
@@ -11,10 +11,9 @@ const push = noopPushRequest(target, apiKey);
 const accepted: string[] = [];
 const failures: string[] = [];
 let refused = 0;
-let running = true;
 
 /** One keep-alive socket: the next push as soon as the last was answered, until the time is up. */
-const drive = () =>
+const drive = (running: () => boolean) =>
   converse(
     target,
     () => push,
@@ -23,13 +22,9 @@ const drive = () =>
       if (id !== undefined) accepted.push(id);
       else if (status === '429') refused += 1;
       else failures.push(`push answered ${status}: ${body.toString().slice(0, 200)}`);
-      return running ? push : null;
+      return running() ? push : null;
     },
   );
 
-await awaitGo();
-const started = performance.now();
-const drivers = Array.from({ length: connections }, () => drive());
-setTimeout(() => (running = false), seconds * 1000);
-await Promise.all(drivers);
-process.stdout.write(`${JSON.stringify({ accepted, refused, failures: failures.slice(0, 5), seconds: (performance.now() - started) / 1000 })}\n`);
+const took = await driveFor(connections, seconds, drive);
+process.stdout.write(`${JSON.stringify({ accepted, refused, failures: failures.slice(0, 5), seconds: took })}\n`);
