@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { FILE_TYPE, isFileType } from '../domain/functionMetadata.js';
-import { FILE_MARKER_KEY, mapFileMarkers } from '../domain/fileOutputs.js';
+import { FILE_MARKER_KEY, fileMarkersIn, mapFileMarkers } from '../domain/fileOutputs.js';
 import type { JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { OutputFileContent } from '../ports/artifacts.js';
@@ -27,6 +27,14 @@ interface FileSource {
   url?: unknown;
   upload_id?: unknown;
   name?: unknown;
+}
+
+/** Whether the job names a File to fetch (a File input, or a File inside one); most jobs name none and run with their inputs as pushed. */
+export function namesFileInputs(version: VersionRecord, job: JobRecord): boolean {
+  return version.inputs.some((declared) => {
+    const value = job.inputs[declared.name];
+    return value !== null && value !== undefined && (isFileType(declared.type) || fileMarkersIn(value).length > 0);
+  });
 }
 
 /**

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileSlot } from '../domain/fileOutputs.js';
@@ -17,7 +16,7 @@ import type { AwaitMessage, CallMessage, CallResult, OutputMessage } from './pro
 import type { ReplicaCommand, RunOutcome } from './replica.js';
 import { Replica } from './replica.js';
 import { outputFromMessage } from './outputs.js';
-import { InputFetchError } from './jobInputs.js';
+import { InputFetchError, namesFileInputs } from './jobInputs.js';
 
 /** After this many setups fail in a row, the version's queued jobs end in error with the setup's error. */
 const SETUP_FAILURES_BEFORE_GIVING_UP = 3;
@@ -426,11 +425,10 @@ export class ReplicaPool {
    * why) or the replica stopped meanwhile (the job was cancelled, or goes back to the queue).
    */
   private async fetchInputs(replica: Replica, member: Member, job: JobRecord): Promise<{ values: Record<string, unknown>; remove: () => Promise<void> } | null> {
+    // Nothing to fetch, so no folder to stat and no AbortController: on no-op jobs those two were 6% of the service profile.
+    if (!namesFileInputs(this.version, job)) return { values: job.inputs, remove: async () => undefined };
     const directory = join(this.context.inputsDir, replica.id, job.id);
-    // Most jobs have no File input, so nothing was fetched: one stat, not rm's walk, per job.
-    const remove = async () => {
-      if (existsSync(directory)) await rm(directory, { recursive: true, force: true });
-    };
+    const remove = () => rm(directory, { recursive: true, force: true });
     const aborter = new AbortController();
     member.abortFetch = aborter;
     let values: Record<string, unknown> | null = null;

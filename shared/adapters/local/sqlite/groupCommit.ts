@@ -29,6 +29,7 @@ export class GroupCommit {
   private writes = 0;
   private lastWrites = 0;
   private lastCommitAt = Number.NEGATIVE_INFINITY;
+  private readonly rollbackListeners: (() => void)[] = [];
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -71,6 +72,11 @@ export class GroupCommit {
     return new Promise<void>((resolve, reject) => this.waiting.push({ resolve, reject }));
   }
 
+  /** Called after a failed COMMIT rolled the turn's writes back (a cache of what they wrote is wrong now). */
+  onRollback(listener: () => void): void {
+    this.rollbackListeners.push(listener);
+  }
+
   /** Commits at once (before closing the database). */
   flush(): void {
     if (this.db.inTransaction) this.commit();
@@ -87,6 +93,7 @@ export class GroupCommit {
       this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      for (const listener of this.rollbackListeners) listener();
       for (const waiter of waiting) waiter.reject(error);
       return;
     }

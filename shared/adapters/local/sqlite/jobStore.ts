@@ -4,6 +4,7 @@ import { inlinedBySize, inputsPreview, jsonBytes, type ListedOutput } from '../.
 import type { JobFilter, JobStore, Page } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
 import type { GroupCommit } from './groupCommit.js';
+import { ActiveJobs } from './activeJobs.js';
 import { PageBoundaries } from './pageBoundaries.js';
 import { ACTIVE_STATUSES, FINISHED_STATUSES, inStatuses } from './statusIndexes.js';
 
@@ -52,6 +53,7 @@ interface OutputHeadRow {
 
 interface StatusRow {
   status: string;
+  inputBytes: number;
   data: string;
 }
 
@@ -59,23 +61,37 @@ interface StatusRow {
  * Jobs in SQLite. Every statement is prepared once; reads select the JSON `data` column only
  * (plucked, so no row object is built). A transition is one immediate transaction that reads
  * the status, checks it, and writes: better-sqlite3 runs it synchronously, so nothing else can
- * write in between, in this process or (WAL write lock) another.
+ * write in between. A queued or processing job this process wrote is remembered (ActiveJobs):
+ * its move is one UPDATE conditional on the status it remembers, with no read.
  */
 export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStore {
   const insert = db.prepare<[string, string, string, string, string | null, string, number, string, string, string]>(
     'INSERT INTO jobs (id, function_id, version_id, organization_id, parent_job_id, status, created_at, data, inputs_preview, inputs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const byId = db.prepare<[string], string>(`SELECT ${FULL} FROM jobs WHERE id = ?`).pluck();
-  const statusById = db.prepare<[string], StatusRow>(`SELECT status, ${FULL} AS data FROM jobs WHERE id = ?`);
+  const statusById = db.prepare<[string], StatusRow>(`SELECT status, length(inputs) AS inputBytes, ${FULL} AS data FROM jobs WHERE id = ?`);
   const update = db.prepare<[string, string, string]>('UPDATE jobs SET status = ?, data = ? WHERE id = ?');
-  const transition = db.transaction((id: string, from: readonly JobStatus[], patch: JobPatch): JobRecord | null => {
+  const updateFrom = db.prepare<[string, string, string, string]>('UPDATE jobs SET status = ?, data = ? WHERE id = ? AND status = ?');
+  const active = new ActiveJobs();
+  writes.onRollback(() => active.clear());
+  const moveRow = db.transaction((id: string, from: readonly JobStatus[], patch: JobPatch): JobRecord | null => {
     const row = statusById.get(id);
     // The status column is checked before the JSON is parsed: a lost race costs no parse.
     if (!row || !from.includes(row.status as JobStatus)) return null;
     const next = applyPatch(parse(row.data), patch);
     update.run(next.status, withoutInputs(next), id);
-    return next;
+    return active.remember(next, row.inputBytes);
   });
+  /** The move made from the remembered record, if the row still has its status (else read the row). */
+  const transition = (id: string, from: readonly JobStatus[], patch: JobPatch): JobRecord | null => {
+    const known = active.get(id);
+    if (known && from.includes(known.status)) {
+      const next = applyPatch(known, patch);
+      if (updateFrom.run(next.status, withoutInputs(next), id, known.status).changes === 1) return active.moved(next);
+    }
+    active.forget(id);
+    return moveRow.immediate(id, from, patch);
+  };
 
   const boundaries = new PageBoundaries();
   /**
@@ -159,15 +175,20 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     async create(given) {
       const job = withCappedError(given);
       const inputs = [JSON.stringify(inputsPreview(job.inputs)), JSON.stringify(job.inputs)] as const;
-      await writes.write(() => insert.run(job.id, job.functionId, job.versionId, job.organizationId, job.parentJobId, job.status, job.createdAt, withoutInputs(job), ...inputs));
+      await writes.write(() => {
+        insert.run(job.id, job.functionId, job.versionId, job.organizationId, job.parentJobId, job.status, job.createdAt, withoutInputs(job), ...inputs);
+        active.remember(job, inputs[1].length);
+      });
     },
     async get(id) {
+      const known = active.get(id);
+      if (known) return known;
       const data = byId.get(id);
       return data === undefined ? null : parse(data);
     },
     async transition(id, from, patch, options) {
       if (from.length === 0) return null;
-      const move = () => transition.immediate(id, from, patch);
+      const move = () => transition(id, from, patch);
       return options?.deferDurability ? writes.writeDeferred(move) : writes.write(move);
     },
     async listByFunction(functionId, filter, page) {

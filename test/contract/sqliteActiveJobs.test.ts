@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { ACTIVE_JOB_MAX_INPUT_BYTES, ActiveJobs } from '../../shared/adapters/local/sqlite/activeJobs.js';
+import { openDatabase } from '../../shared/adapters/local/sqlite/database.js';
+import { GroupCommit } from '../../shared/adapters/local/sqlite/groupCommit.js';
+import { sqliteJobStore } from '../../shared/adapters/local/sqlite/jobStore.js';
+import { aJob } from '../support/fixtures.js';
+
+/** A job store beside a table whose deferred foreign key lets a test make a whole commit fail. */
+function setUp() {
+  const db = openDatabase(':memory:');
+  db.exec('CREATE TABLE parents (id TEXT PRIMARY KEY); CREATE TABLE children (parent TEXT REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)');
+  const writes = new GroupCommit(db);
+  const failThisCommit = () => writes.writeDeferred(() => db.prepare("INSERT INTO children VALUES ('nobody')").run());
+  return { db, jobs: sqliteJobStore(db, writes), writes, failThisCommit };
+}
+
+describe('SQLite jobs: the records of running jobs are remembered, never trusted over the rows', () => {
+  it('a move whose commit failed is forgotten: the job moves on from the status its row kept', async () => {
+    const { jobs, writes, failThisCommit } = setUp();
+    const job = aJob();
+    await jobs.create(job);
+    expect((await jobs.transition(job.id, ['queued'], { status: 'processing', startedAt: 5 }, { deferDurability: true }))?.status).toBe('processing');
+    failThisCommit();
+    await expect(writes.durable()).rejects.toThrow(/FOREIGN KEY/);
+
+    expect((await jobs.get(job.id))?.status).toBe('queued');
+    expect(await jobs.transition(job.id, ['processing'], { status: 'finished', completedAt: 9 })).toBeNull();
+    expect(await jobs.transition(job.id, ['queued'], { status: 'processing', startedAt: 10 })).toMatchObject({ status: 'processing', startedAt: 10 });
+  });
+
+  it('a job created in a commit that failed does not exist', async () => {
+    const { jobs, failThisCommit } = setUp();
+    const job = aJob();
+    const created = jobs.create(job);
+    failThisCommit();
+    await expect(created).rejects.toThrow(/FOREIGN KEY/);
+    expect(await jobs.get(job.id)).toBeNull();
+    expect(await jobs.transition(job.id, ['queued'], { status: 'processing' })).toBeNull();
+  });
+
+  it('the record a read returns cannot be changed by its caller for the next one', async () => {
+    const { jobs } = setUp();
+    const job = aJob();
+    await jobs.create(job);
+    const read = await jobs.get(job.id);
+    expect(() => Object.assign(read as object, { status: 'finished' })).toThrow(TypeError);
+    expect((await jobs.get(job.id))?.status).toBe('queued');
+  });
+
+  it('a job with inputs too large to remember moves and reads the same as any other', async () => {
+    const { jobs } = setUp();
+    const text = 'x'.repeat(ACTIVE_JOB_MAX_INPUT_BYTES + 1);
+    const job = aJob({ inputs: { text } });
+    await jobs.create(job);
+    await jobs.transition(job.id, ['queued'], { status: 'processing', startedAt: 5 });
+    const finished = await jobs.transition(job.id, ['processing'], { status: 'finished', completedAt: 9 });
+    expect(finished).toMatchObject({ status: 'finished', startedAt: 5, completedAt: 9, inputs: { text } });
+    expect(await jobs.get(job.id)).toEqual(finished);
+  });
+});
+
+describe('ActiveJobs', () => {
+  it('keeps queued and processing jobs only, within the byte budget of their inputs', () => {
+    const active = new ActiveJobs(100);
+    const first = aJob();
+    active.remember(first, 60);
+    const second = aJob();
+    active.remember(second, 60);
+    expect(active.get(first.id)).toBe(first);
+    expect(active.get(second.id)).toBeUndefined();
+
+    active.moved({ ...first, status: 'finished' });
+    expect(active.get(first.id)).toBeUndefined();
+    active.remember(second, 60);
+    expect(active.get(second.id)).toBe(second);
+  });
+});
