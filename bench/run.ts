@@ -53,7 +53,7 @@ if (SECTIONS.has('queue')) {
   if (!bullmq) process.stdout.write('redis-server not found: install it (Debian: apt-get install redis-server) to compare with BullMQ.\n\n');
 
   const widths = [40, 14, 14, 22];
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i] as number)).join('') + '\n';
+  const line = (cells: string[]) => cells.map((cell, i) => `${cell} `.padEnd(widths[i] as number)).join('') + '\n';
   process.stdout.write(line(['metric', 'Sluice', 'BullMQ', 'Sluice vs BullMQ']));
   for (const [label, key, unit, better] of ROWS) {
     const pick = (figures: Figures) => (typeof key === 'function' ? key(figures) : figures[key]);
