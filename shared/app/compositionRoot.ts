@@ -78,7 +78,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   await rm(scratchFolder, { recursive: true, force: true });
   const logFeed = createMemoryLogFeed();
   const jobEvents = createMemoryJobEvents();
-  const localStore = openLocalStore(config);
+  const localStore = openLocalStore(config, (error) => logger.error({ err: error }, 'the WAL checkpoint thread stopped; SQLite checkpoints on the event loop from now on'));
   const store = withPublishedLogs(localStore, logFeed);
   const clock = createSystemClock();
   const metrics = new ServiceMetrics();

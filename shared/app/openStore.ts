@@ -15,7 +15,7 @@ export function openStore(config: Config): Store {
 }
 
 /** The local mode's store: the data directory's SQLite file. */
-export function openLocalStore(config: Config): SqliteStore {
+export function openLocalStore(config: Config, onCheckpointError?: (error: unknown) => void): SqliteStore {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  return createSqliteStore(sqliteStorePath(config.dataDir));
+  return createSqliteStore(sqliteStorePath(config.dataDir), onCheckpointError);
 }

@@ -18,10 +18,14 @@ export interface SqliteStore extends Store {
   retention: SqliteRetention;
 }
 
-/** The local mode's store: one SQLite file (or `:memory:`), writes group-committed per event-loop turn. */
-export function createSqliteStore(path: string): SqliteStore {
+/**
+ * The local mode's store: one SQLite file (or `:memory:`), writes group-committed per event-loop
+ * turn. `onCheckpointError` hears of a checkpoint thread that died (SQLite's own checkpoints
+ * take over, on the event loop).
+ */
+export function createSqliteStore(path: string, onCheckpointError?: (error: unknown) => void): SqliteStore {
   const db = openDatabase(path);
-  const checkpointer = path === ':memory:' ? null : new WalCheckpointer(db, path);
+  const checkpointer = path === ':memory:' ? null : new WalCheckpointer(db, path, onCheckpointError);
   const writes = new GroupCommit(db, COMMIT_WINDOW_MS, () => checkpointer?.afterCommit());
   return {
     organizations: sqliteOrganizationStore(db, writes),
