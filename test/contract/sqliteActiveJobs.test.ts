@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACTIVE_JOB_MAX_INPUT_BYTES, ActiveJobs } from '../../shared/adapters/local/sqlite/activeJobs.js';
+import { ACTIVE_JOB_MAX_INPUT_BYTES, ACTIVE_JOB_RECORD_BYTES, ActiveJobs } from '../../shared/adapters/local/sqlite/activeJobs.js';
 import { openDatabase } from '../../shared/adapters/local/sqlite/database.js';
 import { GroupCommit } from '../../shared/adapters/local/sqlite/groupCommit.js';
 import { sqliteJobStore } from '../../shared/adapters/local/sqlite/jobStore.js';
@@ -60,8 +60,8 @@ describe('SQLite jobs: the records of running jobs are remembered, never trusted
 });
 
 describe('ActiveJobs', () => {
-  it('keeps queued and processing jobs only, within the byte budget of their inputs', () => {
-    const active = new ActiveJobs(100);
+  it('keeps queued and processing jobs only, within its byte budget (each record and its inputs)', () => {
+    const active = new ActiveJobs(2 * ACTIVE_JOB_RECORD_BYTES + 100);
     const first = aJob();
     active.remember(first, 60);
     const second = aJob();
