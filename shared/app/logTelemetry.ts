@@ -37,6 +37,7 @@ export function logTelemetry(logger: Logger): Telemetry {
 }
 
 function logJob(logger: Logger, event: JobEvent): void {
+  if (!logger.isLevelEnabled('info')) return; // its fields are built per job: not for nothing
   const { job } = event;
   const fields = { jobId: job.id, function: `${job.ownerName}/${job.functionName}`, versionId: job.versionId };
   if (event.type === 'started') {

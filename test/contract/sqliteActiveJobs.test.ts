@@ -59,6 +59,50 @@ describe('SQLite jobs: the records of running jobs are remembered, never trusted
   });
 });
 
+describe('SQLite jobs: a start waits in memory for its commit', () => {
+  const start = { status: 'processing', startedAt: 5, countAttempt: true } as const;
+
+  it('a job that starts and ends before the commit has its row written once, from queued to its end', async () => {
+    const { db, jobs, writes } = setUp();
+    const changes = db.prepare<[], number>('SELECT total_changes()').pluck();
+    const job = aJob();
+    await jobs.create(job);
+    const before = changes.get() as number;
+    await jobs.transition(job.id, ['queued'], start, { deferDurability: true });
+    const finished = jobs.transition(job.id, ['processing'], { status: 'finished', completedAt: 9 });
+    await writes.durable();
+    expect(changes.get()).toBe(before + 1);
+    expect(await finished).toMatchObject({ status: 'finished', startedAt: 5, completedAt: 9, attempts: 1 });
+    expect(db.prepare('SELECT status FROM jobs WHERE id = ?').pluck().get(job.id)).toBe('finished');
+  });
+
+  it('lists, counts and row reads in the same turn see a start not written yet', async () => {
+    const { jobs } = setUp();
+    const job = aJob();
+    await jobs.create(job);
+    await jobs.transition(job.id, ['queued'], start, { deferDurability: true });
+    const organizationId = job.organizationId;
+    expect(await jobs.countActive(organizationId)).toEqual({ queued: 0, processing: 1 });
+    expect((await jobs.listByFunction(job.functionId, { organizationId, status: 'processing' }, { offset: 0, limit: 10 })).map((j) => j.id)).toEqual([job.id]);
+    expect(await jobs.listQueuedByVersion(job.versionId)).toEqual([]);
+    expect((await jobs.listByStatus(['processing']))[0]).toMatchObject({ id: job.id, startedAt: 5 });
+  });
+
+  it('a start is on disk once its commit is, and a cancel before then moves the job from the status its row has', async () => {
+    const { db, jobs, writes } = setUp();
+    const [first, second] = [aJob(), aJob()];
+    await jobs.create(first);
+    await jobs.create(second);
+    await jobs.transition(first.id, ['queued'], start, { deferDurability: true });
+    await jobs.transition(second.id, ['queued'], start, { deferDurability: true });
+    expect(await jobs.transition(second.id, ['queued', 'processing'], { status: 'cancelled', completedAt: 7 })).toMatchObject({ status: 'cancelled', startedAt: 5 });
+    await writes.durable();
+    const status = db.prepare<[string], string>('SELECT status FROM jobs WHERE id = ?').pluck();
+    expect([status.get(first.id), status.get(second.id)]).toEqual(['processing', 'cancelled']);
+    expect(await jobs.transition(first.id, ['processing'], { status: 'finished', completedAt: 9 })).toMatchObject({ status: 'finished', startedAt: 5 });
+  });
+});
+
 describe('ActiveJobs', () => {
   it('keeps queued and processing jobs only, within its byte budget (each record and its inputs)', () => {
     const active = new ActiveJobs(2 * ACTIVE_JOB_RECORD_BYTES + 100);

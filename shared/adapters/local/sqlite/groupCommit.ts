@@ -30,6 +30,7 @@ export class GroupCommit {
   private lastWrites = 0;
   private lastCommitAt = Number.NEGATIVE_INFINITY;
   private readonly rollbackListeners: (() => void)[] = [];
+  private readonly beforeCommitListeners: (() => void)[] = [];
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -77,6 +78,11 @@ export class GroupCommit {
     this.rollbackListeners.push(listener);
   }
 
+  /** Called inside each transaction just before its COMMIT, to write what was kept back until then; a throw fails the commit. */
+  beforeCommit(listener: () => void): void {
+    this.beforeCommitListeners.push(listener);
+  }
+
   /** Commits at once (before closing the database). */
   flush(): void {
     if (this.db.inTransaction) this.commit();
@@ -90,6 +96,7 @@ export class GroupCommit {
     this.lastCommitAt = performance.now();
     if (!this.db.inTransaction) return;
     try {
+      for (const listener of this.beforeCommitListeners) listener();
       this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');

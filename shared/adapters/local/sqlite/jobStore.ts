@@ -6,6 +6,7 @@ import type { SqliteDatabase } from './database.js';
 import type { GroupCommit } from './groupCommit.js';
 import { ActiveJobs } from './activeJobs.js';
 import { PageBoundaries } from './pageBoundaries.js';
+import { UnwrittenMoves } from './unwrittenMoves.js';
 import { ACTIVE_STATUSES, FINISHED_STATUSES, inStatuses } from './statusIndexes.js';
 
 type PatchField = Exclude<keyof JobPatch, 'countAttempt'>;
@@ -82,13 +83,42 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     update.run(next.status, withoutInputs(next), id);
     return active.remember(next, row.inputBytes);
   });
-  /** The move made from the remembered record, if the row still has its status (else read the row). */
-  const transition = (id: string, from: readonly JobStatus[], patch: JobPatch): JobRecord | null => {
+  // A deferred start waits in memory for the commit (UnwrittenMoves): its row is written then,
+  // unless the job has ended meanwhile and its end wrote the row whole.
+  const unwritten = new UnwrittenMoves((id, rowStatus) => {
+    const job = active.get(id);
+    if (job) updateFrom.run(job.status, withoutInputs(job), id, rowStatus);
+  });
+  writes.beforeCommit(() => unwritten.flush());
+  writes.onRollback(() => unwritten.clear());
+  /** Reads rows that unwritten moves change: they are written first. */
+  const current = <T>(read: () => T): T => {
+    unwritten.flush();
+    return read();
+  };
+
+  /**
+   * The move made from the remembered record, if the row still has its status (else read the
+   * row). A deferred move to a status that stays remembered is made in memory only, until the commit.
+   */
+  const transition = (id: string, from: readonly JobStatus[], patch: JobPatch, deferred: boolean): JobRecord | null => {
     const known = active.get(id);
     if (known && from.includes(known.status)) {
       const next = applyPatch(known, patch);
-      if (updateFrom.run(next.status, withoutInputs(next), id, known.status).changes === 1) return active.moved(next);
+      const rowStatus = unwritten.rowStatus(id) ?? known.status;
+      if (deferred) {
+        const kept = active.moved(next);
+        if (active.get(id) === kept) {
+          unwritten.defer(id, rowStatus);
+          return kept;
+        }
+      }
+      if (updateFrom.run(next.status, withoutInputs(next), id, rowStatus).changes === 1) {
+        unwritten.written(id);
+        return active.moved(next);
+      }
     }
+    unwritten.flush();
     active.forget(id);
     return moveRow.immediate(id, from, patch);
   };
@@ -112,7 +142,7 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
       const bound = status === undefined ? [...keys, filter.organizationId] : [...keys, filter.organizationId, status];
       const list = `${name}\u0000${bound.join('\u0000')}`;
       const after = page.offset === 0 ? undefined : boundaries.find(list, page.offset);
-      const rows = (after ? resumed.all(...bound, after.createdAt, after.id, page.limit) : counted.all(...bound, page.limit, page.offset)).map(parse);
+      const rows = current(() => (after ? resumed.all(...bound, after.createdAt, after.id, page.limit) : counted.all(...bound, page.limit, page.offset))).map(parse);
       boundaries.remember(list, page.offset, rows);
       return rows;
     };
@@ -188,7 +218,7 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     },
     async transition(id, from, patch, options) {
       if (from.length === 0) return null;
-      const move = () => transition(id, from, patch);
+      const move = () => transition(id, from, patch, options?.deferDurability === true);
       return options?.deferDurability ? writes.writeDeferred(move) : writes.write(move);
     },
     async listByFunction(functionId, filter, page) {
@@ -202,28 +232,28 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     },
     async countActive(organizationId) {
       const counts = { queued: 0, processing: 0 };
-      for (const row of activeCounts.all(organizationId)) counts[row.status as keyof typeof counts] = row.count;
+      for (const row of current(() => activeCounts.all(organizationId))) counts[row.status as keyof typeof counts] = row.count;
       return counts;
     },
     async listCreatedBetween(organizationId, from, to) {
-      return createdBetween.all(organizationId, from, to).map(parse);
+      return current(() => createdBetween.all(organizationId, from, to)).map(parse);
     },
     async listChildren(parentJobId) {
-      return children.all(parentJobId).map(parse);
+      return current(() => children.all(parentJobId)).map(parse);
     },
     async listChildSummaries(parentJobId, limit) {
       if (hasChildren.get(parentJobId) === undefined) return [];
-      return childSummaries.all(parentJobId, limit ?? -1);
+      return current(() => childSummaries.all(parentJobId, limit ?? -1));
     },
     async listByStatus(statuses) {
       if (statuses.length === 0) return [];
-      return byStatus(statuses).all().map(parse);
+      return current(() => byStatus(statuses).all()).map(parse);
     },
     async listQueuedByVersion(versionId) {
-      return queuedOfVersion.all(versionId).map(parse);
+      return current(() => queuedOfVersion.all(versionId)).map(parse);
     },
     async listQueuedBefore(createdBefore, limit) {
-      return queuedBefore.all(createdBefore, limit).map(parse);
+      return current(() => queuedBefore.all(createdBefore, limit)).map(parse);
     },
     async appendOutput(output) {
       const { data, ...head } = output;
