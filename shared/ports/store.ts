@@ -138,13 +138,13 @@ export interface JobFilter {
 }
 
 export interface JobStore {
-  create(job: JobRecord): Promise<void>;
+  create(job: JobRecord, options?: WriteOptions): Promise<void>;
   get(id: string): Promise<JobRecord | null>;
   /**
    * Applies the patch only while the status is one of `from`, so two actors (a replica
    * finishing, a user cancelling) can never both win. Returns the updated job, or null.
    */
-  transition(id: string, from: readonly JobStatus[], patch: JobPatch, options?: TransitionOptions): Promise<JobRecord | null>;
+  transition(id: string, from: readonly JobStatus[], patch: JobPatch, options?: WriteOptions): Promise<JobRecord | null>;
   /**
    * Newest first (createdAt desc, then id desc). Lists are pages: a listed job's `inputs` are
    * their list preview (inputsPreview: large values null), the inputs themselves are not read.
@@ -181,11 +181,12 @@ export interface JobStore {
   listOutputPreviews(jobId: string, limits: OutputPreviewLimits): Promise<ListedOutput[]>;
 }
 
-export interface TransitionOptions {
+export interface WriteOptions {
   /**
-   * Resolve once the move is decided, before it is durable: it becomes durable with the store's
+   * Resolve once the write is decided, before it is durable: it becomes durable with the store's
    * next commit (Store.durable waits for it), and a crash before then leaves the job as it was.
-   * For a move whose loss a restart repairs (a start: the job is queued again and rerun).
+   * For a move whose loss a restart repairs (a start: the job is queued again and rerun), and for
+   * a push, which waits for Store.durable itself before it is acknowledged.
    */
   deferDurability?: boolean;
 }

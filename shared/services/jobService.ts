@@ -116,11 +116,16 @@ export class JobService {
       attempts: 0,
       timeLimitSeconds: shorterLimit(version.timeoutSeconds ?? null, body.timeout ?? null),
     };
-    await store.jobs.create(job);
+    // Queued before its commit, so that a short job runs while the commit gathers, and its end
+    // often shares that commit: one wait a job instead of two. The push is answered only once the
+    // job is durable; a crash in between loses a job nobody was told of (its client retries), whose
+    // function may have begun.
+    await store.jobs.create(job, { deferDurability: true });
     // A job for a version still building waits for it; releaseWaitingJobs enqueues it when the
     // build ends. Reading the status after the job exists closes the race with that release.
     const current = version.buildStatus === 'ready' ? version : await store.versions.get(version.id);
     if (current?.buildStatus === 'ready') await queue.enqueue(version.id, job.id);
+    await store.durable();
     return { job, version };
   }
 

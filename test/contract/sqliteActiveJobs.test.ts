@@ -103,6 +103,19 @@ describe('SQLite jobs: a start waits in memory for its commit', () => {
   });
 });
 
+describe('SQLite jobs: a pushed job runs while its commit gathers', () => {
+  it('a job created with deferred durability starts and ends at once, and its push, its start and its end share one commit', async () => {
+    const { db, jobs, writes } = setUp();
+    const job = aJob();
+    await jobs.create(job, { deferDurability: true });
+    await jobs.transition(job.id, ['queued'], { status: 'processing', startedAt: 5 }, { deferDurability: true });
+    expect(await jobs.transition(job.id, ['processing'], { status: 'finished', completedAt: 9 }, { deferDurability: true })).toMatchObject({ status: 'finished' });
+    expect(db.inTransaction).toBe(true);
+    await writes.durable();
+    expect(db.prepare('SELECT status FROM jobs WHERE id = ?').pluck().get(job.id)).toBe('finished');
+  });
+});
+
 describe('ActiveJobs', () => {
   it('keeps queued and processing jobs only, within its byte budget (each record and its inputs)', () => {
     const active = new ActiveJobs(2 * ACTIVE_JOB_RECORD_BYTES + 100);

@@ -202,13 +202,15 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
   const outputById = db.prepare<[string, number], string>('SELECT data FROM job_outputs WHERE job_id = ? AND idx = ?').pluck();
 
   return {
-    async create(given) {
+    async create(given, options) {
       const job = withCappedError(given);
       const inputs = [JSON.stringify(inputsPreview(job.inputs)), JSON.stringify(job.inputs)] as const;
-      await writes.write(() => {
+      const insertJob = () => {
         insert.run(job.id, job.functionId, job.versionId, job.organizationId, job.parentJobId, job.status, job.createdAt, withoutInputs(job), ...inputs);
         active.remember(job, inputs[1].length);
-      });
+      };
+      if (options?.deferDurability) writes.writeDeferred(insertJob);
+      else await writes.write(insertJob);
     },
     async get(id) {
       const known = active.get(id);
