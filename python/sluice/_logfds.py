@@ -23,7 +23,7 @@ import platform
 import sys
 import threading
 import time
-from typing import AbstractSet, Any, Dict, List, Optional, Set
+from typing import AbstractSet, Dict, List, Optional, Set
 
 LOG_FDS = (1, 2)
 TASKS = "/proc/self/task"  # one folder per thread of this process
@@ -124,15 +124,14 @@ class LogDescriptors:
         for fd in LOG_FDS:
             os.dup2(self.agent[fd], fd)
 
-    def job_ended(self, marker: Any) -> None:
-        """1 and 2 to /dev/null, the writes under way finished, then the marker on both pipes (a
-        marker that is not one line of text is not written: the agent would never find it)."""
+    def job_ended(self, marker: Optional[str]) -> None:
+        """1 and 2 to /dev/null, the writes under way finished, then the marker on both pipes."""
         for fd in LOG_FDS:
             os.dup2(self.sink, fd)
         deadline = time.monotonic() + WRITES_SETTLE_S
         while not self.others_quiet() and writes_under_way(quiet=self.quiet) and time.monotonic() < deadline:
             time.sleep(_POLL_S)
-        if not isinstance(marker, str) or not marker or "\n" in marker:
+        if marker is None:
             return
         for fd in LOG_FDS:
             try:
@@ -143,4 +142,4 @@ class LogDescriptors:
 
     def between_jobs(self, marker: Optional[str] = None) -> None:
         """After setup: until a job runs, what reaches 1 and 2 is dropped; setup's output ends with ``marker``."""
-        self.job_ended(marker)
+        self.job_ended(marker if marker and "\n" not in marker else None)

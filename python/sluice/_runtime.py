@@ -556,7 +556,7 @@ class Runtime:
         flush_logs()  # what the job's code left buffered is its own: to the pipes, ahead of the marker
         with self.attribution.lock:
             self.attribution.running = None
-        self.logs.job_ended(marker)
+        self.logs.job_ended(marker if isinstance(marker, str) and marker and "\n" not in marker else None)
 
     def input_value(self, entry: Entry, name: str, value: Any) -> Any:
         # The agent fetched every File input before the job came (under the service's address

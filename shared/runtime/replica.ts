@@ -85,10 +85,10 @@ export class Replica {
     this.readyWaiter = waiter;
     // Setup's output ends with a marker too: a line it printed is the version's, never read as
     // the first job's once that job has been handed out on `ready`.
-    const setupMarker = `sluice-end-of-setup ${randomUUID()}`;
-    const env = { ...spec.env, SLUICE_SETUP_END_MARKER: setupMarker };
+    this.endMarker = `sluice-end-of-setup ${randomUUID()}`;
+    const env = { ...spec.env, SLUICE_SETUP_END_MARKER: this.endMarker };
     this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env, uid: spec.uid, gid: spec.gid, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], detached: true });
-    this.awaitEndMarker(setupMarker);
+    for (const stream of ['stdout', 'stderr'] as const) if (this.child[stream]?.readable) this.undrained.add(stream);
     this.channel = this.child.stdio[3] as Socket;
     this.jobs = this.child.stdio[4] as Socket;
     for (const stream of ['stdout', 'stderr'] as const) {
@@ -150,7 +150,8 @@ export class Replica {
     if (this.state !== 'idle' && !reserved) throw new Error(`replica ${this.id} is ${this.state}, not idle`);
     this.state = 'active';
     this.currentJobId = job.jobId;
-    this.awaitEndMarker(`sluice-end-of-job ${randomUUID()}`);
+    this.endMarker = `sluice-end-of-job ${randomUUID()}`;
+    for (const stream of ['stdout', 'stderr'] as const) if (this.child[stream]?.readable) this.undrained.add(stream);
     return new Promise((resolve) => {
       this.run = { resolve, handlers, outputs: [] };
       this.send({ type: 'run', job_id: job.jobId, run_id: job.runId, inputs: job.inputs, env: job.env, end_marker: this.endMarker, max_output_bytes: job.maxOutputBytes });
@@ -212,12 +213,6 @@ export class Replica {
     run.verdict = outcome;
     if (this.undrained.size === 0) return this.endRun();
     run.drainTimer = setTimeout(() => this.endRun(), OUTPUT_DRAIN_MS);
-  }
-
-  /** What the process prints from now on ends with `marker` on each open pipe: setup or the run ends once it is read there. */
-  private awaitEndMarker(marker: string): void {
-    this.endMarker = marker;
-    for (const stream of ['stdout', 'stderr'] as const) if (this.child[stream]?.readable) this.undrained.add(stream);
   }
 
   private drained(stream: Stream): void {
