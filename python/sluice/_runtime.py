@@ -447,8 +447,6 @@ class Runtime:
     # The main thread.
 
     def serve(self) -> int:
-        # Setup's output ends with this marker, as a job's does: the agent hands out no job before it.
-        setup_marker = os.environ.pop("SLUICE_SETUP_END_MARKER", None)
         self.send({"type": "hello", "pid": os.getpid()})
         set_remote_caller(self.call_function)
         threading.Thread(target=self.read, name="sluice-protocol", daemon=True).start()
@@ -458,7 +456,7 @@ class Runtime:
             self.send({"type": "setup_error", "error": format_error(error)})
             exit_now(1)
         flush_logs()  # setup's lines, to the version's log
-        self.logs.between_jobs(setup_marker)
+        self.logs.between_jobs()
         self.send({"type": "ready"})
         while True:
             message = self.jobs.receive()

@@ -71,9 +71,6 @@ export class Replica {
   /** The last run's end marker, and the streams on which it has not been read yet. */
   private endMarker = '';
   private readonly undrained = new Set<Stream>();
-  /** Setup said `ready`; the replica is idle once setup's output is read (becomeReady). */
-  private setupEnded = false;
-  private setupDrainTimer?: NodeJS.Timeout;
   private readonly readyWaiter: { resolve: () => void; reject: (error: Error) => void };
 
   constructor(private readonly spec: ReplicaSpawn) {
@@ -83,12 +80,7 @@ export class Replica {
     });
     this.ready.catch(() => undefined);
     this.readyWaiter = waiter;
-    // Setup's output ends with a marker too: a line it printed is the version's, never read as
-    // the first job's once that job has been handed out on `ready`.
-    this.endMarker = `sluice-end-of-setup ${randomUUID()}`;
-    const env = { ...spec.env, SLUICE_SETUP_END_MARKER: this.endMarker };
-    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env, uid: spec.uid, gid: spec.gid, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], detached: true });
-    for (const stream of ['stdout', 'stderr'] as const) if (this.child[stream]?.readable) this.undrained.add(stream);
+    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, uid: spec.uid, gid: spec.gid, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], detached: true });
     this.channel = this.child.stdio[3] as Socket;
     this.jobs = this.child.stdio[4] as Socket;
     for (const stream of ['stdout', 'stderr'] as const) {
@@ -184,10 +176,8 @@ export class Replica {
         this.state = 'setup';
         break;
       case 'ready':
-        // Ready once setup's output is read to its marker (or OUTPUT_DRAIN_MS on, as for a run).
-        this.setupEnded = true;
-        if (this.undrained.size === 0) this.becomeReady();
-        else this.setupDrainTimer = setTimeout(() => this.becomeReady(), OUTPUT_DRAIN_MS);
+        this.state = 'idle';
+        this.readyWaiter.resolve();
         break;
       case 'setup_error':
         this.readyWaiter.reject(new Error(message.error));
@@ -217,17 +207,7 @@ export class Replica {
 
   private drained(stream: Stream): void {
     this.undrained.delete(stream);
-    if (this.undrained.size > 0) return;
-    if (this.run?.verdict) this.endRun();
-    else if (this.setupEnded) this.becomeReady();
-  }
-
-  private becomeReady(): void {
-    if (this.state !== 'setup' && this.state !== 'starting') return; // ready already, or stopped
-    clearTimeout(this.setupDrainTimer);
-    this.undrained.clear();
-    this.state = 'idle';
-    this.readyWaiter.resolve();
+    if (this.undrained.size === 0 && this.run?.verdict) this.endRun();
   }
 
   private endRun(): void {
@@ -249,7 +229,6 @@ export class Replica {
   private handleExit(exitCode: number | null, signal: NodeJS.Signals | null, spawnError?: string): void {
     if (this.exited) return;
     this.exited = true;
-    clearTimeout(this.setupDrainTimer);
     this.exitStatus = { exitCode, signal, killedByAgent: this.killedByAgent };
     this.state = 'stopped';
     this.readyWaiter.reject(new Error(spawnError ?? `the replica exited during setup (${signal ?? `exit status ${exitCode}`})`));
