@@ -62,8 +62,6 @@ export class Replica {
   readonly ready: Promise<void>;
   private readonly child: ChildProcess;
   private readonly channel: Socket;
-  /** `run` goes on a socket of its own (fd 4), which the replica's main thread reads between jobs (protocol.ts). */
-  private readonly jobs: Socket;
   private readonly readers: Interface[] = [];
   private killedByAgent = false;
   private exited = false;
@@ -80,9 +78,8 @@ export class Replica {
     });
     this.ready.catch(() => undefined);
     this.readyWaiter = waiter;
-    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, uid: spec.uid, gid: spec.gid, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], detached: true });
+    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, uid: spec.uid, gid: spec.gid, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
     this.channel = this.child.stdio[3] as Socket;
-    this.jobs = this.child.stdio[4] as Socket;
     for (const stream of ['stdout', 'stderr'] as const) {
       this.child[stream]?.on('error', () => undefined); // a killed process can reset its pipes; exit reports it
       const reader = createInterface({ input: this.child[stream] as NodeJS.ReadableStream, crlfDelay: Infinity });
@@ -100,7 +97,7 @@ export class Replica {
       this.readers.push(reader);
     }
     createInterface({ input: this.channel, crlfDelay: Infinity }).on('line', (line) => this.receive(line));
-    for (const socket of [this.channel, this.jobs]) socket.on('error', () => undefined); // the exit handler reports what matters
+    this.channel.on('error', () => undefined); // the exit handler reports what matters
     this.child.on('error', (error) => this.handleExit(null, null, error.message));
     this.child.on('exit', (code, signal) => this.handleExit(code, signal));
   }
@@ -160,8 +157,7 @@ export class Replica {
   }
 
   private send(message: AgentMessage): void {
-    const socket = message.type === 'run' ? this.jobs : this.channel;
-    if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
+    if (!this.channel.destroyed) this.channel.write(`${JSON.stringify(message)}\n`);
   }
 
   private receive(line: string): void {
@@ -242,7 +238,6 @@ export class Replica {
       run.resolve(run.verdict ?? { kind: 'crashed', exitCode, signal, killedByAgent: this.killedByAgent });
     }
     this.channel.destroy();
-    this.jobs.destroy();
     this.spec.onExit(this);
   }
 }
