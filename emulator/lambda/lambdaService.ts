@@ -79,6 +79,9 @@ export class LambdaService {
   async invoke(name: string, event: unknown): Promise<unknown> {
     const spec = this.functions.get(name);
     if (!spec) throw new Error(`No Lambda function ${name}`);
+    // An event that arrives while the emulator shuts down (an ECS task stopped by the teardown)
+    // must not start an environment whose log folder is about to be removed.
+    if (this.closed) throw new LambdaInvocationError(name, 'ServiceException', 'The Lambda service has stopped');
     if (Buffer.byteLength(JSON.stringify(event)) > PAYLOAD_LIMIT_BYTES) {
       throw new LambdaInvocationError(name, 'RequestEntityTooLargeException', `Request must be smaller than ${PAYLOAD_LIMIT_BYTES} bytes for the InvokeFunction operation`);
     }
@@ -127,6 +130,8 @@ export class LambdaService {
 
   private async coldStart(spec: LambdaFunctionSpec): Promise<Environment> {
     const log = createWriteStream(this.logFile(spec.name), { flags: 'a' });
+    // Losing a log line (its folder removed at teardown) must not crash the emulator.
+    log.on('error', () => undefined);
     const child = fork(RUNTIME, [], {
       cwd: spec.codeDir,
       env: {

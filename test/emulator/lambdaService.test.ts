@@ -65,4 +65,14 @@ describe('the emulated Lambda runtime', () => {
     const error = await lambdas.invoke('fn', { value: 1, padding: 'x'.repeat(6 * 1024 * 1024 + 1) }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ errorType: 'RequestEntityTooLargeException' });
   });
+
+  it('refuses an invocation once closed, without starting an environment or touching its log folder', async () => {
+    const gone = mkdtempSync(join(tmpdir(), 'sluice-lambda-closed-'));
+    const closed = new LambdaService({ PATH: process.env.PATH ?? '' }, () => join(gone, 'logs', 'fn.log'));
+    closed.register({ name: 'fn', arn: 'arn:aws:lambda:us-east-1:123456789012:function:fn', codeDir: dir, handler: 'fn.handler', environment: {}, timeoutMs: 1000, memoryMb: 128 });
+    closed.close();
+    rmSync(gone, { recursive: true, force: true });
+    const error = await closed.invoke('fn', { value: 1 }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ errorType: 'ServiceException' });
+  });
 });
