@@ -17,6 +17,7 @@ import time
 from typing import Set
 
 DEATH_WAIT_S = 1.0  # a killed process dies within milliseconds; this bounds the wait
+_WALL = 0x40000000  # Linux's __WALL (os does not name it): waitid considers children of every kind
 
 
 def _pids_in(folder: str) -> Set[int]:
@@ -36,6 +37,36 @@ def _children(pid: int) -> Set[int]:
         except (OSError, ValueError):
             pass  # the thread or process ended meanwhile
     return found
+
+
+def _childless() -> bool:
+    """Whether this process has no child at all, in one system call instead of a walk of /proc.
+
+    WNOWAIT: a finished child stays for its own waiter (subprocess's, say) to reap.
+    """
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT | _WALL)
+    except ChildProcessError:
+        return True
+    except (OSError, AttributeError):  # no waitid here, or the flag refused: walk instead
+        return False
+    return False
+
+
+def _only_child_of_init(me: int) -> bool:
+    """Whether the namespace's init has no child but the runtime, from one short read: its thread's
+    ``children`` is "<pid> " per child, and a read shorter than asked for has reached the end."""
+    expected = f"{me} ".encode("ascii")
+    try:
+        fd = os.open("/proc/1/task/1/children", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        return os.read(fd, len(expected) + 1) == expected
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _alive(pid: int) -> bool:
@@ -60,11 +91,21 @@ class JobProcesses:
     def __init__(self) -> None:
         self.me = os.getpid()
         self.confined = os.path.isdir("/proc") and _in_own_pid_namespace()
+        # bwrap, the namespace's init, runs one thread, so its children (the runtime, and the
+        # processes orphaned to it) are all in that thread's list.
+        self.init_single_threaded = self.confined and _pids_in("/proc/1/task") == {1}
 
     def current(self) -> Set[int]:
         """The function's processes now (never the runtime itself)."""
         if self.confined:
+            # Every process of the namespace descends from its init. Asked in this order, a
+            # process alive throughout is seen: when the runtime has no child, the init's
+            # children are the runtime and the roots of whatever else lives.
+            if self.init_single_threaded and _childless() and _only_child_of_init(self.me):
+                return set()
             return _pids_in("/proc") - {1, self.me}
+        if _childless():
+            return set()
         ours: Set[int] = set()
         frontier = _children(self.me)
         while frontier:

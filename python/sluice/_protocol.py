@@ -1,8 +1,11 @@
-"""The replica's side of the agent protocol: JSON objects, one a line, on a Unix stream socket.
+"""The replica's side of the agent protocol: JSON objects, one a line, on Unix stream sockets.
 
-The agent (Node.js) starts the replica with a socket as file descriptor 3. Both directions
-carry one UTF-8 JSON object per '\\n'-terminated line. stdout and stderr stay the function's
-logs, so nothing here ever writes to them except a note on stderr about a malformed message.
+The agent (Node.js) starts the replica with a socket as file descriptor 3 (the protocol: every
+message but ``run``) and one as file descriptor 4 (jobs: ``run`` only, from the agent). Each
+carries one UTF-8 JSON object per '\\n'-terminated line. Jobs come on a socket of their own so
+that the main thread, which runs them, reads them itself: handed over by the thread that reads
+the protocol, each would cost two thread switches. stdout and stderr stay the function's logs,
+so nothing here ever writes to them except a note on stderr about a malformed message.
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ import os
 import socket
 import sys
 import threading
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Dict, Optional
 
-__all__ = ["Channel", "ChannelClosed", "PROTOCOL_FD", "exit_now", "flush_logs"]
+__all__ = ["Channel", "ChannelClosed", "JOBS_FD", "PROTOCOL_FD", "exit_now", "flush_logs"]
 
 PROTOCOL_FD = 3
+JOBS_FD = 4
 
 Message = Dict[str, Any]
 
@@ -36,7 +40,7 @@ def flush_logs() -> None:
 
 
 class Channel:
-    """Newline-delimited JSON over a socket. send() is thread-safe; receive() is for one reader thread."""
+    """Newline-delimited JSON over a socket. send_lines() is thread-safe; receive() is for one reader thread."""
 
     def __init__(self, sock: socket.socket) -> None:
         self._socket = sock
@@ -52,13 +56,10 @@ class Channel:
         sock.setblocking(True)
         return cls(sock)
 
-    def send(self, message: Message, default: Optional[Callable[[Any], Any]] = None) -> None:
-        """Send one message. Raises TypeError/ValueError when it is not JSON, ChannelClosed when the agent is gone."""
-        self.send_line(json.dumps(message, allow_nan=False, separators=(",", ":"), default=default))
-
-    def send_line(self, line: str) -> None:
-        """Send one already-encoded JSON object (no newline inside)."""
-        data = (line + "\n").encode("utf-8")
+    def send_lines(self, *lines: str) -> None:
+        """Send already-encoded JSON objects (no newline inside), in one write: the agent wakes once
+        for them. Raises ChannelClosed when the agent is gone."""
+        data = ("\n".join(lines) + "\n").encode("utf-8")
         with self._write_lock:  # held only for the write itself: never while user code prints
             try:
                 self._socket.sendall(data)
@@ -83,6 +84,13 @@ class Channel:
             if isinstance(message, dict):
                 return message
             sys.stderr.write(f"sluice runtime: ignored a malformed protocol message: {line[:200]!r}\n")
+
+    def stop_receiving(self) -> None:
+        """Ends what receive() reads here, waking a thread blocked in it (sending still works)."""
+        try:
+            self._socket.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass
 
     def close(self) -> None:
         try:

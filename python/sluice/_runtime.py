@@ -2,8 +2,8 @@
 
 The agent starts it with cwd = the version's code directory and names the entry point in
 SLUICE_ENTRY_FILE (a relative .py path), SLUICE_ENTRY_SYMBOL and SLUICE_ENTRY_KIND
-('function' or 'class'). File descriptor 3 is the protocol socket (see sluice._protocol);
-stdout and stderr are the function's logs.
+('function' or 'class'). File descriptors 3 and 4 are the protocol and jobs sockets (see
+sluice._protocol); stdout and stderr are the function's logs.
 
 Logs: a job's output ends with the end marker the agent sent with it, on stdout and on stderr,
 so the agent knows where the job's lines stop. Writes through sys.stdout and sys.stderr are
@@ -13,12 +13,12 @@ descriptors 1 and 2 reach the agent's pipes only while a job runs (sluice._logfd
 native code writes to them after the job returned is dropped too.
 
 Threads: the main thread imports the code, runs ``__setup__`` and every job (user code may
-install signal handlers, which Python allows only there); a daemon thread reads the socket
-and dispatches: jobs go to a queue, call results wake the caller waiting for them, shutdown
-or end of stream ends the process.
+install signal handlers, which Python allows only there), reading each job from the jobs
+socket itself; a daemon thread reads the protocol socket and dispatches: call results wake
+the caller waiting for them, shutdown or end of stream ends the process.
 
-Replica -> agent: hello, ready | setup_error, output*, done | error, call, await.
-Agent -> replica: run, call_result, shutdown.
+Replica -> agent (protocol): hello, ready | setup_error, output*, done | error, call, await.
+Agent -> replica: run (jobs), call_result, shutdown (protocol).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import contextvars
 import inspect
 import json
 import os
-import queue
 import re
 import shutil
 import sys
@@ -39,13 +38,13 @@ import traceback
 import types
 import typing
 import uuid
-from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from sluice._decorator import ATTRIBUTE, FunctionSpec, _streams
 from sluice._errors import FatalException
 from sluice._logfds import LOG_FDS, LogDescriptors
 from sluice._processes import JobProcesses
-from sluice._protocol import Channel, ChannelClosed, exit_now, flush_logs
+from sluice._protocol import JOBS_FD, PROTOCOL_FD, Channel, ChannelClosed, exit_now, flush_logs
 from sluice._remote import RemoteError, RemoteJob, set_remote_caller
 from sluice._struct import Struct
 from sluice._types import FILE_MARKER_KEY, File, decode_files
@@ -336,11 +335,11 @@ class _PendingCall:
 
 
 class Runtime:
-    def __init__(self, channel: Channel, attribution: Attribution, logs: LogDescriptors) -> None:
+    def __init__(self, channel: Channel, jobs: Channel, attribution: Attribution, logs: LogDescriptors) -> None:
         self.channel = channel
+        self.jobs = jobs
         self.attribution = attribution
         self.logs = logs
-        self.jobs: "queue.Queue[Optional[Message]]" = queue.Queue()
         self.calls: Dict[str, _PendingCall] = {}
         self.calls_lock = threading.Lock()
         self.closed = False
@@ -351,32 +350,30 @@ class Runtime:
 
     # Messages out. Logs are flushed first and outside the write lock.
 
-    def send(self, message: Message, default: Optional[Callable[[Any], Any]] = None) -> None:
+    def send(self, message: Message, *held: str) -> None:
+        """Sends a message, after the lines ``held`` back to go out with it."""
+        self.send_lines(*held, json.dumps(message, allow_nan=False, separators=(",", ":")))
+
+    def send_lines(self, *lines: str) -> None:
         flush_logs()
         try:
-            self.channel.send(message, default)
+            self.channel.send_lines(*lines)
         except ChannelClosed:
             exit_now(0)  # the agent is gone: nobody is left to report to
-
-    def send_line(self, line: str) -> None:
-        flush_logs()
-        try:
-            self.channel.send_line(line)
-        except ChannelClosed:
-            exit_now(0)
 
     # The reader thread.
 
     def read(self) -> None:
+        # It writes no job's output (only the runtime's note about a malformed message): the end
+        # of a job need not wait for its writes.
+        self.logs.never_writes(threading.get_native_id())
         try:
             while True:
                 message = self.channel.receive()
                 if message is None:
                     break
                 kind = message.get("type")
-                if kind == "run":
-                    self.jobs.put(message)
-                elif kind == "call_result":
+                if kind == "call_result":
                     self.answer(message)
                 elif kind == "shutdown":
                     break
@@ -400,7 +397,7 @@ class Runtime:
             call.answered.set()
         if self.busy:
             exit_now(0)
-        self.jobs.put(None)
+        self.jobs.stop_receiving()  # the main thread, waiting for a job, reads the end and returns
         threading.Event().wait(SHUTDOWN_GRACE_S)
         exit_now(0)
 
@@ -435,7 +432,7 @@ class Runtime:
                 raise RemoteError(ref, "the replica is shutting down")
             self.calls[call_id] = pending
         try:
-            self.send_line(line)
+            self.send_lines(line)
             pending.answered.wait()
         finally:
             with self.calls_lock:
@@ -450,6 +447,8 @@ class Runtime:
     # The main thread.
 
     def serve(self) -> int:
+        # Setup's output ends with this marker, as a job's does: the agent hands out no job before it.
+        setup_marker = os.environ.pop("SLUICE_SETUP_END_MARKER", None)
         self.send({"type": "hello", "pid": os.getpid()})
         set_remote_caller(self.call_function)
         threading.Thread(target=self.read, name="sluice-protocol", daemon=True).start()
@@ -459,13 +458,15 @@ class Runtime:
             self.send({"type": "setup_error", "error": format_error(error)})
             exit_now(1)
         flush_logs()  # setup's lines, to the version's log
-        self.logs.between_jobs()
+        self.logs.between_jobs(setup_marker)
         self.send({"type": "ready"})
         while True:
-            message = self.jobs.get()
-            if message is None:
+            message = self.jobs.receive()
+            if message is None or message.get("type") == "shutdown":
+                self.channel.stop_receiving()  # so the reader stops too, bounding the exit (stop)
                 return 0
-            self.run_job(entry, message)
+            if message.get("type") == "run":
+                self.run_job(entry, message)
 
     def setup(self) -> Entry:
         cwd = os.getcwd()
@@ -498,6 +499,7 @@ class Runtime:
     def run_job(self, entry: Entry, message: Message) -> None:
         job_id = message.get("job_id")
         saved: Dict[str, Optional[str]] = {}
+        held: List[str] = []
         self.busy = True
         started_before = self.processes.current()
         if self.oversized is not None:  # the last job's, stored by the agent by now
@@ -520,10 +522,12 @@ class Runtime:
             args, kwargs = entry.arguments(inputs, lambda name, value: self.input_value(entry, name, value))
             limit = message.get("max_output_bytes")
             max_output_bytes = limit if isinstance(limit, int) and limit > 0 else None
-            index = 0
-            for value in self.results(entry, args, kwargs):
-                self.send_output(job_id, index, value, max_output_bytes)
-                index += 1
+            outputs = self.results(entry, args, kwargs)
+            if isinstance(outputs, list):  # returned, not streamed: sent with the job's end, in one write
+                held = [self.output_line(job_id, index, value, max_output_bytes) for index, value in enumerate(outputs)]
+            else:
+                for index, value in enumerate(outputs):
+                    self.send_lines(self.output_line(job_id, index, value, max_output_bytes))
         except (Exception, SystemExit) as error:
             failure = error
         finally:
@@ -537,7 +541,7 @@ class Runtime:
         self.processes.end_started_since(started_before)
         self.end_output(message.get("end_marker"))
         if failure is None:
-            self.send({"type": "done", "job_id": job_id})
+            self.send({"type": "done", "job_id": job_id}, *held)
         elif isinstance(failure, FatalException):  # the job's failure, not the process's: no restart
             self.send({"type": "error", "job_id": job_id, "error": format_error(failure), "fatal": True})
         else:
@@ -552,7 +556,7 @@ class Runtime:
         flush_logs()  # what the job's code left buffered is its own: to the pipes, ahead of the marker
         with self.attribution.lock:
             self.attribution.running = None
-        self.logs.job_ended(marker if isinstance(marker, str) and marker and "\n" not in marker else None)
+        self.logs.job_ended(marker)
 
     def input_value(self, entry: Entry, name: str, value: Any) -> Any:
         # The agent fetched every File input before the job came (under the service's address
@@ -570,21 +574,21 @@ class Runtime:
         raise InputError(f"input {name} is a sluice.File the agent did not fetch (got {json.dumps(value)[:200]}); "
                          "declare it as sluice.File in the function's signature")
 
-    def results(self, entry: Entry, args: List[Any], kwargs: Dict[str, Any]) -> Iterator[Any]:
-        """The job's outputs, as the function produces them."""
+    def results(self, entry: Entry, args: List[Any], kwargs: Dict[str, Any]) -> Union[List[Any], Iterator[Any]]:
+        """The job's outputs: a list when the function returned them (none or one), else an
+        iterator that produces them as the function streams them."""
         result = self.wait_for(entry.call(*args, **kwargs))
         if inspect.isasyncgen(result):
-            yield from self.iterate_async(result)
-        elif inspect.isgenerator(result):
-            yield from result
-        elif entry.generator and result is None:
-            return
-        elif entry.generator and not isinstance(result, (str, bytes, dict)) and hasattr(result, "__iter__"):
-            yield from result
-        elif result is None and entry.returns_none:
-            return
-        else:
-            yield result
+            return self.iterate_async(result)
+        if inspect.isgenerator(result):
+            return result
+        if entry.generator and result is None:
+            return []
+        if entry.generator and not isinstance(result, (str, bytes, dict)) and hasattr(result, "__iter__"):
+            return iter(result)
+        if result is None and entry.returns_none:
+            return []
+        return [result]
 
     def wait_for(self, value: Any) -> Any:
         if inspect.isawaitable(value):
@@ -619,14 +623,14 @@ class Runtime:
             self.oversized = tempfile.mkdtemp(prefix="sluice-outputs-")
         return self.oversized
 
-    def send_output(self, job_id: Any, index: int, value: Any, max_output_bytes: Optional[int] = None) -> None:
+    def output_line(self, job_id: Any, index: int, value: Any, max_output_bytes: Optional[int] = None) -> str:
+        """The output message for a value, encoded."""
         head = {"type": "output", "job_id": job_id, "index": index}
         if isinstance(value, File):
             path = os.path.abspath(value.path)
             if not os.path.isfile(path):
                 raise OutputError(f"output {index} is a sluice.File but {path} is not a file")
-            self.send({**head, "file": path, "name": os.path.basename(path)})
-            return
+            return json.dumps({**head, "file": path, "name": os.path.basename(path)}, separators=(",", ":"))
         try:
             encoded = json.dumps(value, allow_nan=False, separators=(",", ":"), default=lambda item: _output_json(index, item))
         except (TypeError, ValueError, RecursionError) as error:
@@ -640,10 +644,9 @@ class Runtime:
             path = os.path.join(self.oversized_outputs(), name)
             with open(path, "w", encoding="utf-8") as out:
                 out.write(encoded)
-            self.send({**head, "file": path, "name": name})
-            return
+            return json.dumps({**head, "file": path, "name": name}, separators=(",", ":"))
         line = json.dumps(head, separators=(",", ":"))
-        self.send_line(line[:-1] + ',"value":' + encoded + "}")
+        return line[:-1] + ',"value":' + encoded + "}"
 
 
 def _call_value(outputs: List[Any]) -> Any:
@@ -693,15 +696,16 @@ def _line_buffer_logs() -> None:
 def main() -> int:
     _line_buffer_logs()
     try:
-        channel = Channel.open()
+        channel = Channel.open(PROTOCOL_FD)
+        jobs = Channel.open(JOBS_FD)
     except OSError as error:
-        sys.stderr.write(f"sluice runtime: file descriptor 3 must be the agent's protocol socket ({error}); "
+        sys.stderr.write(f"sluice runtime: file descriptors 3 and 4 must be the agent's protocol and jobs sockets ({error}); "
                          "this module is started by the Sluice agent\n")
         return 2
     logs = LogDescriptors()
     attribution = Attribution()
     attribution.install(logs)
-    return Runtime(channel, attribution, logs).serve()
+    return Runtime(channel, jobs, attribution, logs).serve()
 
 
 if __name__ == "__main__":

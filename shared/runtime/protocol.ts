@@ -2,7 +2,10 @@ import type { JobStatus, PushedJobWait } from '../domain/job.js';
 
 /**
  * The messages between the agent and a replica (`python -m sluice._runtime`), one JSON object
- * per line on file descriptor 3. stdout and stderr stay free for the function's own output.
+ * per line on file descriptor 3, except `run`, which goes on file descriptor 4: the replica's main
+ * thread, which runs the jobs, reads them there itself, while another thread reads fd 3 (call
+ * results, shutdown, the agent's end) during jobs. stdout and stderr stay free for the
+ * function's own output.
  */
 export type ReplicaMessage =
   | { type: 'hello'; pid: number }

@@ -62,6 +62,8 @@ export class Replica {
   readonly ready: Promise<void>;
   private readonly child: ChildProcess;
   private readonly channel: Socket;
+  /** `run` goes on a socket of its own (fd 4), which the replica's main thread reads between jobs (protocol.ts). */
+  private readonly jobs: Socket;
   private readonly readers: Interface[] = [];
   private killedByAgent = false;
   private exited = false;
@@ -69,6 +71,9 @@ export class Replica {
   /** The last run's end marker, and the streams on which it has not been read yet. */
   private endMarker = '';
   private readonly undrained = new Set<Stream>();
+  /** Setup said `ready`; the replica is idle once setup's output is read (becomeReady). */
+  private setupEnded = false;
+  private setupDrainTimer?: NodeJS.Timeout;
   private readonly readyWaiter: { resolve: () => void; reject: (error: Error) => void };
 
   constructor(private readonly spec: ReplicaSpawn) {
@@ -78,8 +83,14 @@ export class Replica {
     });
     this.ready.catch(() => undefined);
     this.readyWaiter = waiter;
-    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, uid: spec.uid, gid: spec.gid, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
+    // Setup's output ends with a marker too: a line it printed is the version's, never read as
+    // the first job's once that job has been handed out on `ready`.
+    const setupMarker = `sluice-end-of-setup ${randomUUID()}`;
+    const env = { ...spec.env, SLUICE_SETUP_END_MARKER: setupMarker };
+    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env, uid: spec.uid, gid: spec.gid, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], detached: true });
+    this.awaitEndMarker(setupMarker);
     this.channel = this.child.stdio[3] as Socket;
+    this.jobs = this.child.stdio[4] as Socket;
     for (const stream of ['stdout', 'stderr'] as const) {
       this.child[stream]?.on('error', () => undefined); // a killed process can reset its pipes; exit reports it
       const reader = createInterface({ input: this.child[stream] as NodeJS.ReadableStream, crlfDelay: Infinity });
@@ -97,7 +108,7 @@ export class Replica {
       this.readers.push(reader);
     }
     createInterface({ input: this.channel, crlfDelay: Infinity }).on('line', (line) => this.receive(line));
-    this.channel.on('error', () => undefined); // the exit handler reports what matters
+    for (const socket of [this.channel, this.jobs]) socket.on('error', () => undefined); // the exit handler reports what matters
     this.child.on('error', (error) => this.handleExit(null, null, error.message));
     this.child.on('exit', (code, signal) => this.handleExit(code, signal));
   }
@@ -139,8 +150,7 @@ export class Replica {
     if (this.state !== 'idle' && !reserved) throw new Error(`replica ${this.id} is ${this.state}, not idle`);
     this.state = 'active';
     this.currentJobId = job.jobId;
-    this.endMarker = `sluice-end-of-job ${randomUUID()}`;
-    for (const stream of ['stdout', 'stderr'] as const) if (this.child[stream]?.readable) this.undrained.add(stream);
+    this.awaitEndMarker(`sluice-end-of-job ${randomUUID()}`);
     return new Promise((resolve) => {
       this.run = { resolve, handlers, outputs: [] };
       this.send({ type: 'run', job_id: job.jobId, run_id: job.runId, inputs: job.inputs, env: job.env, end_marker: this.endMarker, max_output_bytes: job.maxOutputBytes });
@@ -157,7 +167,8 @@ export class Replica {
   }
 
   private send(message: AgentMessage): void {
-    if (!this.channel.destroyed) this.channel.write(`${JSON.stringify(message)}\n`);
+    const socket = message.type === 'run' ? this.jobs : this.channel;
+    if (!socket.destroyed) socket.write(`${JSON.stringify(message)}\n`);
   }
 
   private receive(line: string): void {
@@ -172,8 +183,10 @@ export class Replica {
         this.state = 'setup';
         break;
       case 'ready':
-        this.state = 'idle';
-        this.readyWaiter.resolve();
+        // Ready once setup's output is read to its marker (or OUTPUT_DRAIN_MS on, as for a run).
+        this.setupEnded = true;
+        if (this.undrained.size === 0) this.becomeReady();
+        else this.setupDrainTimer = setTimeout(() => this.becomeReady(), OUTPUT_DRAIN_MS);
         break;
       case 'setup_error':
         this.readyWaiter.reject(new Error(message.error));
@@ -201,9 +214,25 @@ export class Replica {
     run.drainTimer = setTimeout(() => this.endRun(), OUTPUT_DRAIN_MS);
   }
 
+  /** What the process prints from now on ends with `marker` on each open pipe: setup or the run ends once it is read there. */
+  private awaitEndMarker(marker: string): void {
+    this.endMarker = marker;
+    for (const stream of ['stdout', 'stderr'] as const) if (this.child[stream]?.readable) this.undrained.add(stream);
+  }
+
   private drained(stream: Stream): void {
     this.undrained.delete(stream);
-    if (this.undrained.size === 0 && this.run?.verdict) this.endRun();
+    if (this.undrained.size > 0) return;
+    if (this.run?.verdict) this.endRun();
+    else if (this.setupEnded) this.becomeReady();
+  }
+
+  private becomeReady(): void {
+    if (this.state !== 'setup' && this.state !== 'starting') return; // ready already, or stopped
+    clearTimeout(this.setupDrainTimer);
+    this.undrained.clear();
+    this.state = 'idle';
+    this.readyWaiter.resolve();
   }
 
   private endRun(): void {
@@ -225,6 +254,7 @@ export class Replica {
   private handleExit(exitCode: number | null, signal: NodeJS.Signals | null, spawnError?: string): void {
     if (this.exited) return;
     this.exited = true;
+    clearTimeout(this.setupDrainTimer);
     this.exitStatus = { exitCode, signal, killedByAgent: this.killedByAgent };
     this.state = 'stopped';
     this.readyWaiter.reject(new Error(spawnError ?? `the replica exited during setup (${signal ?? `exit status ${exitCode}`})`));
@@ -238,6 +268,7 @@ export class Replica {
       run.resolve(run.verdict ?? { kind: 'crashed', exitCode, signal, killedByAgent: this.killedByAgent });
     }
     this.channel.destroy();
+    this.jobs.destroy();
     this.spec.onExit(this);
   }
 }

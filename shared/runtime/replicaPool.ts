@@ -266,6 +266,9 @@ export class ReplicaPool {
         this.setupFailures = 0;
         const member = this.members.get(replica);
         if (member) member.setUp = true;
+        // Setup's lines are stored now, not one flush interval later: a client that reads the
+        // version's logs after its first jobs (which can end within that interval) finds them.
+        void setupLog.flush();
         this.tell({ what: 'ready', versionId: version.id, replicaId: id, gpuIndex });
         this.becameIdle(replica);
       },

@@ -101,6 +101,17 @@ describe('replicas', () => {
     expect(refused.body.detail).toMatch(/no version that can run/);
   });
 
+  it('stores a replica’s setup output before its first job’s result is answered: the version’s logs show it right after', async () => {
+    const source = `import sluice\n\n@sluice.function(name="primed")\nclass Primed:\n    def __setup__(self):\n        print("primed the model")\n\n    def __predict__(self) -> str:\n        return "ok"\n`;
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+    await waitForBuild(service, 'local/primed', deployed.body.version.id);
+    const { body } = await call('POST', '/v2/push', { function: 'local/primed', inputs: {} });
+    expect((await call('GET', `/v2/jobs/${body.id}/await`)).body.status).toBe('finished');
+    const logs = (await call('GET', `/v2/logs?version_id=${deployed.body.version.id}`)).body;
+    const lines = logs.data.flatMap((group: { logs: { message: string }[] }) => group.logs.map((log) => log.message));
+    expect(lines).toContain('primed the model');
+  });
+
   it('keeps a flood of printed lines without blocking the job, all of them readable in pages', async () => {
     const source = `import sluice\n\n@sluice.function(name="chatty")\ndef chatty(lines: int) -> int:\n    for i in range(lines):\n        print(f"line {i}")\n    return lines\n`;
     const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));

@@ -1,7 +1,7 @@
 /**
  * Starts one replica, `python3 -m sluice._runtime`, the way the agent does (cwd = the code
- * directory, the protocol on fd 3) and talks to it: send(message), next(type) for the next
- * message of a type, and the logs it wrote on stdout and stderr.
+ * directory, the protocol on fd 3, jobs on fd 4) and talks to it: send(message), next(type) for
+ * the next message of a type, and the logs it wrote on stdout and stderr.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -44,6 +44,7 @@ export interface Replica {
   received: Received[];
   /** fd 3, the protocol socket (end() it to play an agent that went away). */
   protocol: Socket;
+  /** Sends a message where the agent does: `run` on fd 4, the rest on fd 3. */
   send(message: Message): void;
   /** The next message of this type not yet taken by next() (waits for it). */
   next(type: string, timeoutMs?: number): Promise<Received>;
@@ -62,7 +63,7 @@ export async function startReplica(root: string, options: ReplicaOptions): Promi
   }
   const child = spawn(python, ['-m', 'sluice._runtime'], {
     cwd: dir,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
     env: {
       ...process.env,
       PYTHONPATH: `${pythonDir}:${dir}`,
@@ -75,6 +76,7 @@ export async function startReplica(root: string, options: ReplicaOptions): Promi
     },
   });
   const protocol = child.stdio[3] as Socket;
+  const jobs = child.stdio[4] as Socket;
   const stdout: string[] = [];
   const stderr: string[] = [];
   const received: Received[] = [];
@@ -135,7 +137,7 @@ export async function startReplica(root: string, options: ReplicaOptions): Promi
     received,
     protocol,
     send(message) {
-      protocol.write(`${JSON.stringify(message)}\n`);
+      (message.type === 'run' ? jobs : protocol).write(`${JSON.stringify(message)}\n`);
     },
     next(type, timeoutMs = 15_000) {
       return waitFor((r) => r.message.type === type && !taken.has(r), `a "${type}" message`, timeoutMs).then((found) => {

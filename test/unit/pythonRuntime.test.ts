@@ -1,7 +1,7 @@
 /**
  * The replica runtime, `python3 -m sluice._runtime` (python/sluice/_runtime.py): the protocol
- * the agent speaks with one replica over fd 3. Each case starts a real interpreter on a small
- * function written to a temp dir (test/support/replicaHarness.ts).
+ * the agent speaks with one replica over fds 3 and 4. Each case starts a real interpreter on a
+ * small function written to a temp dir (test/support/replicaHarness.ts).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
