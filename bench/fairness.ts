@@ -45,6 +45,28 @@ async function completionTimes(call: Client, ids: string[]): Promise<number[]> {
   return times;
 }
 
+/** Sets the noop function's replica bounds (min = max = `replicas`) and waits until that many run. */
+async function holdReplicas(call: Client, replicas: number): Promise<void> {
+  const { status } = await call('POST', '/v2/functions/local/noop/versions/latest/edit', { minimum_replicas: replicas, maximum_replicas: replicas });
+  if (status !== 200) throw new Error(`editing the noop function's replica bounds answered ${status}`);
+  for (;;) {
+    const workers = (await call<{ current_workers?: { idle: number; active: number; starting: number; setup: number } }>('GET', '/v2/functions/local/noop/versions/latest')).body.current_workers;
+    if (workers && workers.idle + workers.active === replicas && workers.starting + workers.setup === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Jobs a second in the middle 80% of `times` (by count): what the replicas sustain, without the
+ * ramp while they start and the tail while the last jobs end.
+ */
+function steadyRate(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  const from = Math.floor(sorted.length * 0.1);
+  const to = Math.ceil(sorted.length * 0.9) - 1;
+  return (to - from) / (((sorted[to] as number) - (sorted[from] as number)) / 1000);
+}
+
 /** Polls (cheaply, 10 times a second) until the job has ended. */
 async function untilEnded(call: Client, id: string): Promise<void> {
   while (!['finished', 'error', 'cancelled'].includes((await call<WireJob>('GET', `/v2/jobs/${id}`)).body.status as string)) {
@@ -61,17 +83,21 @@ const rateWithin = (times: number[], from: number, to: number) => times.filter((
  */
 export async function benchFairness(
   call: Client,
-  target: { url: string; key: string },
+  target: { url: string; key: string; replicas: number },
   backlog: number,
   floodSeconds: number,
   during: { start(): Promise<void>; end(): Promise<void> },
 ): Promise<Fairness> {
   let floodStart = 0;
+  // The backlog is queued with no replica to run it, then drained by as many as before: pushed
+  // while they run, most of it would end while it is pushed, and the drain would be a few
+  // hundred jobs measured over a few dozen milliseconds.
+  await holdReplicas(call, 0);
   const drained = await pushMany(call, backlog);
-  const drainStart = wallMs();
+  if (drained.length !== backlog) throw new Error(`only ${drained.length} of the ${backlog} backlog jobs were accepted`);
+  await holdReplicas(call, target.replicas);
   await untilEnded(call, drained[drained.length - 1] as string);
-  const drainTimes = await completionTimes(call, drained);
-  const drainRate = rateWithin(drainTimes, drainStart, Math.max(...drainTimes));
+  const drainRate = steadyRate(await completionTimes(call, drained));
 
   const queued = await pushMany(call, backlog);
   // The flood comes from a generator of its own (like wrk): its CPU is not the service's to lose.

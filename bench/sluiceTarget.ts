@@ -15,9 +15,11 @@ import type { Figures } from './stats.js';
 import { benchTrivialGet } from './trivialGet.js';
 import { cpuSeconds, figuresFrom, peakRssMb, wallMs } from './stats.js';
 
+/** The no-op function's warm replicas, as many as BullMQ's worker runs at once. */
+const NOOP_REPLICAS = 2;
 const NOOP = `import sluice
 
-@sluice.function(name="noop", minimum_replicas=2, maximum_replicas=2)
+@sluice.function(name="noop", minimum_replicas=${NOOP_REPLICAS}, maximum_replicas=${NOOP_REPLICAS})
 def noop() -> None:
     pass
 `;
@@ -99,7 +101,7 @@ export async function benchSluice(options: { sequential: number; warmup: number;
     const figures = figuresFrom({ pushToStart, pushToResult, awaitWake }, { jobs: load.jobs, seconds: load.seconds, peakRssMb: await peakRssMb(service.pid as number), cpuPerJob: cpu });
     const trivialGet = await benchTrivialGet(url, key, JSON.stringify((await call('GET', '/v2/organization')).body));
     let floodDelay: LoopDelay | undefined;
-    const fairness = await benchFairness(call, { url, key }, options.backlog, options.floodSeconds, {
+    const fairness = await benchFairness(call, { url, key, replicas: NOOP_REPLICAS }, options.backlog, options.floodSeconds, {
       start: async () => void (await probe.read(service)),
       end: async () => void (floodDelay = await probe.read(service)),
     });
