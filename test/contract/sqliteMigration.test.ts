@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, SCHEMA_BEFORE_LIST_PREVIEWS } from '../../shared/adapters/local/sqlite/database.js';
+import { openDatabase, SCHEMA_BEFORE_LIST_PREVIEWS, SCHEMA_BEFORE_USAGE_DAYS } from '../../shared/adapters/local/sqlite/database.js';
 import { createSqliteStore } from '../../shared/adapters/local/sqlite/sqliteStore.js';
 import { jsonBytes, LIST_INLINE_BYTES } from '../../shared/domain/listPreview.js';
-import { aJob, anOutput } from '../support/fixtures.js';
+import { HOUR_SECONDS } from '../../shared/domain/usage.js';
+import { aJob, anIncrement, anOutput } from '../support/fixtures.js';
 
 describe('SQLite migration of jobs and outputs stored by an earlier release', () => {
   let dir: string | undefined;
@@ -44,6 +45,26 @@ describe('SQLite migration of jobs and outputs stored by an earlier release', ()
       ]);
       const finished = await store.jobs.transition(large.id, ['queued'], { status: 'finished', completedAt: 5 });
       expect(finished).toEqual({ ...large, status: 'finished', completedAt: 5 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('keeps the usage an earlier release counted by hour, in totals over whole days and their edges', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-migration-'));
+    const path = join(dir, 'sluice.db');
+    const db = openDatabase(path, SCHEMA_BEFORE_USAGE_DAYS);
+    const DAY = 24 * HOUR_SECONDS;
+    const firstDay = anIncrement().hour - (anIncrement().hour % DAY);
+    const insert = db.prepare('INSERT INTO usage_hours (organization_id, version_id, billing_class, hour, function_id, compute_seconds, cost_dollars) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    for (let hour = firstDay; hour < firstDay + 3 * DAY; hour += HOUR_SECONDS) insert.run('org-1', 'version-1', 'cpu', hour, 'function-1', 2, 0.5);
+    db.close();
+    const store = createSqliteStore(path);
+    try {
+      const totals = await store.usage.totals({ organizationId: 'org-1', fromHour: firstDay + HOUR_SECONDS, toHour: firstDay + 3 * DAY });
+      expect(totals.get('cpu')).toEqual({ computeSeconds: (3 * 24 - 1) * 2, costDollars: (3 * 24 - 1) * 0.5 });
+      const byFunction = await store.usage.totalsByFunction({ organizationId: 'org-1', fromHour: firstDay, toHour: firstDay + 2 * DAY });
+      expect(byFunction.get('function-1')?.get('cpu')).toEqual({ computeSeconds: 96, costDollars: 24 });
     } finally {
       await store.close();
     }

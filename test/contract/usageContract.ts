@@ -83,6 +83,21 @@ export function describeUsageContract(store: CurrentStore): void {
       expect(await seconds(H + 10 * HOUR_SECONDS, H + 20 * HOUR_SECONDS)).toBeUndefined();
     });
 
+    it('totals over several days count each hour once, whole days and the hours at both edges alike', async () => {
+      const DAY = 24 * HOUR_SECONDS;
+      const firstDay = H - (H % DAY) + DAY;
+      // One second at every hour of four days, and 1,000 at the hour before them.
+      await store().usage.add(anIncrement({ hour: firstDay - HOUR_SECONDS, computeSeconds: 1000, costDollars: 0 }));
+      for (let hour = firstDay; hour < firstDay + 4 * DAY; hour += HOUR_SECONDS) await store().usage.recordJob(`job-${hour}`, anIncrement({ hour, computeSeconds: 1, costDollars: 0 }));
+      const seconds = async (fromHour: number, toHour: number) => (await store().usage.totals({ organizationId: 'org-1', fromHour, toHour })).get('a100')?.computeSeconds;
+      expect(await seconds(firstDay, firstDay + 4 * DAY)).toBe(96);
+      expect(await seconds(firstDay + 5 * HOUR_SECONDS, firstDay + 3 * DAY + 7 * HOUR_SECONDS)).toBe(3 * 24 + 2);
+      expect(await seconds(firstDay - HOUR_SECONDS, firstDay + DAY)).toBe(1024);
+      expect(await seconds(firstDay + DAY + HOUR_SECONDS, firstDay + DAY + 3 * HOUR_SECONDS)).toBe(2);
+      const byFunction = await store().usage.totalsByFunction({ organizationId: 'org-1', versionId: anIncrement().versionId, fromHour: firstDay - 2 * HOUR_SECONDS, toHour: firstDay + 2 * DAY + HOUR_SECONDS });
+      expect(byFunction.get(anIncrement().functionId)?.get('a100')?.computeSeconds).toBe(1000 + 49);
+    });
+
     it('recordJob a second time for the same job changes nothing and answers false', async () => {
       expect(await store().usage.recordJob('job-1', anIncrement({ computeSeconds: 60, costDollars: 1 }))).toBe(true);
       expect(await store().usage.recordJob('job-1', anIncrement({ computeSeconds: 60, costDollars: 1 }))).toBe(false);

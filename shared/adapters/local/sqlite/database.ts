@@ -183,6 +183,25 @@ const MIGRATIONS: string[] = [
   CREATE INDEX versions_by_function_newest ON versions (function_id, created_at, id);
   DROP INDEX versions_by_function;
   `,
+  // Usage by day beside usage by hour, written together: a month's totals read its whole days
+  // (at most 31 rows per version and class) and the hours at its edges, not its 744 hours.
+  // Filled from the hour rows of an older database.
+  `
+  CREATE TABLE usage_days (
+    organization_id TEXT NOT NULL,
+    version_id TEXT NOT NULL,
+    billing_class TEXT NOT NULL,
+    day INTEGER NOT NULL,
+    function_id TEXT NOT NULL,
+    compute_seconds REAL NOT NULL,
+    cost_dollars REAL NOT NULL,
+    PRIMARY KEY (organization_id, version_id, billing_class, day)
+  ) WITHOUT ROWID;
+  CREATE INDEX usage_days_by_organization ON usage_days (organization_id, day);
+  INSERT INTO usage_days (organization_id, version_id, billing_class, day, function_id, compute_seconds, cost_dollars)
+    SELECT organization_id, version_id, billing_class, hour - hour % 86400, MAX(function_id), SUM(compute_seconds), SUM(cost_dollars)
+    FROM usage_hours GROUP BY organization_id, version_id, billing_class, hour - hour % 86400;
+  `,
 ];
 
 /**
@@ -205,6 +224,8 @@ export function openDatabase(path: string, migrations = MIGRATIONS.length): Sqli
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** The schema as the release before list previews (migration 8) left it: what the migration test starts from. */
 export const SCHEMA_BEFORE_LIST_PREVIEWS = 7;
+/** The schema before usage by day (the last migration): what the usage migration test starts from. */
+export const SCHEMA_BEFORE_USAGE_DAYS = MIGRATIONS.length - 1;
 
 function migrate(db: SqliteDatabase, migrations: number): void {
   const applied = db.pragma('user_version', { simple: true }) as number;
