@@ -70,21 +70,19 @@ export function sqliteUsageStore(db: SqliteDatabase, writes: GroupCommit): Usage
    * or in the primary key for one version.
    */
   const summed = <Row>(columns: string, ofVersion: boolean) => {
-    const version = ofVersion ? ' AND version_id = :version' : '';
-    const part = (table: string, time: string, from: string, to: string) =>
-      `SELECT ${columns}, compute_seconds, cost_dollars FROM ${table} WHERE organization_id = :organization${version} AND ${time} >= :${from} AND ${time} < :${to}`;
-    const statement = db.prepare<[Record<string, string | number>], Row>(
+    const version = ofVersion ? ' AND version_id = ?' : '';
+    const part = (table: string, time: string) => `SELECT ${columns}, compute_seconds, cost_dollars FROM ${table} WHERE organization_id = ?${version} AND ${time} >= ? AND ${time} < ?`;
+    const statement = db.prepare<(string | number)[], Row>(
       `SELECT ${columns}, SUM(compute_seconds) AS compute_seconds, SUM(cost_dollars) AS cost_dollars FROM (
-         ${part('usage_days', 'day', 'fromDay', 'toDay')}
-         UNION ALL ${part('usage_hours', 'hour', 'fromHead', 'toHead')}
-         UNION ALL ${part('usage_hours', 'hour', 'fromTail', 'toTail')}
+         ${part('usage_days', 'day')}
+         UNION ALL ${part('usage_hours', 'hour')}
+         UNION ALL ${part('usage_hours', 'hour')}
        ) GROUP BY ${columns}`,
     );
     return (query: UsageQuery): Row[] => {
       const { days, head, tail } = usageSpans(query.fromHour, query.toHour);
-      const bound: Record<string, string | number> = { organization: query.organizationId, fromDay: days[0], toDay: days[1], fromHead: head[0], toHead: head[1], fromTail: tail[0], toTail: tail[1] };
-      if (ofVersion) bound.version = query.versionId as string;
-      return current(() => statement.all(bound));
+      const owner = ofVersion ? [query.organizationId, query.versionId as string] : [query.organizationId];
+      return current(() => statement.all(...owner, ...days, ...owner, ...head, ...owner, ...tail));
     };
   };
   const totalsOf = { organization: summed<TotalsRow>('billing_class', false), version: summed<TotalsRow>('billing_class', true) };
