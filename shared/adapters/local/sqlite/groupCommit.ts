@@ -83,6 +83,16 @@ export class GroupCommit {
     this.beforeCommitListeners.push(listener);
   }
 
+  /** Runs `read` once what the open transaction kept back (beforeCommit) is written: it sees every write made so far. */
+  current<T>(read: () => T): T {
+    if (this.db.inTransaction) this.writeKeptBack();
+    return read();
+  }
+
+  private writeKeptBack(): void {
+    for (const listener of this.beforeCommitListeners) listener();
+  }
+
   /** Commits at once (before closing the database). */
   flush(): void {
     if (this.db.inTransaction) this.commit();
@@ -96,7 +106,7 @@ export class GroupCommit {
     this.lastCommitAt = performance.now();
     if (!this.db.inTransaction) return;
     try {
-      for (const listener of this.beforeCommitListeners) listener();
+      this.writeKeptBack();
       this.db.exec('COMMIT');
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');

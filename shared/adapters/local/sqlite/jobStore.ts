@@ -91,11 +91,7 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
   });
   writes.beforeCommit(() => unwritten.flush());
   writes.onRollback(() => unwritten.clear());
-  /** Reads rows that unwritten moves change: they are written first. */
-  const current = <T>(read: () => T): T => {
-    unwritten.flush();
-    return read();
-  };
+  // Reads of rows that unwritten moves change go through writes.current, which writes them first.
 
   /**
    * The move made from the remembered record, if the row still has its status (else read the
@@ -142,7 +138,7 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
       const bound = status === undefined ? [...keys, filter.organizationId] : [...keys, filter.organizationId, status];
       const list = `${name}\u0000${bound.join('\u0000')}`;
       const after = page.offset === 0 ? undefined : boundaries.find(list, page.offset);
-      const rows = current(() => (after ? resumed.all(...bound, after.createdAt, after.id, page.limit) : counted.all(...bound, page.limit, page.offset))).map(parse);
+      const rows = writes.current(() => (after ? resumed.all(...bound, after.createdAt, after.id, page.limit) : counted.all(...bound, page.limit, page.offset))).map(parse);
       boundaries.remember(list, page.offset, rows);
       return rows;
     };
@@ -234,28 +230,28 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     },
     async countActive(organizationId) {
       const counts = { queued: 0, processing: 0 };
-      for (const row of current(() => activeCounts.all(organizationId))) counts[row.status as keyof typeof counts] = row.count;
+      for (const row of writes.current(() => activeCounts.all(organizationId))) counts[row.status as keyof typeof counts] = row.count;
       return counts;
     },
     async listCreatedBetween(organizationId, from, to) {
-      return current(() => createdBetween.all(organizationId, from, to)).map(parse);
+      return writes.current(() => createdBetween.all(organizationId, from, to)).map(parse);
     },
     async listChildren(parentJobId) {
-      return current(() => children.all(parentJobId)).map(parse);
+      return writes.current(() => children.all(parentJobId)).map(parse);
     },
     async listChildSummaries(parentJobId, limit) {
       if (hasChildren.get(parentJobId) === undefined) return [];
-      return current(() => childSummaries.all(parentJobId, limit ?? -1));
+      return writes.current(() => childSummaries.all(parentJobId, limit ?? -1));
     },
     async listByStatus(statuses) {
       if (statuses.length === 0) return [];
-      return current(() => byStatus(statuses).all()).map(parse);
+      return writes.current(() => byStatus(statuses).all()).map(parse);
     },
     async listQueuedByVersion(versionId) {
-      return current(() => queuedOfVersion.all(versionId)).map(parse);
+      return writes.current(() => queuedOfVersion.all(versionId)).map(parse);
     },
     async listQueuedBefore(createdBefore, limit) {
-      return current(() => queuedBefore.all(createdBefore, limit)).map(parse);
+      return writes.current(() => queuedBefore.all(createdBefore, limit)).map(parse);
     },
     async appendOutput(output) {
       const { data, ...head } = output;

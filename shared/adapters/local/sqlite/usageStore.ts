@@ -58,11 +58,6 @@ export function sqliteUsageStore(db: SqliteDatabase, writes: GroupCommit): Usage
   };
   writes.beforeCommit(writeKept);
   writes.onRollback(() => kept.clear());
-  /** A read sees what the open transaction kept back: it is written first (only while one is open). */
-  const current = <T>(read: () => T): T => {
-    writeKept();
-    return read();
-  };
 
   /**
    * SUM by `columns` over a range: its whole days from usage_days, its edge hours from
@@ -82,7 +77,8 @@ export function sqliteUsageStore(db: SqliteDatabase, writes: GroupCommit): Usage
     return (query: UsageQuery): Row[] => {
       const { days, head, tail } = usageSpans(query.fromHour, query.toHour);
       const owner = ofVersion ? [query.organizationId, query.versionId as string] : [query.organizationId];
-      return current(() => statement.all(...owner, ...days, ...owner, ...head, ...owner, ...tail));
+      // A read sees what the open transaction kept back: GroupCommit writes it first.
+      return writes.current(() => statement.all(...owner, ...days, ...owner, ...head, ...owner, ...tail));
     };
   };
   const totalsOf = { organization: summed<TotalsRow>('billing_class', false), version: summed<TotalsRow>('billing_class', true) };
