@@ -16,7 +16,9 @@ export interface BenchService {
 /** `sluice start` as its own process on a free port over `dataDir`, once it is listening. */
 export async function startBenchService(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchService> {
   const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('../bin/sluice.js', import.meta.url)), 'start'], {
-    env: { ...process.env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn', ...env },
+    // Its own user config: `sluice start` remembers its service there, and a bench's temporary
+    // one must not become the CLI's (`sluice keys` then pointed at a folder long deleted).
+    env: { ...process.env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn', XDG_CONFIG_HOME: join(dataDir, 'config'), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   }) as unknown as ChildProcessWithoutNullStreams;
   const stop = async () => {
