@@ -14,6 +14,8 @@ export const cutErrorMarker = (cutBytes: number) => `[Sluice cut ${cutBytes} byt
  * how much was cut, the whole within MAX_JOB_ERROR_BYTES.
  */
 export function cappedJobError(error: string): string {
+  // At most 3 UTF-8 bytes per UTF-16 unit: most errors (every job's '' among them) need no encoding.
+  if (error.length * 3 <= MAX_JOB_ERROR_BYTES) return error;
   const bytes = Buffer.from(error, 'utf8');
   if (bytes.length <= MAX_JOB_ERROR_BYTES) return error;
   // The marker's length depends on the number it names: sized for the largest it can say.

@@ -138,7 +138,8 @@ export function createNodeGateway(options: NodeGatewayOptions): NodeGateway {
       waiting.add(response);
       response.once('close', () => waiting.delete(response));
     }
-    await budget.admit();
+    const turn = budget.admit();
+    if (turn) await turn;
     // The caller goes where a Lambda authorizer's context would: the route's middleware takes it rather than looking the key up again.
     const event = toApiGatewayEvent(request, target, routeKey, match.params, typeof body === 'string' ? body : body.toString('utf8'), false, principal && { principal });
     const result = await handle(event, new LocalLambdaContext(match.route.name));

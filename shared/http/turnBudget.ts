@@ -14,14 +14,14 @@ export class TurnBudget {
 
   constructor(private readonly perTurn: number) {}
 
-  /** Resolves when the request may start: at once while this turn has room. */
-  async admit(): Promise<void> {
+  /** Nothing while this turn has room (the request starts at once); else resolves when it may start. */
+  admit(): Promise<void> | undefined {
     this.scheduleTurn();
     if (this.started < this.perTurn && this.waiting.length === 0) {
       this.started += 1;
-      return;
+      return undefined;
     }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
+    return new Promise<void>((resolve) => this.waiting.push(resolve));
   }
 
   private scheduleTurn(): void {

@@ -1,7 +1,10 @@
 import type { JobEvent, JobEvents } from '../ports/jobEvents.js';
 
-/** Work that must follow a job's move durably (webhook deliveries, usage), awaited by the move. */
-export type JobObserver = (event: JobEvent) => Promise<void>;
+/**
+ * Work that must follow a job's move durably (webhook deliveries, usage), awaited by the move;
+ * one with nothing to do for an event returns nothing, and is not waited for.
+ */
+export type JobObserver = (event: JobEvent) => Promise<void> | void;
 
 /**
  * Tells everyone of a job's move: the observers first, awaited in order, so the move's caller
@@ -26,7 +29,9 @@ export class JobNotifier {
   async notify(event: JobEvent): Promise<void> {
     for (const observer of this.observers) {
       try {
-        await observer(event);
+        // Most events concern few observers: one that returns nothing costs no turn of the loop.
+        const pending = observer(event);
+        if (pending) await pending;
       } catch (error) {
         // The job's move stands; a failed observer is reported, not turned into a job failure.
         this.onObserverError(error, event);

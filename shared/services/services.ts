@@ -109,7 +109,7 @@ export function createServices(adapters: Adapters): Services {
   // Usage first: its write joins the job's move in one commit (JobLifecycle.completeFrom).
   notifier.observe((event) => usage.onJobEvent(event));
   notifier.observe((event) => webhooks.onJobEvent(event));
-  notifier.observe(async (event) => {
+  notifier.observe((event) => {
     if (event.type !== 'output') telemetry.record({ kind: 'job', event });
   });
   const lifecycle = new JobLifecycle(store, adapters.queue, notifier, clock);

@@ -36,9 +36,13 @@ export class UsageService {
     private readonly clock: Clock,
   ) {}
 
-  async onJobEvent(event: JobEvent): Promise<void> {
-    if (event.type !== 'completed' || event.job.startedAt === null || event.job.completedAt === null) return;
+  /** Nothing (not a promise) for an event that uses no compute time: a start, an output, a job that never ran. */
+  onJobEvent(event: JobEvent): Promise<void> | undefined {
     const job = event.job;
+    return event.type !== 'completed' || job.startedAt === null || job.completedAt === null ? undefined : this.recordJob(job);
+  }
+
+  private async recordJob(job: JobRecord): Promise<void> {
     const version = await this.versionOf(job.versionId);
     if (!version) return;
     const usage = this.chargeOf(job, version);

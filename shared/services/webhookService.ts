@@ -33,8 +33,12 @@ export class WebhookService {
     private readonly clock: Clock,
   ) {}
 
-  async onJobEvent(event: JobEvent): Promise<void> {
-    if (event.job.webhooks.length === 0) return;
+  /** Nothing (not a promise) for a job without webhooks: most jobs, and their moves wait on nothing here. */
+  onJobEvent(event: JobEvent): Promise<void> | undefined {
+    return event.job.webhooks.length === 0 ? undefined : this.deliverEvent(event);
+  }
+
+  private async deliverEvent(event: JobEvent): Promise<void> {
     const outputs = event.type === 'output' ? [event.output] : event.type === 'completed' ? await this.store.jobs.listOutputs(event.job.id, 0) : [];
     for (const type of EVENTS_OF[event.type]) await this.deliver(event.job, type, outputs);
   }

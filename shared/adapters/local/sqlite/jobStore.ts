@@ -1,10 +1,10 @@
-import { JOB_STATUSES, type ChildJob, type JobOutput, type JobPatch, type JobRecord, type JobStatus } from '../../../domain/job.js';
+import { isFinalJobStatus, JOB_STATUSES, type ChildJob, type JobOutput, type JobPatch, type JobRecord, type JobStatus } from '../../../domain/job.js';
 import { cappedJobError } from '../../../domain/jobError.js';
 import { inlinedBySize, inputsPreview, jsonBytes, type ListedOutput } from '../../../domain/listPreview.js';
 import type { JobFilter, JobStore, Page } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
 import type { GroupCommit } from './groupCommit.js';
-import { ActiveJobs } from './activeJobs.js';
+import { RememberedJobs } from './rememberedJobs.js';
 import { PageBoundaries } from './pageBoundaries.js';
 import { UnwrittenMoves } from './unwrittenMoves.js';
 import { ACTIVE_STATUSES, FINISHED_STATUSES, inStatuses } from './statusIndexes.js';
@@ -28,7 +28,9 @@ function applyPatch(job: JobRecord, patch: JobPatch): JobRecord {
     if (value !== undefined) next[field] = value;
   }
   if (patch.countAttempt) next.attempts = job.attempts + 1;
-  return withCappedError(next as unknown as JobRecord);
+  // Capped in the copy already made, not in another one (withCappedError).
+  next.error = cappedJobError(next.error as string);
+  return next as unknown as JobRecord;
 }
 
 /** The job as stored: its error cut to MAX_JOB_ERROR_BYTES (jobError.ts). */
@@ -62,10 +64,11 @@ interface StatusRow {
  * Jobs in SQLite. Every statement is prepared once; reads select the JSON `data` column only
  * (plucked, so no row object is built). A transition is one immediate transaction that reads
  * the status, checks it, and writes: better-sqlite3 runs it synchronously, so nothing else can
- * write in between. A queued or processing job this process wrote is remembered (ActiveJobs):
+ * write in between. A job this process wrote is remembered (RememberedJobs) while it runs and
+ * for a while after it ends:
  * its move is one UPDATE conditional on the status it remembers, with no read.
  */
-export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStore {
+export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remembered = new RememberedJobs()): JobStore {
   const insert = db.prepare<[string, string, string, string, string | null, string, number, string, string, string]>(
     'INSERT INTO jobs (id, function_id, version_id, organization_id, parent_job_id, status, created_at, data, inputs_preview, inputs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
@@ -73,20 +76,19 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
   const statusById = db.prepare<[string], StatusRow>(`SELECT status, length(inputs) AS inputBytes, ${FULL} AS data FROM jobs WHERE id = ?`);
   const update = db.prepare<[string, string, string]>('UPDATE jobs SET status = ?, data = ? WHERE id = ?');
   const updateFrom = db.prepare<[string, string, string, string]>('UPDATE jobs SET status = ?, data = ? WHERE id = ? AND status = ?');
-  const active = new ActiveJobs();
-  writes.onRollback(() => active.clear());
+  writes.onRollback(() => remembered.clear());
   const moveRow = db.transaction((id: string, from: readonly JobStatus[], patch: JobPatch): JobRecord | null => {
     const row = statusById.get(id);
     // The status column is checked before the JSON is parsed: a lost race costs no parse.
     if (!row || !from.includes(row.status as JobStatus)) return null;
     const next = applyPatch(parse(row.data), patch);
     update.run(next.status, withoutInputs(next), id);
-    return active.remember(next, row.inputBytes);
+    return remembered.remember(next, row.inputBytes);
   });
   // A deferred start waits in memory for the commit (UnwrittenMoves): its row is written then,
   // unless the job has ended meanwhile and its end wrote the row whole.
   const unwritten = new UnwrittenMoves((id, rowStatus) => {
-    const job = active.get(id);
+    const job = remembered.active(id);
     if (job) updateFrom.run(job.status, withoutInputs(job), id, rowStatus);
   });
   writes.beforeCommit(() => unwritten.flush());
@@ -98,24 +100,25 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
    * row). A deferred move to a status that stays remembered is made in memory only, until the commit.
    */
   const transition = (id: string, from: readonly JobStatus[], patch: JobPatch, deferred: boolean): JobRecord | null => {
-    const known = active.get(id);
+    const known = remembered.active(id);
     if (known && from.includes(known.status)) {
       const next = applyPatch(known, patch);
       const rowStatus = unwritten.rowStatus(id) ?? known.status;
-      if (deferred) {
-        const kept = active.moved(next);
-        if (active.get(id) === kept) {
+      // A move to an end is written at once: only a running job's record stands for its row until the commit.
+      if (deferred && !isFinalJobStatus(next.status)) {
+        const kept = remembered.moved(next);
+        if (remembered.active(id) === kept) {
           unwritten.defer(id, rowStatus);
           return kept;
         }
       }
       if (updateFrom.run(next.status, withoutInputs(next), id, rowStatus).changes === 1) {
         unwritten.written(id);
-        return active.moved(next);
+        return remembered.moved(next);
       }
     }
     unwritten.flush();
-    active.forget(id);
+    remembered.forget(id);
     return moveRow.immediate(id, from, patch);
   };
 
@@ -203,13 +206,14 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
       const inputs = [JSON.stringify(inputsPreview(job.inputs)), JSON.stringify(job.inputs)] as const;
       const insertJob = () => {
         insert.run(job.id, job.functionId, job.versionId, job.organizationId, job.parentJobId, job.status, job.createdAt, withoutInputs(job), ...inputs);
-        active.remember(job, inputs[1].length);
+        remembered.remember(job, inputs[1].length, true);
+        if (job.parentJobId !== null) remembered.gained(job.parentJobId);
       };
       if (options?.deferDurability) writes.writeDeferred(insertJob);
       else await writes.write(insertJob);
     },
     async get(id) {
-      const known = active.get(id);
+      const known = remembered.get(id);
       if (known) return known;
       const data = byId.get(id);
       return data === undefined ? null : parse(data);
@@ -237,10 +241,11 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
       return writes.current(() => createdBetween.all(organizationId, from, to)).map(parse);
     },
     async listChildren(parentJobId) {
+      if (remembered.isBare(parentJobId)) return [];
       return writes.current(() => children.all(parentJobId)).map(parse);
     },
     async listChildSummaries(parentJobId, limit) {
-      if (hasChildren.get(parentJobId) === undefined) return [];
+      if (remembered.isBare(parentJobId) || hasChildren.get(parentJobId) === undefined) return [];
       return writes.current(() => childSummaries.all(parentJobId, limit ?? -1));
     },
     async listByStatus(statuses) {
@@ -255,12 +260,16 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit): JobStor
     },
     async appendOutput(output) {
       const { data, ...head } = output;
+      remembered.gained(output.jobId);
       await writes.write(() => insertOutput.run(output.jobId, output.index, jsonBytes(data), JSON.stringify(head), JSON.stringify(output)));
     },
     async listOutputs(jobId, offset) {
+      // A job known to have none (most reads of a job just pushed or just ended) reads no row.
+      if (remembered.isBare(jobId)) return [];
       return outputs.all(jobId, Math.max(0, offset)).map(parseOutput);
     },
     async listOutputPreviews(jobId, limits) {
+      if (remembered.isBare(jobId)) return [];
       const heads = outputHeads.all(jobId, Math.max(0, limits.max));
       const inline = inlinedBySize(
         heads.map((row) => row.bytes),

@@ -1,6 +1,7 @@
 import { jobLogStream } from '../../../domain/log.js';
 import type { SqliteDatabase } from './database.js';
 import type { GroupCommit } from './groupCommit.js';
+import type { RememberedJobs } from './rememberedJobs.js';
 import { FINISHED_STATUSES, inStatuses } from './statusIndexes.js';
 
 /** What the local mode's retention deletes from the database (RetentionSweeper runs it). */
@@ -20,7 +21,8 @@ export interface SqliteRetention {
 }
 
 /** Each delete reads by a key or an index: a batch costs its own rows, whatever the history. */
-export function sqliteRetention(db: SqliteDatabase, writes: GroupCommit): SqliteRetention {
+/** `remembered`: the job store's records, which must not outlive their rows. */
+export function sqliteRetention(db: SqliteDatabase, writes: GroupCommit, remembered?: Pick<RememberedJobs, 'forget'>): SqliteRetention {
   const oldestEnded = db
     .prepare<[number, number], string>(`SELECT id FROM jobs WHERE ${inStatuses(FINISHED_STATUSES)} AND created_at < ? ORDER BY created_at, id LIMIT ?`)
     .pluck();
@@ -35,6 +37,7 @@ export function sqliteRetention(db: SqliteDatabase, writes: GroupCommit): Sqlite
   const deleteAll = (ids: readonly string[]): void => {
     for (const id of ids) {
       for (const deletion of deletions) deletion.run(id);
+      remembered?.forget(id);
       deleteLines.run(jobLogStream(id));
     }
   };

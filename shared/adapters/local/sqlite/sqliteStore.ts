@@ -7,6 +7,7 @@ import { COMMIT_WINDOW_MS, GroupCommit } from './groupCommit.js';
 import { sqliteJobStore } from './jobStore.js';
 import { sqliteLogStore } from './logStore.js';
 import { sqliteOrganizationStore } from './organizationStore.js';
+import { RememberedJobs } from './rememberedJobs.js';
 import { sqliteIdempotencyKeyStore } from './idempotencyKeyStore.js';
 import { sqliteRetention, type SqliteRetention } from './retentionStore.js';
 import { sqliteUsageStore } from './usageStore.js';
@@ -27,17 +28,19 @@ export function createSqliteStore(path: string, onCheckpointError?: (error: unkn
   const db = openDatabase(path);
   const checkpointer = path === ':memory:' ? null : new WalCheckpointer(db, path, onCheckpointError);
   const writes = new GroupCommit(db, COMMIT_WINDOW_MS, () => checkpointer?.afterCommit());
+  // Shared: retention's deletes forget the job store's records of the jobs they delete.
+  const remembered = new RememberedJobs();
   return {
     organizations: sqliteOrganizationStore(db, writes),
     apiKeys: sqliteApiKeyStore(db, writes),
     functions: sqliteFunctionStore(db, writes),
     versions: sqliteVersionStore(db, writes),
     logs: sqliteLogStore(db, writes),
-    jobs: sqliteJobStore(db, writes),
+    jobs: sqliteJobStore(db, writes, remembered),
     deliveries: sqliteDeliveryStore(db, writes),
     usage: sqliteUsageStore(db, writes),
     idempotencyKeys: sqliteIdempotencyKeyStore(db, writes),
-    retention: sqliteRetention(db, writes),
+    retention: sqliteRetention(db, writes, remembered),
     durable: () => writes.durable(),
     async close() {
       writes.flush();

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ACTIVE_JOB_MAX_INPUT_BYTES, ACTIVE_JOB_RECORD_BYTES, ActiveJobs } from '../../shared/adapters/local/sqlite/activeJobs.js';
+import { REMEMBERED_JOB_MAX_INPUT_BYTES, REMEMBERED_JOB_RECORD_BYTES, RememberedJobs } from '../../shared/adapters/local/sqlite/rememberedJobs.js';
 import { openDatabase } from '../../shared/adapters/local/sqlite/database.js';
 import { GroupCommit } from '../../shared/adapters/local/sqlite/groupCommit.js';
 import { sqliteJobStore } from '../../shared/adapters/local/sqlite/jobStore.js';
-import { aJob } from '../support/fixtures.js';
+import { aJob, anOutput } from '../support/fixtures.js';
 
 /** A job store beside a table whose deferred foreign key lets a test make a whole commit fail. */
 function setUp() {
@@ -49,7 +49,7 @@ describe('SQLite jobs: the records of running jobs are remembered, never trusted
 
   it('a job with inputs too large to remember moves and reads the same as any other', async () => {
     const { jobs } = setUp();
-    const text = 'x'.repeat(ACTIVE_JOB_MAX_INPUT_BYTES + 1);
+    const text = 'x'.repeat(REMEMBERED_JOB_MAX_INPUT_BYTES + 1);
     const job = aJob({ inputs: { text } });
     await jobs.create(job);
     await jobs.transition(job.id, ['queued'], { status: 'processing', startedAt: 5 });
@@ -116,19 +116,80 @@ describe('SQLite jobs: a pushed job runs while its commit gathers', () => {
   });
 });
 
-describe('ActiveJobs', () => {
-  it('keeps queued and processing jobs only, within its byte budget (each record and its inputs)', () => {
-    const active = new ActiveJobs(2 * ACTIVE_JOB_RECORD_BYTES + 100);
-    const first = aJob();
-    active.remember(first, 60);
-    const second = aJob();
-    active.remember(second, 60);
-    expect(active.get(first.id)).toBe(first);
-    expect(active.get(second.id)).toBeUndefined();
+describe('SQLite jobs: a job that ended is remembered as its end wrote it', () => {
+  const end = async (jobs: ReturnType<typeof setUp>['jobs'], id: string) => {
+    await jobs.transition(id, ['queued'], { status: 'processing', startedAt: 5 }, { deferDurability: true });
+    return jobs.transition(id, ['processing'], { status: 'finished', completedAt: 9 }, { deferDurability: true });
+  };
 
-    active.moved({ ...first, status: 'finished' });
-    expect(active.get(first.id)).toBeUndefined();
-    active.remember(second, 60);
-    expect(active.get(second.id)).toBe(second);
+  it('a read right after a job ends answers its end, and reads no row for it', async () => {
+    const { db, jobs, writes } = setUp();
+    const job = aJob();
+    await jobs.create(job);
+    const finished = await end(jobs, job.id);
+    await writes.durable();
+    // Changed behind the store's back, which no other process does: the read shows what it remembers.
+    db.prepare("UPDATE jobs SET data = json_set(data, '$.error', 'from the row') WHERE id = ?").run(job.id);
+    expect(await jobs.get(job.id)).toEqual(finished);
+    expect((await jobs.get(job.id))?.error).toBe('');
+  });
+
+  it('an end whose commit failed is forgotten: a read answers the row as it was', async () => {
+    const { jobs, writes, failThisCommit } = setUp();
+    const job = aJob();
+    await jobs.create(job);
+    await end(jobs, job.id);
+    failThisCommit();
+    await expect(writes.durable()).rejects.toThrow(/FOREIGN KEY/);
+    expect((await jobs.get(job.id))?.status).toBe('queued');
+  });
+
+  it('the outputs and child jobs written for a remembered job are listed: it is known to have none only until then', async () => {
+    const { jobs } = setUp();
+    const [parent, other] = [aJob(), aJob()];
+    await jobs.create(parent);
+    await jobs.create(other);
+    await jobs.create(aJob({ parentJobId: other.id }));
+    expect(await jobs.listOutputs(parent.id, 0)).toEqual([]);
+    expect(await jobs.listChildSummaries(parent.id)).toEqual([]);
+    await jobs.appendOutput(anOutput({ jobId: parent.id, index: 0 }));
+    expect((await jobs.listOutputs(parent.id, 0)).map((output) => output.index)).toEqual([0]);
+    const child = aJob({ parentJobId: parent.id });
+    await jobs.create(child);
+    await end(jobs, parent.id);
+    expect((await jobs.listOutputs(parent.id, 0)).map((output) => output.index)).toEqual([0]);
+    expect((await jobs.listOutputPreviews(parent.id, { max: 10, budget: 1e6 })).length).toBe(1);
+    expect((await jobs.listChildSummaries(parent.id)).map((summary) => summary.id)).toEqual([child.id]);
+    expect((await jobs.listChildren(parent.id)).map((listed) => listed.id)).toEqual([child.id]);
+    expect(await jobs.listOutputs(other.id, 0)).toEqual([]);
+    expect((await jobs.listChildSummaries(other.id)).length).toBe(1);
+  });
+});
+
+describe('RememberedJobs', () => {
+  it('keeps queued and processing jobs within their byte budget (each record and its inputs)', () => {
+    const remembered = new RememberedJobs(2 * REMEMBERED_JOB_RECORD_BYTES + 100);
+    const first = aJob();
+    remembered.remember(first, 60);
+    const second = aJob();
+    remembered.remember(second, 60);
+    expect(remembered.active(first.id)).toBe(first);
+    expect(remembered.active(second.id)).toBeUndefined();
+
+    remembered.moved({ ...first, status: 'finished' });
+    expect(remembered.active(first.id)).toBeUndefined();
+    expect(remembered.get(first.id)?.status).toBe('finished');
+    remembered.remember(second, 60);
+    expect(remembered.active(second.id)).toBe(second);
+  });
+
+  it('keeps the last jobs that ended within their own budget, forgetting the oldest first', () => {
+    const remembered = new RememberedJobs(undefined, 2 * REMEMBERED_JOB_RECORD_BYTES);
+    const [first, second, third] = [aJob({ status: 'finished' }), aJob({ status: 'error' }), aJob({ status: 'cancelled' })];
+    for (const job of [first, second, third]) remembered.remember(job, 0);
+    expect([first, second, third].map((job) => remembered.get(job.id))).toEqual([undefined, second, third]);
+    expect(remembered.active(second.id)).toBeUndefined();
+    remembered.forget(third.id);
+    expect(remembered.get(third.id)).toBeUndefined();
   });
 });
