@@ -1,6 +1,7 @@
 // A lean job load generator, run as its own process (through loadGenerator.ts) like httpLoad.ts:
 // `connections` keep-alive sockets, each pushing a no-op job (POST /v2/push), then awaiting it
-// (GET /v2/jobs/{id}/await), then the next, until `total` jobs have ended. Raw sockets and the
+// (GET /v2/jobs/{id}/await), then the next, until `total` jobs have ended (after `warmup` unmeasured
+// ones, before it says it is ready). Raw sockets and the
 // minimal response reader (answerReader.ts), so the generator's CPU does not depress the
 // throughput it measures on a machine it shares with the service. A job that does not end
 // `finished` (or a push that is refused) is a failure. Prints one JSON line: jobs, seconds,
@@ -9,7 +10,7 @@ import { converse } from './keepAliveConnection.js';
 import { awaitGo } from './loadGenerator.js';
 import { noopPushRequest, pushedJobId } from './noopPush.js';
 
-const [target, apiKey, connections, total] = [new URL(process.argv[2] as string), process.argv[3] ?? '', Number(process.argv[4]), Number(process.argv[5])];
+const [target, apiKey, connections, total, warmup] = [new URL(process.argv[2] as string), process.argv[3] ?? '', Number(process.argv[4]), Number(process.argv[5]), Number(process.argv[6] ?? 0)];
 const headers = `Host: ${target.host}\r\nX-API-Key: ${apiKey}\r\n`;
 const push = noopPushRequest(target, apiKey);
 const awaitJob = (id: string) => `GET /v2/jobs/${id}/await HTTP/1.1\r\n${headers}\r\n`;
@@ -18,8 +19,14 @@ let claimed = 0;
 let ended = 0;
 const failures: string[] = [];
 
+/** `connections` keep-alive sockets until `jobs` have ended (failures are kept: a warm-up's too). */
+async function run(jobs: number): Promise<void> {
+  [claimed, ended] = [0, 0];
+  await Promise.all(Array.from({ length: connections }, () => drive(jobs)));
+}
+
 /** One keep-alive socket: push, await, and again, while jobs remain to be claimed. */
-function drive(): Promise<void> {
+function drive(total: number): Promise<void> {
   /** The job whose await is in flight; none while a push is. */
   let awaiting: string | undefined;
   const next = () => {
@@ -48,10 +55,13 @@ function drive(): Promise<void> {
   });
 }
 
+// Warm-up jobs first, on the same code: the measured run finds this process's JIT as warm as the
+// service's (the BullMQ side's client is the bench process, warm from its own warm-up).
+if (warmup > 0) await run(warmup);
 await awaitGo();
 const cpu = process.cpuUsage();
 const started = performance.now();
-await Promise.all(Array.from({ length: connections }, () => drive()));
+await run(total);
 const seconds = (performance.now() - started) / 1000;
 const used = process.cpuUsage(cpu);
 const report = { jobs: ended, seconds, failures: failures.length, firstFailures: failures.slice(0, MAX_REPORTED_FAILURES), cpuMicros: used.user + used.system };

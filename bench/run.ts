@@ -7,7 +7,7 @@ import type { Figures } from './stats.js';
 import { benchWorkloads } from './workloads.js';
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 1000);
-const TOTAL = Number(process.env.BENCH_TOTAL ?? 5000);
+const TOTAL = Number(process.env.BENCH_TOTAL ?? 10000);
 /** Jobs each side runs at full concurrency, unmeasured, before its throughput run: both are measured warm (JIT, caches). */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const IN_FLIGHT = 32;

@@ -88,9 +88,8 @@ export async function benchSluice(options: { sequential: number; warmup: number;
     const awaitWake = samples.map((s) => s.received - (s.completed - offset));
     // The throughput run's load comes from its own lean process, so the client's CPU weighs on
     // the figure as little as it can; the service's costs are read just around it.
-    await runLoadGenerator<JobLoad>('./jobLoad.ts', [url, key, String(options.inFlight), String(options.warmup)]);
     let before = { service: { own: 0, children: 0 }, io: { syscw: 0, wchar: 0 } };
-    const load = await runLoadGenerator<JobLoad>('./jobLoad.ts', [url, key, String(options.inFlight), String(options.total)], async () => {
+    const load = await runLoadGenerator<JobLoad>('./jobLoad.ts', [url, key, String(options.inFlight), String(options.total), String(options.warmup)], async () => {
       before = { service: await cpuSeconds(service.pid as number), io: await processIo(service.pid as number) };
       await probe.read(service);
     });
