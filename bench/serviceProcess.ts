@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pipConfiguration } from '../shared/adapters/local/build/pipConfiguration.js';
 
 export interface BenchService {
   url: string;
@@ -17,8 +18,10 @@ export interface BenchService {
 export async function startBenchService(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchService> {
   const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('../bin/sluice.js', import.meta.url)), 'start'], {
     // Its own user config: `sluice start` remembers its service there, and a bench's temporary
-    // one must not become the CLI's (`sluice keys` then pointed at a folder long deleted).
-    env: { ...process.env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn', XDG_CONFIG_HOME: join(dataDir, 'config'), ...env },
+    // one must not become the CLI's (`sluice keys` then pointed at a folder long deleted). The
+    // user's pip configuration is named outright, since pip would look for it there too (the
+    // workloads' builds then found no package index).
+    env: { ...process.env, ...pipConfiguration(process.env).env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn', XDG_CONFIG_HOME: join(dataDir, 'config'), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   }) as unknown as ChildProcessWithoutNullStreams;
   const stop = async () => {
