@@ -26,11 +26,11 @@ async function run(jobs: number): Promise<void> {
 }
 
 /** One keep-alive socket: push, await, and again, while jobs remain to be claimed. */
-function drive(total: number): Promise<void> {
+function drive(jobs: number): Promise<void> {
   /** The job whose await is in flight; none while a push is. */
   let awaiting: string | undefined;
   const next = () => {
-    if (claimed >= total) return null;
+    if (claimed >= jobs) return null;
     claimed += 1;
     return push;
   };

@@ -16,6 +16,9 @@ interface Entry {
   bare: boolean;
 }
 
+/** What an entry counts against its part's budget. */
+const sizeOf = (entry: Entry) => entry.inputBytes + REMEMBERED_JOB_RECORD_BYTES;
+
 /**
  * The records of jobs this process wrote, frozen: while they are queued or processing (a job's
  * start and end read no row and parse no JSON), and the last ones that ended (the await that
@@ -45,17 +48,17 @@ export class RememberedJobs {
 
   /** Any remembered record: what a read returns. */
   get(id: string): JobRecord | undefined {
-    return (this.running.get(id) ?? this.ended.get(id))?.job;
+    return this.entry(id)?.job;
   }
 
   /** Whether the job is known to have no outputs and no child jobs: created here, none written since. */
   isBare(id: string): boolean {
-    return (this.running.get(id) ?? this.ended.get(id))?.bare === true;
+    return this.entry(id)?.bare === true;
   }
 
   /** An output of the job, or a job it pushed, is being written: it is not bare any more. */
   gained(id: string): void {
-    const entry = this.running.get(id) ?? this.ended.get(id);
+    const entry = this.entry(id);
     if (entry) entry.bare = false;
   }
 
@@ -63,7 +66,7 @@ export class RememberedJobs {
   remember(job: JobRecord, inputBytes: number, bare = false): JobRecord {
     this.forget(job.id);
     const entry = { job: Object.freeze(job), inputBytes, bare };
-    const bytes = inputBytes + REMEMBERED_JOB_RECORD_BYTES;
+    const bytes = sizeOf(entry);
     if (inputBytes > REMEMBERED_JOB_MAX_INPUT_BYTES) return entry.job;
     if (job.status === 'queued' || job.status === 'processing') {
       if (this.runningBytes + bytes > this.activeBudget) return entry.job;
@@ -73,7 +76,7 @@ export class RememberedJobs {
       for (const [oldest, kept] of this.ended) {
         if (this.endedBytes + bytes <= this.endedBudget) break;
         this.ended.delete(oldest);
-        this.endedBytes -= kept.inputBytes + REMEMBERED_JOB_RECORD_BYTES;
+        this.endedBytes -= sizeOf(kept);
       }
       if (this.endedBytes + bytes > this.endedBudget) return entry.job;
       this.ended.set(job.id, entry);
@@ -92,13 +95,17 @@ export class RememberedJobs {
     const running = this.running.get(id);
     if (running) {
       this.running.delete(id);
-      this.runningBytes -= running.inputBytes + REMEMBERED_JOB_RECORD_BYTES;
+      this.runningBytes -= sizeOf(running);
     }
     const ended = this.ended.get(id);
     if (ended) {
       this.ended.delete(id);
-      this.endedBytes -= ended.inputBytes + REMEMBERED_JOB_RECORD_BYTES;
+      this.endedBytes -= sizeOf(ended);
     }
+  }
+
+  private entry(id: string): Entry | undefined {
+    return this.running.get(id) ?? this.ended.get(id);
   }
 
   /** A commit failed: the rows are what they were before it, which no record here says. */
