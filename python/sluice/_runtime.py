@@ -46,6 +46,7 @@ from sluice._logfds import LOG_FDS, LogDescriptors
 from sluice._processes import JobProcesses
 from sluice._protocol import JOBS_FD, PROTOCOL_FD, Channel, ChannelClosed, exit_now, flush_logs
 from sluice._remote import RemoteError, RemoteJob, set_remote_caller
+from sluice._scheduling import run_as_batch_work
 from sluice._struct import Struct
 from sluice._types import FILE_MARKER_KEY, File, decode_files
 
@@ -694,6 +695,7 @@ def _line_buffer_logs() -> None:
 
 
 def main() -> int:
+    run_as_batch_work()
     _line_buffer_logs()
     try:
         channel = Channel.open(PROTOCOL_FD)

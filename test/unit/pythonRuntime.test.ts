@@ -326,6 +326,37 @@ describe.concurrent('python runtime', () => {
     expect(second.outputs[0]!.value).toEqual({ TOKEN: null, PRESET: 'outer', SLUICE_JOB_ID: second.jobId });
   });
 
+  it('runs as batch work (SCHED_BATCH), and so do the threads and processes the function starts: a woken replica never preempts the agent', async () => {
+    const replica = await ready(py`
+      import os
+      import subprocess
+      import sys
+      import threading
+      import sluice
+
+      def policy_of_a_thread() -> int:
+          seen = []
+          thread = threading.Thread(target=lambda: seen.append(os.sched_getscheduler(0)))
+          thread.start()
+          thread.join()
+          return seen[0]
+
+      @sluice.function(name="policies")
+      def policies() -> dict:
+          child = subprocess.run([sys.executable, "-c", "import os; print(os.sched_getscheduler(0))"], capture_output=True, text=True)
+          return {
+              "batch": os.SCHED_BATCH,
+              "job": os.sched_getscheduler(0),
+              "thread": policy_of_a_thread(),
+              "process": int(child.stdout),
+          }
+    `, 'policies');
+    const { outputs } = await runJob(replica, {});
+    const seen = outputs[0]!.value as Record<string, number>;
+    expect(seen).toEqual({ batch: seen.batch, job: seen.batch, thread: seen.batch, process: seen.batch });
+    expect(seen.batch).not.toBe(0); // SCHED_OTHER is 0: the test would pass vacuously on it
+  });
+
   it("keeps prints on stdout/stderr, off fd 3, and a job's lines arrive before its done", async () => {
     const replica = await ready(py`
       import sys
