@@ -159,6 +159,22 @@ export function describeJobContract(store: CurrentStore): void {
       expect(await pages(2, 5)).toEqual(Array(3).fill([]));
     });
 
+    it('lists of every status interleave the statuses newest first, paged across them', async () => {
+      const statuses = ['finished', 'queued', 'error', 'processing', 'cancelled', 'finished', 'queued'] as const;
+      await createAll(statuses.map((status, n) => aJob({ id: `${status}-${n}`, createdAt: n, status })));
+      const newestFirst = statuses.map((status, n) => `${status}-${n}`).reverse();
+      for (const list of [
+        (page: typeof everything) => store().jobs.listByFunction('function-1', org1, page),
+        (page: typeof everything) => store().jobs.listByOrganization(org1, page),
+      ]) {
+        expect(ids(await list(everything))).toEqual(newestFirst);
+        const walked: string[] = [];
+        for (let offset = 0; offset < statuses.length; offset += 3) walked.push(...ids(await list({ limit: 3, offset })));
+        expect(walked).toEqual(newestFirst);
+        expect(ids(await list({ limit: 2, offset: 1 }))).toEqual(newestFirst.slice(1, 3));
+      }
+    });
+
     it('lists filtered by status return only jobs in it, paged after filtering', async () => {
       await createAll([
         aJob({ id: 'f1', createdAt: 1, status: 'finished' }),
@@ -429,15 +445,16 @@ export function describeJobContract(store: CurrentStore): void {
       expect(await store().jobs.countActive('org-3')).toEqual({ queued: 0, processing: 0 });
     });
 
-    it("listCreatedBetween returns the organization's jobs created in [from, to), oldest first", async () => {
+    it("listCreatedBetween returns the organization's jobs created in [from, to), of every status, oldest first", async () => {
       await createAll([
         aJob({ id: 'before', createdAt: 9 }),
         aJob({ id: 'b', createdAt: 20 }),
-        aJob({ id: 'a', createdAt: 10 }),
+        aJob({ id: 'a', createdAt: 10, status: 'finished' }),
+        aJob({ id: 'a2', createdAt: 15, status: 'error' }),
         aJob({ id: 'at the end', createdAt: 30 }),
         aJob({ id: 'theirs', createdAt: 15, organizationId: 'org-2' }),
       ]);
-      expect(ids(await store().jobs.listCreatedBetween('org-1', 10, 30))).toEqual(['a', 'b']);
+      expect(ids(await store().jobs.listCreatedBetween('org-1', 10, 30))).toEqual(['a', 'a2', 'b']);
       expect(await store().jobs.listCreatedBetween('org-1', 30, 10)).toEqual([]);
     });
   });

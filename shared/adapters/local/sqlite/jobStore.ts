@@ -7,7 +7,7 @@ import type { GroupCommit } from './groupCommit.js';
 import { RememberedJobs } from './rememberedJobs.js';
 import { PageBoundaries } from './pageBoundaries.js';
 import { UnwrittenMoves } from './unwrittenMoves.js';
-import { ACTIVE_STATUSES, FINISHED_STATUSES, inStatuses } from './statusIndexes.js';
+import { ACTIVE_STATUSES, eachArm, FINISHED_STATUSES, inEveryStatus, inStatuses } from './statusIndexes.js';
 
 type PatchField = Exclude<keyof JobPatch, 'countAttempt'>;
 
@@ -126,22 +126,28 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
   /**
    * One list page, newest first, of the jobs matching `where` (bound to the leading parameters):
    * resumed after the row where a page it served ended (PageBoundaries), else counted by OFFSET.
+   * `byStatus`: the index behind `where` has the status next (jobs_by_*_status), so a filter by
+   * status is one range of it, and the list of every status merges one range per status.
    */
-  const newestFirst = (name: string, where: string, filtersStatus: boolean) => {
+  const newestFirst = (name: string, where: string, byStatus: boolean) => {
     const order = 'ORDER BY created_at DESC, id DESC LIMIT ?';
-    const prepare = (condition: string) => ({
-      counted: db.prepare<unknown[], string>(`SELECT ${LISTED} FROM jobs WHERE ${condition} ${order} OFFSET ?`).pluck(),
-      resumed: db.prepare<unknown[], string>(`SELECT ${LISTED} FROM jobs WHERE ${condition} AND (created_at, id) < (?, ?) ${order}`).pluck(),
+    const prepare = (matching: string, select: (condition: string) => string, arms: number) => ({
+      counted: db.prepare<unknown[], string>(`${select(matching)} ${order} OFFSET ?`).pluck(),
+      resumed: db.prepare<unknown[], string>(`${select(`${matching} AND (created_at, id) < (?, ?)`)} ${order}`).pluck(),
+      arms,
     });
-    const all = prepare(where);
-    const inStatus = filtersStatus ? prepare(`${where} AND status = ?`) : all;
+    const one = (condition: string) => `SELECT ${LISTED} FROM jobs WHERE ${condition}`;
+    const all = byStatus ? prepare(where, (condition) => inEveryStatus(`${LISTED} AS data, created_at, id`, condition), JOB_STATUSES.length) : prepare(where, one, 1);
+    const inStatus = byStatus ? prepare(`${where} AND status = ?`, one, 1) : all;
     return (keys: string[], filter: JobFilter, page: Page): JobRecord[] => {
-      const status = filtersStatus ? filter.status : undefined;
-      const { counted, resumed } = status === undefined ? all : inStatus;
+      const status = byStatus ? filter.status : undefined;
+      const { counted, resumed, arms } = status === undefined ? all : inStatus;
       const bound = status === undefined ? [...keys, filter.organizationId] : [...keys, filter.organizationId, status];
       const list = `${name}\u0000${bound.join('\u0000')}`;
       const after = page.offset === 0 ? undefined : boundaries.find(list, page.offset);
-      const rows = writes.current(() => (after ? resumed.all(...bound, after.createdAt, after.id, page.limit) : counted.all(...bound, page.limit, page.offset))).map(parse);
+      const rows = writes
+        .current(() => (after ? resumed.all(...eachArm(arms, [...bound, after.createdAt, after.id]), page.limit) : counted.all(...eachArm(arms, bound), page.limit, page.offset)))
+        .map(parse);
       boundaries.remember(list, page.offset, rows);
       return rows;
     };
@@ -190,8 +196,9 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
   const activeCounts = db.prepare<[string], { status: JobStatus; count: number }>(
     `SELECT status, COUNT(*) AS count FROM jobs WHERE organization_id = ? AND ${inStatuses(ACTIVE_STATUSES)} GROUP BY status`,
   );
+  // Read from jobs_by_organization_status, one range per status, merged.
   const createdBetween = db
-    .prepare<[string, number, number], string>(`SELECT ${FULL} FROM jobs WHERE organization_id = ? AND created_at >= ? AND created_at < ? ORDER BY created_at, id`)
+    .prepare<unknown[], string>(inEveryStatus(`${FULL} AS data, created_at, id`, 'organization_id = ? AND created_at >= ? AND created_at < ?', 'ORDER BY created_at, id'))
     .pluck();
 
   const insertOutput = db.prepare<[string, number, number, string, string]>('INSERT OR IGNORE INTO job_outputs (job_id, idx, bytes, head, data) VALUES (?, ?, ?, ?, ?)');
@@ -238,7 +245,7 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
       return counts;
     },
     async listCreatedBetween(organizationId, from, to) {
-      return writes.current(() => createdBetween.all(organizationId, from, to)).map(parse);
+      return writes.current(() => createdBetween.all(...eachArm(JOB_STATUSES.length, [organizationId, from, to]))).map(parse);
     },
     async listChildren(parentJobId) {
       if (remembered.isBare(parentJobId)) return [];
