@@ -59,7 +59,26 @@ describe('SQLite retention: deleting ended jobs past their time', () => {
     expect(await store.usage.totals(range)).toEqual(before);
   });
 
-  it('deletes at most `limit` jobs a call, oldest first', async () => {
+  it("deletes the ended jobs of every organization, and counts them, none of another's spared or taken early", async () => {
+    store = createSqliteStore(':memory:');
+    const ofOrganization = async (organizationId: string, id: string, status: JobStatus, createdAt: number) =>
+      store.jobs.create(aJob({ id, organizationId, status, createdAt }));
+    for (const organizationId of ['org-a', 'org-b', 'org-c']) {
+      await ofOrganization(organizationId, `${organizationId}-old-error`, 'error', 100);
+      await ofOrganization(organizationId, `${organizationId}-old-finished`, 'finished', 110);
+      await ofOrganization(organizationId, `${organizationId}-old-queued`, 'queued', 100);
+      await ofOrganization(organizationId, `${organizationId}-new-finished`, 'finished', 300);
+    }
+    await ofOrganization('org-empty', 'org-empty-new', 'cancelled', 300);
+    expect(await store.retention.countEndedBefore(200)).toBe(6);
+    const deleted: string[] = [];
+    for (let ids = await deleteEndedBefore(200, 4); ids.length > 0; ids = await deleteEndedBefore(200, 4)) deleted.push(...ids);
+    expect(deleted.sort()).toEqual(['org-a', 'org-b', 'org-c'].flatMap((org) => [`${org}-old-error`, `${org}-old-finished`]).sort());
+    expect(await store.retention.countEndedBefore(200)).toBe(0);
+    for (const id of ['org-a-old-queued', 'org-b-new-finished', 'org-empty-new']) expect(await store.jobs.get(id)).not.toBeNull();
+  });
+
+  it('deletes at most `limit` jobs a call, oldest first within an organization', async () => {
     store = createSqliteStore(':memory:');
     for (let i = 0; i < 5; i++) await aJobWithEverything(`job-${i}`, 'finished', 100 + i);
     expect(await deleteEndedBefore(1000, 2)).toEqual(['job-0', 'job-1']);

@@ -7,7 +7,7 @@ import type { GroupCommit } from './groupCommit.js';
 import { RememberedJobs } from './rememberedJobs.js';
 import { PageBoundaries } from './pageBoundaries.js';
 import { UnwrittenMoves } from './unwrittenMoves.js';
-import { ACTIVE_STATUSES, eachArm, FINISHED_STATUSES, inEveryStatus, inStatuses } from './statusIndexes.js';
+import { ACTIVE_STATUSES, eachArm, inEveryStatus, inStatuses } from './statusIndexes.js';
 
 type PatchField = Exclude<keyof JobPatch, 'countAttempt'>;
 
@@ -46,7 +46,6 @@ const withoutInputs = (job: JobRecord): string => JSON.stringify({ ...job, input
 const FULL = "json_set(data, '$.inputs', json(inputs))";
 const LISTED = "json_set(data, '$.inputs', json(inputs_preview))";
 
-const PARTIAL_STATUS_SETS = [ACTIVE_STATUSES, FINISHED_STATUSES];
 
 interface OutputHeadRow {
   idx: number;
@@ -168,9 +167,9 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
   const hasChildren = db.prepare<[string], number>('SELECT 1 FROM jobs WHERE parent_job_id = ? LIMIT 1').pluck();
 
   /**
-   * Jobs in some statuses, oldest first: the query names the statuses of the partial index that
-   * holds them (jobs_active or jobs_finished) before the ones asked for, so that the planner
-   * reads that index. One statement per set of statuses, made on first use, then kept.
+   * Jobs in some statuses, oldest first: for active statuses (start-up's, the metrics') the query
+   * names the statuses of jobs_active before the ones asked for, so that the planner reads that
+   * partial index. One statement per set of statuses, made on first use, then kept.
    */
   const byStatusSet = new Map<string, ReturnType<typeof db.prepare<[], string>>>();
   const byStatus = (statuses: readonly JobStatus[]) => {
@@ -178,8 +177,8 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
     const key = wanted.join(',');
     let statement = byStatusSet.get(key);
     if (!statement) {
-      const partial = PARTIAL_STATUS_SETS.find((set) => wanted.every((status) => set.includes(status)));
-      const conditions = [partial && inStatuses(partial), inStatuses(wanted)].filter(Boolean).join(' AND ');
+      const active = wanted.every((status) => ACTIVE_STATUSES.includes(status));
+      const conditions = [active && inStatuses(ACTIVE_STATUSES), inStatuses(wanted)].filter(Boolean).join(' AND ');
       statement = db.prepare<[], string>(`SELECT ${FULL} FROM jobs WHERE ${conditions} ORDER BY created_at, id`).pluck();
       byStatusSet.set(key, statement);
     }
