@@ -1,7 +1,7 @@
-// The read routes at scale: p50/p99 of every list and read over real HTTP at 10k jobs, then at
-// 1M (BENCH_READS_JOBS), in one data directory grown between the two. `npm run bench` runs it
-// when BENCH_READS=1; `npx tsx bench/reads.ts` runs it alone.
-import { mkdir, mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
+// The read routes at scale: p50/p99 of every list and read over real HTTP at 10k jobs and at 1M
+// (BENCH_READS_JOBS): the data directory at 10k is copied aside, then grown, and the two are
+// served side by side. `npm run bench` runs it when BENCH_READS=1; `npx tsx bench/reads.ts` runs it alone.
+import { cp, mkdir, mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteStore } from '../shared/adapters/local/sqlite/sqliteStore.js';
@@ -82,24 +82,26 @@ function routesOf(shape: HistoryShape, jobIds: string[]): [string, (i: number) =
 }
 
 /**
- * p50/p99 of each route, one request at a time (a read's own cost, not a queue's), the routes
- * taken in turn so that the machine's other load falls on all of them alike.
+ * p50/p99 of each route on each service, one request at a time (a read's own cost, not a
+ * queue's), the routes taken in turn and each request made of every service in turn: the
+ * machine's other load, and its speed drifting over minutes, fall on all of them alike.
  */
-async function measure(service: BenchService, emptyKey: string, routes: [string, (i: number) => string][]): Promise<Map<string, RouteFigures>> {
-  const busy = createJsonClient(service.url, service.key, 1);
-  const empty = createJsonClient(service.url, emptyKey, 1);
-  const times = new Map<string, number[]>(routes.map(([label]) => [label, []]));
+async function measure(services: readonly BenchService[], emptyKey: string, routes: [string, (i: number) => string][]): Promise<Map<string, RouteFigures>[]> {
+  const clients = services.map((service) => ({ busy: createJsonClient(service.url, service.key, 1), empty: createJsonClient(service.url, emptyKey, 1) }));
+  const times = services.map(() => new Map<string, number[]>(routes.map(([label]) => [label, []])));
   for (let i = 0; i < SAMPLES + WARM_UP; i++) {
     for (const [label, path] of routes) {
       const target = path(i);
-      const [call, url] = target.startsWith('EMPTY ') ? [empty, target.slice(6)] : [busy, target];
-      const started = wallMs();
-      const { status } = await call('GET', url);
-      if (status !== 200) throw new Error(`${label}: ${url} answered ${status}`);
-      if (i >= WARM_UP) times.get(label)?.push(wallMs() - started);
+      for (const [index, client] of clients.entries()) {
+        const [call, url] = target.startsWith('EMPTY ') ? [client.empty, target.slice(6)] : [client.busy, target];
+        const started = wallMs();
+        const { status } = await call('GET', url);
+        if (status !== 200) throw new Error(`${label}: ${url} answered ${status}`);
+        if (i >= WARM_UP) times[index]?.get(label)?.push(wallMs() - started);
+      }
     }
   }
-  return new Map([...times].map(([label, samples]) => [label, { p50: percentile(samples, 50), p99: percentile(samples, 99) }]));
+  return times.map((ofService) => new Map([...ofService].map(([label, samples]) => [label, { p50: percentile(samples, 50), p99: percentile(samples, 99) }])));
 }
 
 /**
@@ -123,10 +125,12 @@ async function databaseBytes(dataDir: string): Promise<number> {
 export async function benchReads(): Promise<boolean> {
   const out = (text: string) => process.stdout.write(text);
   const dataDir = await mkdtemp(join(tmpdir(), 'sluice-bench-reads-'));
+  // The small history's copy, served beside the large one.
+  const smallDir = `${dataDir}-small`;
   const env = { SLUICE_RETENTION_DAYS: '365' };
   try {
     out(`Reads at scale: ${SMALL} then ${LARGE} jobs (each with an output, two log lines, its usage), ${SAMPLES} sequential requests per route\n`);
-    let service = await startBenchService(dataDir, env);
+    const service = await startBenchService(dataDir, env);
     const call = createJsonClient(service.url, service.key, 1);
     const busyVersions = [await deploy(call, dataDir, 'reads'), await deploy(call, dataDir, 'reads')] as [string, string];
     const rareVersion = await deploy(call, dataDir, 'rare');
@@ -147,26 +151,29 @@ export async function benchReads(): Promise<boolean> {
     const now = Date.now() * 1000;
     const emptyKey = await createEmptyOrganization(setup, 'empty', now);
     await setup.close();
-    const results: Map<string, RouteFigures>[] = [];
+    // The small history is copied aside once grown, then the large one grows from it: both are
+    // served at once and read in turns (measure), so neither phase gets a slower VM than the other.
+    let jobIds: string[] = [];
     for (const [index, total] of [SMALL, LARGE].entries()) {
       const store = openStore();
       const grown = wallMs();
-      // The larger history is older than the smaller one, so both phases read the same newest jobs.
+      // The larger history is older than the smaller one, so both read the same newest jobs.
       await growHistory(store, shape, index === 0 ? 0 : SMALL, total, index === 0 ? now : now - SMALL * SPACING_MICROS, SPACING_MICROS);
-      const jobIds = (await store.jobs.listByOrganization({ organizationId: organization.id }, { limit: 1000, offset: 0 })).map((job) => job.id);
+      if (index === 0) jobIds = (await store.jobs.listByOrganization({ organizationId: organization.id }, { limit: 1000, offset: 0 })).map((job) => job.id);
       await store.close();
       await flushToDisk(dataDir);
       const size = await databaseBytes(dataDir);
       out(`  grew to ${total} jobs in ${((wallMs() - grown) / 1000).toFixed(0)} s: database ${(size / 1e6).toFixed(0)} MB, ${(size / total).toFixed(0)} bytes per job; load average ${loadavg()[0]?.toFixed(1)}\n`);
-      service = await startBenchService(dataDir, env);
-      results.push(await measure(service, emptyKey, routesOf(shape, jobIds)));
-      await service.stop();
+      if (index === 0) await cp(dataDir, smallDir, { recursive: true });
     }
+    const services = [await startBenchService(smallDir, env), await startBenchService(dataDir, env)];
+    const results = await measure(services, emptyKey, routesOf(shape, jobIds)).finally(() => Promise.all(services.map((running) => running.stop())));
     const passes = report(results as [Map<string, RouteFigures>, Map<string, RouteFigures>], out);
     await readsWhileRetentionDeletes(dataDir, shape, emptyKey, now, out);
     return passes;
   } finally {
     await rm(dataDir, { recursive: true, force: true });
+    await rm(smallDir, { recursive: true, force: true });
   }
 }
 
@@ -185,12 +192,12 @@ async function readsWhileRetentionDeletes(dataDir: string, shape: HistoryShape, 
     const jobIds = (await store.jobs.listByOrganization({ organizationId: shape.organizationId }, { limit: 1000, offset: 0 })).map((job) => job.id);
     const service = await startBenchService(dataDir, { SLUICE_RETENTION_DAYS: String(keptDays), SLUICE_RETENTION_SWEEP_S: '1' });
     const started = wallMs();
-    const figures = await measure(service, emptyKey, routesOf(shape, jobIds).slice(0, 12));
+    const [figures] = await measure([service], emptyKey, routesOf(shape, jobIds).slice(0, 12));
     const seconds = (wallMs() - started) / 1000;
     const deleted = before - (await backlog());
     await service.stop();
     out(`While retention deleted ${deleted} of ${before} jobs past their time in ${seconds.toFixed(0)} s (${(deleted / seconds).toFixed(0)} jobs/s, load average ${loadavg()[0]?.toFixed(1)}):\n`);
-    for (const [label, route] of figures) out(`  ${label.padEnd(38)}${route.p50.toFixed(2)} / ${route.p99.toFixed(2)} ms\n`);
+    for (const [label, route] of figures ?? []) out(`  ${label.padEnd(38)}${route.p50.toFixed(2)} / ${route.p99.toFixed(2)} ms\n`);
     out(`  database ${((await databaseBytes(dataDir)) / 1e6).toFixed(0)} MB: the freed pages are reused, the file does not shrink\n\n`);
   } finally {
     await store.close();
