@@ -238,8 +238,8 @@ export function openDatabase(path: string, migrations = MIGRATIONS.length): Sqli
 export const SCHEMA_VERSION = MIGRATIONS.length;
 /** The schema as the release before list previews (migration 8) left it: what the migration test starts from. */
 export const SCHEMA_BEFORE_LIST_PREVIEWS = 7;
-/** The schema before usage by day: what the usage migration test starts from. */
-export const SCHEMA_BEFORE_USAGE_DAYS = MIGRATIONS.length - 3;
+/** The schema as the release before usage by day (migration 11) left it: what the usage migration test starts from. */
+export const SCHEMA_BEFORE_USAGE_DAYS = 10;
 
 function migrate(db: SqliteDatabase, migrations: number): void {
   const applied = db.pragma('user_version', { simple: true }) as number;

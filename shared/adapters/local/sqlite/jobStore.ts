@@ -7,7 +7,7 @@ import type { GroupCommit } from './groupCommit.js';
 import { RememberedJobs } from './rememberedJobs.js';
 import { PageBoundaries } from './pageBoundaries.js';
 import { UnwrittenMoves } from './unwrittenMoves.js';
-import { ACTIVE_STATUSES, eachArm, inEveryStatus, inStatuses } from './statusIndexes.js';
+import { ACTIVE_STATUSES, inEveryStatus, inEveryStatusParameters, inStatuses } from './statusIndexes.js';
 
 type PatchField = Exclude<keyof JobPatch, 'countAttempt'>;
 
@@ -45,7 +45,6 @@ const withoutInputs = (job: JobRecord): string => JSON.stringify({ ...job, input
 /** The record with its inputs (FULL), or with their list preview (LISTED), made by SQLite. */
 const FULL = "json_set(data, '$.inputs', json(inputs))";
 const LISTED = "json_set(data, '$.inputs', json(inputs_preview))";
-
 
 interface OutputHeadRow {
   idx: number;
@@ -130,22 +129,23 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
    */
   const newestFirst = (name: string, where: string, byStatus: boolean) => {
     const order = 'ORDER BY created_at DESC, id DESC LIMIT ?';
-    const prepare = (matching: string, select: (condition: string) => string, arms: number) => ({
+    /** `select`: the SELECT of the rows matching a condition; `bind`: its parameters from the condition's. */
+    const prepare = (matching: string, select: (condition: string) => string, bind = (parameters: unknown[]) => parameters) => ({
       counted: db.prepare<unknown[], string>(`${select(matching)} ${order} OFFSET ?`).pluck(),
       resumed: db.prepare<unknown[], string>(`${select(`${matching} AND (created_at, id) < (?, ?)`)} ${order}`).pluck(),
-      arms,
+      bind,
     });
     const one = (condition: string) => `SELECT ${LISTED} FROM jobs WHERE ${condition}`;
-    const all = byStatus ? prepare(where, (condition) => inEveryStatus(`${LISTED} AS data, created_at, id`, condition), JOB_STATUSES.length) : prepare(where, one, 1);
-    const inStatus = byStatus ? prepare(`${where} AND status = ?`, one, 1) : all;
+    const all = byStatus ? prepare(where, (condition) => inEveryStatus(`${LISTED} AS data, created_at, id`, condition), inEveryStatusParameters) : prepare(where, one);
+    const inStatus = byStatus ? prepare(`${where} AND status = ?`, one) : all;
     return (keys: string[], filter: JobFilter, page: Page): JobRecord[] => {
       const status = byStatus ? filter.status : undefined;
-      const { counted, resumed, arms } = status === undefined ? all : inStatus;
+      const { counted, resumed, bind } = status === undefined ? all : inStatus;
       const bound = status === undefined ? [...keys, filter.organizationId] : [...keys, filter.organizationId, status];
       const list = `${name}\u0000${bound.join('\u0000')}`;
       const after = page.offset === 0 ? undefined : boundaries.find(list, page.offset);
       const rows = writes
-        .current(() => (after ? resumed.all(...eachArm(arms, [...bound, after.createdAt, after.id]), page.limit) : counted.all(...eachArm(arms, bound), page.limit, page.offset)))
+        .current(() => (after ? resumed.all(...bind([...bound, after.createdAt, after.id]), page.limit) : counted.all(...bind(bound), page.limit, page.offset)))
         .map(parse);
       boundaries.remember(list, page.offset, rows);
       return rows;
@@ -244,7 +244,7 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
       return counts;
     },
     async listCreatedBetween(organizationId, from, to) {
-      return writes.current(() => createdBetween.all(...eachArm(JOB_STATUSES.length, [organizationId, from, to]))).map(parse);
+      return writes.current(() => createdBetween.all(...inEveryStatusParameters([organizationId, from, to]))).map(parse);
     },
     async listChildren(parentJobId) {
       if (remembered.isBare(parentJobId)) return [];

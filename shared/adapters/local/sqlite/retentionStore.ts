@@ -32,10 +32,12 @@ const OWNERS = `WITH RECURSIVE owners(id) AS (
   SELECT MIN(organization_id) FROM jobs
   UNION ALL SELECT (SELECT MIN(organization_id) FROM jobs WHERE organization_id > owners.id) FROM owners WHERE owners.id IS NOT NULL
 )`;
-const ENDED_BEFORE = `FROM owners CROSS JOIN jobs WHERE jobs.organization_id = owners.id AND jobs.${inStatuses(FINISHED_STATUSES)} AND jobs.created_at < ?`;
+const ENDED_BEFORE = `FROM owners CROSS JOIN jobs WHERE organization_id = owners.id AND ${inStatuses(FINISHED_STATUSES)} AND created_at < ?`;
 
-/** Each delete reads by a key or an index: a batch costs its own rows, whatever the history. */
-/** `remembered`: the job store's records, which must not outlive their rows. */
+/**
+ * Each delete reads by a key or an index: a batch costs its own rows, whatever the history.
+ * `remembered`: the job store's records, which must not outlive their rows.
+ */
 export function sqliteRetention(db: SqliteDatabase, writes: GroupCommit, remembered?: Pick<RememberedJobs, 'forget'>): SqliteRetention {
   const oldestEnded = db.prepare<[number, number], string>(`${OWNERS} SELECT jobs.id ${ENDED_BEFORE} LIMIT ?`).pluck();
   const countEnded = db.prepare<[number], number>(`${OWNERS} SELECT COUNT(*) ${ENDED_BEFORE}`).pluck();

@@ -18,10 +18,11 @@ export const inStatuses = (statuses: readonly JobStatus[]) => `status IN (${stat
  * jobs_by_organization_status), merged in `order` (which names result columns). SQLite merges
  * the arms as it reads them, with no sort: a page costs its own rows, and at most one more per
  * status. No index without the status is needed beside it, which spares every job's insert two
- * index writes and every commit the pages they dirtied. Each arm binds `where`'s parameters again (`eachArm`).
+ * index writes and every commit the pages they dirtied. Each arm binds `where`'s parameters again
+ * (`inEveryStatusParameters`).
  */
 export const inEveryStatus = (columns: string, where: string, order = '') =>
   `${JOB_STATUSES.map((status) => `SELECT ${columns} FROM jobs WHERE ${where} AND status = '${status}'`).join(' UNION ALL ')} ${order}`.trimEnd();
 
-/** The parameters of `arms` arms that each bind `parameters`, in order. */
-export const eachArm = (arms: number, parameters: readonly unknown[]): unknown[] => Array.from({ length: arms }, () => parameters).flat();
+/** The parameters of an `inEveryStatus` query whose `where` binds `parameters`: them again for each arm. */
+export const inEveryStatusParameters = (parameters: readonly unknown[]): unknown[] => JOB_STATUSES.flatMap(() => parameters);
