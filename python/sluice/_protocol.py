@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import socket
 import sys
 import threading
@@ -23,6 +24,8 @@ PROTOCOL_FD = 3
 JOBS_FD = 4
 
 Message = Dict[str, Any]
+# What one read takes from a socket at most: a message larger than this (a run's inline inputs) takes several.
+RECEIVE_BYTES = 65536
 
 
 class ChannelClosed(Exception):
@@ -42,19 +45,27 @@ def flush_logs() -> None:
 class Channel:
     """Newline-delimited JSON over a socket. send_lines() is thread-safe; receive() is for one reader thread."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, poll_before_reading: bool = False) -> None:
         self._socket = sock
-        self._reader = sock.makefile("rb")
+        self._received = bytearray()
         self._write_lock = threading.Lock()
+        # A thread blocked in a socket's read is woken by every read the agent makes of what this
+        # side wrote on the same socket (the kernel's "space to write" wake-up reaches readers too):
+        # for the protocol socket, each job's done, a wake-up of a thread with nothing to read, that
+        # the agent's thread pays for. A thread waiting in poll() for input sleeps through those.
+        self._readable: Optional[select.poll] = None
+        if poll_before_reading:
+            self._readable = select.poll()
+            self._readable.register(sock.fileno(), select.POLLIN)
 
     @classmethod
-    def open(cls, fd: int = PROTOCOL_FD) -> "Channel":
+    def open(cls, fd: int = PROTOCOL_FD, poll_before_reading: bool = False) -> "Channel":
         sock = socket.socket(fileno=fd)  # family and type are read from the descriptor
         # Processes the function starts (os.system, fork/exec) must not keep the agent's socket open,
         # or the agent would not see this replica's end when it exits.
         sock.set_inheritable(False)
         sock.setblocking(True)
-        return cls(sock)
+        return cls(sock, poll_before_reading)
 
     def send_lines(self, *lines: str) -> None:
         """Send already-encoded JSON objects (no newline inside), in one write: the agent wakes once
@@ -69,10 +80,7 @@ class Channel:
     def receive(self) -> Optional[Message]:
         """The next message, or None at end of stream. Lines that are not JSON objects are skipped."""
         while True:
-            try:
-                line = self._reader.readline()
-            except OSError:
-                return None
+            line = self._next_line()
             if not line:
                 return None
             if not line.strip():
@@ -84,6 +92,28 @@ class Channel:
             if isinstance(message, dict):
                 return message
             sys.stderr.write(f"sluice runtime: ignored a malformed protocol message: {line[:200]!r}\n")
+
+    def _next_line(self) -> bytes:
+        """The next line with its newline (at end of stream, what is left: b"" once nothing is)."""
+        scanned = 0
+        while True:
+            end = self._received.find(b"\n", scanned)
+            if end >= 0:
+                line = bytes(self._received[: end + 1])
+                del self._received[: end + 1]
+                return line
+            scanned = len(self._received)
+            try:
+                if self._readable is not None:
+                    self._readable.poll()
+                chunk = self._socket.recv(RECEIVE_BYTES)
+            except OSError:
+                return b""
+            if not chunk:
+                line = bytes(self._received)
+                self._received.clear()
+                return line
+            self._received += chunk
 
     def stop_receiving(self) -> None:
         """Ends what receive() reads here, waking a thread blocked in it (sending still works)."""

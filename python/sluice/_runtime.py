@@ -698,7 +698,7 @@ def main() -> int:
     run_as_batch_work()
     _line_buffer_logs()
     try:
-        channel = Channel.open(PROTOCOL_FD)
+        channel = Channel.open(PROTOCOL_FD, poll_before_reading=True)
         jobs = Channel.open(JOBS_FD)
     except OSError as error:
         sys.stderr.write(f"sluice runtime: file descriptors 3 and 4 must be the agent's protocol and jobs sockets ({error}); "

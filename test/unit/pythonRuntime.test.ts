@@ -357,6 +357,31 @@ describe.concurrent('python runtime', () => {
     expect(seen.batch).not.toBe(0); // SCHED_OTHER is 0: the test would pass vacuously on it
   });
 
+  it("sleeps through the agent's reads of its messages: a job's done does not wake the thread that reads the protocol", async () => {
+    // The kernel tells a socket's blocked readers when the peer has read what was written there,
+    // as if it were input: without poll(), the agent paid a wake-up of that thread for every job.
+    const replica = await ready(py`
+      import os
+      import threading
+      import sluice
+
+      @sluice.function(name="reader_sleeps")
+      def reader_sleeps() -> int:
+          me = threading.get_native_id()
+          sleeps = 0
+          for thread in os.listdir("/proc/self/task"):
+              if int(thread) != me:
+                  with open(f"/proc/self/task/{thread}/status") as status:
+                      sleeps += next(int(line.split()[1]) for line in status if line.startswith("voluntary_ctxt_switches"))
+          return sleeps
+    `, 'reader_sleeps');
+    const sleeps = async () => (await runJob(replica, {})).outputs[0]!.value as number;
+    const before = await sleeps();
+    for (let i = 0; i < 48; i++) await runJob(replica, {});
+    // The agent read 49 dones meanwhile; the reader woke once a job before poll().
+    expect((await sleeps()) - before).toBeLessThan(10);
+  });
+
   it("keeps prints on stdout/stderr, off fd 3, and a job's lines arrive before its done", async () => {
     const replica = await ready(py`
       import sys
