@@ -17,10 +17,13 @@ sys.stdout and sys.stderr of code that works for no job while no job runs (``idl
 
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import platform
+import struct
 import sys
+import termios
 import threading
 import time
 from typing import AbstractSet, Any, Dict, List, Optional, Set
@@ -124,22 +127,41 @@ class LogDescriptors:
         for fd in LOG_FDS:
             os.dup2(self.agent[fd], fd)
 
-    def job_ended(self, marker: Any) -> None:
+    def job_ended(self, marker: Any, unless_read: bool = False) -> bool:
         """1 and 2 to /dev/null, the writes under way finished, then the marker on both pipes (a
-        marker that is not one line of text is not written: the agent would never find it)."""
+        marker that is not one line of text is not written: the agent would never find it).
+
+        ``unless_read``: no marker when the agent has already read every byte of both pipes, which
+        is then what this answers (True): what the job wrote is in the agent's hands before the
+        message that ends the job, so a marker would tell it nothing (and cost it two reads a job)."""
         for fd in LOG_FDS:
             os.dup2(self.sink, fd)
         deadline = time.monotonic() + WRITES_SETTLE_S
         while not self.others_quiet() and writes_under_way(quiet=self.quiet) and time.monotonic() < deadline:
             time.sleep(_POLL_S)
+        if unless_read and self.all_read():
+            return True
         if not isinstance(marker, str) or not marker or "\n" in marker:
-            return
+            return False
         for fd in LOG_FDS:
             try:
                 # The agent also finds it at the end of a line that a write left unfinished.
                 os.write(self.agent[fd], f"{marker}\n".encode("utf-8"))
             except OSError:  # the agent is gone
                 pass
+        return False
+
+    def all_read(self) -> bool:
+        """Whether the agent has read all that was written to its pipes: the sockets' queues of
+        bytes sent and not yet read are empty (a pipe that is no socket cannot tell: False)."""
+        for fd in LOG_FDS:
+            try:
+                unread = struct.unpack("i", fcntl.ioctl(self.agent[fd], termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+            except OSError:
+                return False
+            if unread != 0:
+                return False
+        return True
 
     def between_jobs(self, marker: Optional[str] = None) -> None:
         """After setup: until a job runs, what reaches 1 and 2 is dropped; setup's output ends with ``marker``."""

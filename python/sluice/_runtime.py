@@ -6,7 +6,8 @@ SLUICE_ENTRY_FILE (a relative .py path), SLUICE_ENTRY_SYMBOL and SLUICE_ENTRY_KI
 sluice._protocol); stdout and stderr are the function's logs.
 
 Logs: a job's output ends with the end marker the agent sent with it, on stdout and on stderr,
-so the agent knows where the job's lines stop. Writes through sys.stdout and sys.stderr are
+so the agent knows where the job's lines stop; unless the agent has read all of it by the job's
+end, which ``done`` or ``error`` then says (``output_read``). Writes through sys.stdout and sys.stderr are
 attributed: a thread started during a job (or an asyncio task made in one) belongs to that job,
 and what it writes once the job is over is dropped, never shown in another job's logs. File
 descriptors 1 and 2 reach the agent's pipes only while a job runs (sluice._logfds), so what
@@ -540,24 +541,25 @@ class Runtime:
                     os.environ[name] = previous
         # Before the end marker: whatever they printed is in the pipes ahead of it, so it is this job's.
         self.processes.end_started_since(started_before)
-        self.end_output(message.get("end_marker"))
+        end: Message = {"output_read": True} if self.end_output(message.get("end_marker")) else {}
         if failure is None:
-            self.send({"type": "done", "job_id": job_id}, *held)
+            self.send({"type": "done", "job_id": job_id, **end}, *held)
         elif isinstance(failure, FatalException):  # the job's failure, not the process's: no restart
-            self.send({"type": "error", "job_id": job_id, "error": format_error(failure), "fatal": True})
+            self.send({"type": "error", "job_id": job_id, "error": format_error(failure), "fatal": True, **end})
         else:
-            self.send({"type": "error", "job_id": job_id, "error": format_error(failure)})
+            self.send({"type": "error", "job_id": job_id, "error": format_error(failure), **end})
         self.busy = False
         if isinstance(failure, SystemExit):  # the function asked the process to end
             code = failure.code
             exit_now(code if isinstance(code, int) else (0 if code is None else 1))
 
-    def end_output(self, marker: Any) -> None:
-        """The job's output ends here: later writes of its code are dropped, and the marker tells the agent."""
+    def end_output(self, marker: Any) -> bool:
+        """The job's output ends here: later writes of its code are dropped, and the marker tells the
+        agent, unless it has read all of it already (True: the job's end says so, output_read)."""
         flush_logs()  # what the job's code left buffered is its own: to the pipes, ahead of the marker
         with self.attribution.lock:
             self.attribution.running = None
-        self.logs.job_ended(marker)
+        return self.logs.job_ended(marker, unless_read=True)
 
     def input_value(self, entry: Entry, name: str, value: Any) -> Any:
         # The agent fetched every File input before the job came (under the service's address

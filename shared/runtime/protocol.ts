@@ -12,9 +12,13 @@ export type ReplicaMessage =
   | { type: 'ready' }
   | { type: 'setup_error'; error: string }
   | { type: 'output'; job_id: string; index: number; value?: unknown; file?: string; name?: string }
-  | { type: 'done'; job_id: string }
+  /**
+   * The job's end. `output_read`: the replica found that the agent had read all it wrote to
+   * stdout and stderr, and printed no end marker: the job's output is what the agent has read.
+   */
+  | { type: 'done'; job_id: string; output_read?: boolean }
   /** `fatal`: the function raised FatalException: the job fails, the replica is kept even with restart_on_error. */
-  | { type: 'error'; job_id: string; error: string; fatal?: boolean }
+  | { type: 'error'; job_id: string; error: string; fatal?: boolean; output_read?: boolean }
   /** `args`: positional inputs, named after the called version's inputs in order. */
   | { type: 'call'; call_id: string; function: string; inputs: Record<string, unknown>; args?: unknown[]; wait: boolean }
   /**
@@ -25,7 +29,7 @@ export type ReplicaMessage =
   | { type: 'await'; call_id: string; job_id: string; offset: number; until: PushedJobWait };
 
 export type AgentMessage =
-  /** `end_marker`: the line the replica prints on stdout and stderr when the job's output ends. max_output_bytes: an output whose JSON is longer is written to a file and sent as a file output. */
+  /** `end_marker`: the line the replica prints on stdout and stderr when the job's output ends (unless the agent has read all of it, `output_read`). max_output_bytes: an output whose JSON is longer is written to a file and sent as a file output. */
   | { type: 'run'; job_id: string; run_id: string; inputs: Record<string, unknown>; env: Record<string, string>; end_marker: string; max_output_bytes: number }
   /** `status` and `error`: the awaited job's, in the answer to an await. */
   | { type: 'call_result'; call_id: string; ok: true; job_id: string; outputs: unknown[]; status?: JobStatus; error?: string }

@@ -2,8 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import type { Interface } from 'node:readline';
-import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type { LineReader } from './lineReader.js';
+import { readLines } from './lineReader.js';
 import { killProcessGroup } from './processGroup.js';
 import type { AgentMessage, AwaitMessage, CallMessage, CallResult, OutputMessage, ReplicaMessage } from './protocol.js';
 
@@ -64,7 +65,8 @@ export class Replica {
   private readonly channel: Socket;
   /** `run` goes on a socket of its own (fd 4), which the replica's main thread reads between jobs (protocol.ts). */
   private readonly jobs: Socket;
-  private readonly readers: Interface[] = [];
+  /** The lines of stdout and stderr, as they are read. */
+  private readonly readers = new Map<Stream, LineReader>();
   private killedByAgent = false;
   private exited = false;
   private run: { resolve: (outcome: RunOutcome) => void; handlers: RunHandlers; verdict?: RunOutcome; drainTimer?: NodeJS.Timeout; outputs: Promise<unknown>[]; ending?: boolean } | null = null;
@@ -93,8 +95,7 @@ export class Replica {
     this.jobs = this.child.stdio[4] as Socket;
     for (const stream of ['stdout', 'stderr'] as const) {
       this.child[stream]?.on('error', () => undefined); // a killed process can reset its pipes; exit reports it
-      const reader = createInterface({ input: this.child[stream] as NodeJS.ReadableStream, crlfDelay: Infinity });
-      reader.on('line', (line) => {
+      const onLine = (line: string) => {
         // At the end of a line: the job's last write may not have ended its line.
         if (this.undrained.has(stream) && this.endMarker !== '' && line.endsWith(this.endMarker)) {
           const unfinished = line.slice(0, -this.endMarker.length);
@@ -103,11 +104,10 @@ export class Replica {
         }
         this.run?.drainTimer?.refresh(); // output still flowing (a log writer catching up): keep waiting for the marker
         spec.onLine(line, stream);
-      });
-      reader.on('close', () => this.drained(stream));
-      this.readers.push(reader);
+      };
+      this.readers.set(stream, readLines(this.child[stream] as Readable, onLine, () => this.drained(stream)));
     }
-    createInterface({ input: this.channel, crlfDelay: Infinity }).on('line', (line) => this.receive(line));
+    readLines(this.channel, (line) => this.receive(line));
     for (const socket of [this.channel, this.jobs]) socket.on('error', () => undefined); // the exit handler reports what matters
     this.child.on('error', (error) => this.handleExit(null, null, error.message));
     this.child.on('exit', (code, signal) => this.handleExit(code, signal));
@@ -200,8 +200,26 @@ export class Replica {
         break;
       case 'done':
       case 'error':
+        if (message.output_read === true) this.readAll();
         this.finishRun(message.type === 'done' ? { kind: 'done' } : { kind: 'error', error: message.error, fatal: message.fatal === true });
         break;
+    }
+  }
+
+  /**
+   * The replica found all it wrote to stdout and stderr read, and sent no end marker: each stream
+   * is drained once its lines read so far are given (at once, unless it was paused while the log
+   * writer caught up), its last line, unended, the job's too.
+   */
+  private readAll(): void {
+    const run = this.run;
+    for (const [stream, reader] of this.readers) {
+      if (!this.undrained.has(stream)) continue;
+      reader.whenCaughtUp(() => {
+        if (this.run !== run) return; // ended meanwhile (OUTPUT_DRAIN_MS): the next run's lines are not its
+        reader.flush();
+        this.drained(stream);
+      });
     }
   }
 

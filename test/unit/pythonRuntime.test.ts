@@ -93,7 +93,7 @@ describe.concurrent('python runtime', () => {
     const second = await runJob(replica, { step: 2 });
     expect(first.outputs.map((o) => o.value)).toEqual([[1, 1]]);
     expect(second.outputs.map((o) => o.value)).toEqual([[1, 3]]);
-    expect(second.end).toEqual({ type: 'done', job_id: second.jobId });
+    expect(second.end).toEqual({ type: 'done', job_id: second.jobId, output_read: true });
   });
 
   it('sends a return value as output 0 then done; undeclared inputs are not passed', async () => {
@@ -106,7 +106,7 @@ describe.concurrent('python runtime', () => {
     `, 'pair');
     const job = await runJob(replica, { a: 1, ignored: 'x' });
     expect(job.outputs).toEqual([{ type: 'output', job_id: job.jobId, index: 0, value: [1, 10] }]);
-    expect(job.end).toEqual({ type: 'done', job_id: job.jobId });
+    expect(job.end).toEqual({ type: 'done', job_id: job.jobId, output_read: true });
   });
 
   it('sends a None return as a null output, but nothing for "-> None"', async () => {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
+import { readLines } from '../../../runtime/lineReader.js';
 import { killProcessGroup } from '../../../runtime/processGroup.js';
-import { createInterface } from 'node:readline';
 
 export interface CommandResult {
   exitCode: number | null;
@@ -35,7 +35,7 @@ export function runCommand(command: string, args: string[], options: RunCommandO
             killProcessGroup(child);
           }, options.timeoutMs);
     for (const stream of ['stdout', 'stderr'] as const) {
-      createInterface({ input: child[stream], crlfDelay: Infinity }).on('line', (line) => options.onLine?.(line, stream));
+      readLines(child[stream], (line) => options.onLine?.(line, stream));
     }
     child.on('error', (error) => {
       clearTimeout(timer);

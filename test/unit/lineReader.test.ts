@@ -1,0 +1,68 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { readLines } from '../../shared/runtime/lineReader.js';
+
+/** The lines (and the end, as 'END') read from these chunks written one by one. */
+async function linesOf(chunks: (string | Buffer)[]): Promise<string[]> {
+  const stream = new PassThrough();
+  const seen: string[] = [];
+  const ended = new Promise<void>((resolve) => readLines(stream, (line) => seen.push(line), resolve));
+  for (const chunk of chunks) {
+    stream.write(chunk);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  stream.end();
+  await ended;
+  return [...seen, 'END'];
+}
+
+describe('readLines: the lines of a process pipe, as node:readline splits them', () => {
+  it('ends a line at \\n, \\r\\n or a lone \\r, and keeps empty lines', async () => {
+    expect(await linesOf(['a\nb\r\nc\rd\n\n'])).toEqual(['a', 'b', 'c', 'd', '', 'END']);
+  });
+
+  it('joins a line written in several chunks, and a \\r\\n split between two ends one line', async () => {
+    expect(await linesOf(['hel', 'lo\r', '\nwor', 'ld\n'])).toEqual(['hello', 'world', 'END']);
+  });
+
+  it('gives a character whose UTF-8 bytes are split between chunks whole', async () => {
+    const bytes = Buffer.from('héllo ✓\n');
+    expect(await linesOf([bytes.subarray(0, 2), bytes.subarray(2, 9), bytes.subarray(9)])).toEqual(['héllo ✓', 'END']);
+  });
+
+  it('gives the last line without a line break when the stream ends, then the end', async () => {
+    expect(await linesOf(['one\ntwo'])).toEqual(['one', 'two', 'END']);
+    expect(await linesOf([])).toEqual(['END']);
+  });
+
+  it('flushes the line not yet ended as a line, and starts the next one afresh', async () => {
+    const stream = new PassThrough();
+    const seen: string[] = [];
+    const reader = readLines(stream, (line) => seen.push(line));
+    stream.write('done\nhalf a li');
+    await new Promise((resolve) => setImmediate(resolve));
+    reader.flush();
+    reader.flush(); // nothing more to give
+    stream.write('ne\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual(['done', 'half a li', 'ne']);
+  });
+
+  it('says when a paused stream has given every line it had read: once resumed and emptied', async () => {
+    const stream = new PassThrough();
+    const seen: string[] = [];
+    const reader = readLines(stream, (line) => seen.push(line));
+    stream.pause();
+    stream.write('one\ntwo\n');
+    let caughtUp: string[] | undefined;
+    reader.whenCaughtUp(() => (caughtUp = [...seen]));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(caughtUp).toBeUndefined();
+    stream.resume();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(caughtUp).toEqual(['one', 'two']);
+    let atOnce = false;
+    reader.whenCaughtUp(() => (atOnce = true));
+    expect(atOnce).toBe(true);
+  });
+});
