@@ -3,8 +3,8 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { loadBullmq } from './bullmq.js';
-import type { Figures } from './stats.js';
-import { cpuSeconds, figuresFrom, peakRssMb, runConcurrently, wallMs } from './stats.js';
+import type { Figures, Round } from './stats.js';
+import { cpuSeconds, figuresFrom, peakRssMb, runConcurrently, summedRounds, wallMs } from './stats.js';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -25,24 +25,42 @@ function waitForLine(child: ChildProcess, pattern: RegExp): Promise<void> {
   });
 }
 
-/** The same workload on BullMQ: a local Redis server (no persistence) and a no-op worker process. */
-export async function benchBullmq(options: { sequential: number; warmup: number; total: number; inFlight: number; concurrency: number }): Promise<Figures> {
+/** The BullMQ side of the throughput rounds, open between its latencies and its figures. */
+export interface BullmqSide {
+  /** One round of the throughput run, counted in its figures unless `measured` is false. */
+  round(measured?: boolean): Promise<Round>;
+  /** The figures: latencies, and the rounds summed. */
+  finish(): Promise<Figures>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The same workload on BullMQ: a local Redis server (no persistence) and a no-op worker process,
+ * its latencies measured and warmed up, ready for throughput rounds of `perRound` jobs.
+ */
+export async function openBullmq(options: { sequential: number; warmup: number; perRound: number; inFlight: number; concurrency: number }): Promise<BullmqSide> {
   const port = await freePort();
   const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
   await waitForLine(redis, /Ready to accept connections/);
   const workerProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./bullmqWorker.ts', import.meta.url)), String(port), String(options.concurrency)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await waitForLine(workerProcess, /ready/);
   const { Queue, QueueEvents } = await loadBullmq();
   const connection = { host: '127.0.0.1', port };
   const queue = new Queue('bench', { connection });
   const events = new QueueEvents('bench', { connection });
-  // 32 waiters at once add a listener each: not a leak.
-  queue.setMaxListeners(0);
-  events.setMaxListeners(0);
-  await events.waitUntilReady();
+  const stop = async () => {
+    await events.close();
+    await queue.close();
+    workerProcess.kill('SIGTERM');
+    redis.kill('SIGTERM');
+  };
   try {
+    await waitForLine(workerProcess, /ready/);
+    // 32 waiters at once add a listener each: not a leak.
+    queue.setMaxListeners(0);
+    events.setMaxListeners(0);
+    await events.waitUntilReady();
     const pushToStart: number[] = [];
     const pushToResult: number[] = [];
     const awaitWake: number[] = [];
@@ -62,28 +80,24 @@ export async function benchBullmq(options: { sequential: number; warmup: number;
       await added.waitUntilFinished(events);
     };
     await runConcurrently(options.warmup, options.inFlight, job);
-    const before = { redis: await cpuSeconds(redis.pid as number), worker: await cpuSeconds(workerProcess.pid as number), client: process.cpuUsage() };
-    const seconds = await runConcurrently(options.total, options.inFlight, job);
-    const [redisAfter, workerAfter, client] = [await cpuSeconds(redis.pid as number), await cpuSeconds(workerProcess.pid as number), process.cpuUsage(before.client)];
-    const perJob = (seconds: number) => (seconds * 1e6) / options.total;
-    const rss = (await peakRssMb(redis.pid as number)) + (await peakRssMb(workerProcess.pid as number));
-    return figuresFrom(
-      { pushToStart, pushToResult, awaitWake },
-      {
-        jobs: options.total,
-        seconds,
-        peakRssMb: rss,
-        cpuPerJob: {
-          service: perJob(redisAfter.own - before.redis.own),
-          workers: perJob(workerAfter.own - before.worker.own),
-          client: (client.user + client.system) / options.total,
-        },
+    const rounds: Round[] = [];
+    return {
+      async round(measured = true) {
+        const before = { redis: await cpuSeconds(redis.pid as number), worker: await cpuSeconds(workerProcess.pid as number), client: process.cpuUsage() };
+        const seconds = await runConcurrently(options.perRound, options.inFlight, job);
+        const [redisAfter, workerAfter, client] = [await cpuSeconds(redis.pid as number), await cpuSeconds(workerProcess.pid as number), process.cpuUsage(before.client)];
+        const round = { jobs: options.perRound, seconds, cpuMicros: { service: (redisAfter.own - before.redis.own) * 1e6, workers: (workerAfter.own - before.worker.own) * 1e6, client: client.user + client.system } };
+        if (measured) rounds.push(round);
+        return round;
       },
-    );
-  } finally {
-    await events.close();
-    await queue.close();
-    workerProcess.kill('SIGTERM');
-    redis.kill('SIGTERM');
+      async finish() {
+        const rss = (await peakRssMb(redis.pid as number)) + (await peakRssMb(workerProcess.pid as number));
+        return figuresFrom({ pushToStart, pushToResult, awaitWake }, { ...summedRounds(rounds), peakRssMb: rss });
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
   }
 }

@@ -1,11 +1,11 @@
 // A lean job load generator, run as its own process (through loadGenerator.ts) like httpLoad.ts:
 // `connections` keep-alive sockets, each pushing a no-op job (POST /v2/push), then awaiting it
 // (GET /v2/jobs/{id}/await), then the next, until `total` jobs have ended (after `warmup` unmeasured
-// ones, before it says it is ready). Raw sockets and the
+// ones, before it says it is ready), once per run it is told to go. Raw sockets and the
 // minimal response reader (answerReader.ts), so the generator's CPU does not depress the
 // throughput it measures on a machine it shares with the service. A job that does not end
-// `finished` (or a push that is refused) is a failure. Prints one JSON line: jobs, seconds,
-// failures (and the first few), and the generator's own CPU microseconds during the run.
+// `finished` (or a push that is refused) is a failure. Prints one JSON line a run: jobs, seconds,
+// failures so far (and the first few), and the generator's own CPU microseconds during the run.
 import { converse } from './keepAliveConnection.js';
 import { awaitGo } from './loadGenerator.js';
 import { noopPushRequest, pushedJobId } from './noopPush.js';
@@ -58,11 +58,13 @@ function drive(jobs: number): Promise<void> {
 // Warm-up jobs first, on the same code: the measured run finds this process's JIT as warm as the
 // service's (the BullMQ side's client is the bench process, warm from its own warm-up).
 if (warmup > 0) await run(warmup);
-await awaitGo();
-const cpu = process.cpuUsage();
-const started = performance.now();
-await run(total);
-const seconds = (performance.now() - started) / 1000;
-const used = process.cpuUsage(cpu);
-const report = { jobs: ended, seconds, failures: failures.length, firstFailures: failures.slice(0, MAX_REPORTED_FAILURES), cpuMicros: used.user + used.system };
-process.stdout.write(`${JSON.stringify(report)}\n`);
+// One measured run of `total` jobs per `go` (the bench alternates them with BullMQ's).
+while (await awaitGo()) {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await run(total);
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  const report = { jobs: ended, seconds, failures: failures.length, firstFailures: failures.slice(0, MAX_REPORTED_FAILURES), cpuMicros: used.user + used.system };
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}

@@ -1,13 +1,16 @@
 // `npm run bench`: the same job workload on Sluice and on BullMQ, side by side.
 import { execFileSync } from 'node:child_process';
-import { benchBullmq } from './bullmqTarget.js';
+import { openBullmq } from './bullmqTarget.js';
 import { benchReads } from './reads.js';
-import { benchSluice } from './sluiceTarget.js';
+import { openSluice } from './sluiceTarget.js';
 import type { Figures } from './stats.js';
 import { benchWorkloads } from './workloads.js';
 
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 1000);
-const TOTAL = Number(process.env.BENCH_TOTAL ?? 10000);
+/** Each side's throughput jobs, run in ROUNDS rounds that alternate between the sides: the VM's drift falls on both. */
+const TOTAL = Number(process.env.BENCH_TOTAL ?? 20000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const PER_ROUND = Math.ceil(TOTAL / ROUNDS);
 /** Jobs each side runs at full concurrency, unmeasured, before its throughput run: both are measured warm (JIT, caches). */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const IN_FLIGHT = 32;
@@ -35,7 +38,7 @@ const ROWS: [string, Metric | ((figures: Figures) => number), string, 'lower' | 
   ['push -> result (await) p99', 'pushToResultP99', 'ms', 'lower'],
   ['await wake-up p50', 'awaitWakeP50', 'ms', 'lower'],
   ['await wake-up p99', 'awaitWakeP99', 'ms', 'lower'],
-  [`throughput (${TOTAL} jobs, ${IN_FLIGHT} in flight)`, 'throughput', 'jobs/s', 'higher'],
+  [`throughput (${ROUNDS}x${PER_ROUND}, ${IN_FLIGHT} in flight)`, 'throughput', 'jobs/s', 'higher'],
   ['peak RSS (service / Redis + worker)', 'peakRssMb', 'MB', 'lower'],
   ['CPU per job: service / Redis', (f) => f.cpuPerJob.service, 'µs', 'lower'],
   ['CPU per job: replicas / worker', (f) => f.cpuPerJob.workers, 'µs', 'lower'],
@@ -47,10 +50,36 @@ const format = (value: number) => (Number.isNaN(value) ? 'n/a' : value >= 100 ? 
 if (SECTIONS.has('queue')) {
   process.stdout.write(`Sluice vs BullMQ on ${(await import('node:os')).cpus().length} cores: no-op jobs, ${REPLICAS} warm workers, ${SEQUENTIAL} sequential jobs for latencies, ${WARMUP} unmeasured jobs at full concurrency before the throughput run\n`);
   process.stdout.write('Sluice: HTTP push + await, SQLite (WAL), Python replicas as child processes; throughput load from its own lean process (bench/jobLoad.ts: raw keep-alive sockets)\n');
-  process.stdout.write('BullMQ: Queue.add + waitUntilFinished from the bench process (its client library is part of its cost), Redis 7 (no persistence), a no-op worker process; its job times are whole milliseconds\n\n');
-  const { figures: sluice, extras } = await benchSluice({ sequential: SEQUENTIAL, warmup: WARMUP, total: TOTAL, inFlight: IN_FLIGHT, backlog: BACKLOG, floodSeconds: FLOOD_S });
-  const bullmq = hasRedis() ? await benchBullmq({ sequential: SEQUENTIAL, warmup: WARMUP, total: TOTAL, inFlight: IN_FLIGHT, concurrency: REPLICAS }) : null;
-  if (!bullmq) process.stdout.write('redis-server not found: install it (Debian: apt-get install redis-server) to compare with BullMQ.\n\n');
+  process.stdout.write('BullMQ: Queue.add + waitUntilFinished from the bench process (its client library is part of its cost), Redis 7 (no persistence), a no-op worker process; its job times are whole milliseconds\n');
+  process.stdout.write(`Throughput: ${ROUNDS} rounds of ${PER_ROUND} jobs a side, the sides taking turns (BENCH_TOTAL, BENCH_ROUNDS); each side's rate is its jobs over its rounds' seconds\n\n`);
+  const sluiceSide = await openSluice({ sequential: SEQUENTIAL, warmup: WARMUP, perRound: PER_ROUND, inFlight: IN_FLIGHT, backlog: BACKLOG, floodSeconds: FLOOD_S });
+  let bullmq: Figures | null = null;
+  /** Sluice's and BullMQ's rates, round by round: how much the VM drifted meanwhile. */
+  const roundRates: [number, number][] = [];
+  let measured: Awaited<ReturnType<typeof sluiceSide.finish>>;
+  try {
+    const bullmqSide = hasRedis() ? await openBullmq({ sequential: SEQUENTIAL, warmup: WARMUP, perRound: PER_ROUND, inFlight: IN_FLIGHT, concurrency: REPLICAS }) : null;
+    if (!bullmqSide) process.stdout.write('redis-server not found: install it (Debian: apt-get install redis-server) to compare with BullMQ.\n\n');
+    try {
+      // Each side in turn, the first of each round alternating: neither always runs after the
+      // other. An unmeasured round of each first: a side's first round after sitting idle while
+      // the other opened ran 10-15% slower than its later ones.
+      for (const side of [sluiceSide, bullmqSide]) await side?.round(false);
+      for (let round = 0; round < ROUNDS; round++) {
+        const sides = round % 2 === 0 ? [sluiceSide, bullmqSide] : [bullmqSide, sluiceSide];
+        const [first, second] = [await sides[0]?.round(), await sides[1]?.round()];
+        const [ours, theirs] = round % 2 === 0 ? [first, second] : [second, first];
+        if (ours && theirs) roundRates.push([ours.jobs / ours.seconds, theirs.jobs / theirs.seconds]);
+      }
+      bullmq = (await bullmqSide?.finish()) ?? null;
+    } finally {
+      await bullmqSide?.stop();
+    }
+    measured = await sluiceSide.finish();
+  } finally {
+    await sluiceSide.stop();
+  }
+  const { figures: sluice, extras } = measured;
 
   const widths = [40, 14, 14, 22];
   const line = (cells: string[]) => cells.map((cell, i) => `${cell} `.padEnd(widths[i] as number)).join('') + '\n';
@@ -64,6 +93,9 @@ if (SECTIONS.has('queue')) {
     const verdict = !Number.isFinite(ratio) || ratio === 0 ? 'n/a' : `${ratio.toFixed(2)}x ${ratio >= 1 ? 'better' : 'worse'}`;
     process.stdout.write(line([label, `${format(ours)} ${unit}`, `${format(theirs)} ${unit}`, verdict]));
   }
+
+  const rates = roundRates.map(([ours, theirs]) => `${format(ours)}/${format(theirs)} (${(ours / theirs).toFixed(2)}x)`);
+  if (rates.length > 0) process.stdout.write(`throughput by round, Sluice/BullMQ jobs/s: ${rates.join(', ')}\n`);
 
   const { trivialGet, fairness, loopDelay } = extras;
   const ms = (value: number) => `${value.toFixed(1)} ms`;

@@ -8,12 +8,12 @@ import { inspectFunctions } from '../shared/packaging/inspectFunctions.js';
 import { packDirectory } from '../shared/packaging/packDirectory.js';
 import { benchFairness, type Fairness } from './fairness.js';
 import { createJsonClient } from './httpClient.js';
-import { runLoadGenerator } from './loadGenerator.js';
+import { startLoadGenerator } from './loadGenerator.js';
 import { loopDelayProbe, type LoopDelay } from './loopDelay.js';
 import { startServiceProcess } from './serviceProcess.js';
-import type { Figures } from './stats.js';
+import type { Figures, Round } from './stats.js';
 import { benchTrivialGet } from './trivialGet.js';
-import { cpuSeconds, figuresFrom, peakRssMb, wallMs } from './stats.js';
+import { cpuSeconds, figuresFrom, peakRssMb, summedRounds, wallMs } from './stats.js';
 
 /** The no-op function's warm replicas, as many as BullMQ's worker runs at once. */
 const NOOP_REPLICAS = 2;
@@ -38,17 +38,29 @@ interface JobLoad {
 
 /** What only the Sluice side measures: its own costs, its HTTP path against a plain server, fairness. */
 export interface SluiceExtras {
-  /** Write syscalls and bytes written by the service per job in the throughput run (/proc/PID/io). */
+  /** Write syscalls and bytes written by the service per job in the throughput rounds (/proc/PID/io). */
   writesPerJob: number;
   kbWrittenPerJob: number;
   trivialGet: { sluice: number; plain: number };
   fairness: Fairness;
-  /** The service's event-loop delay during the throughput run and during the flood. */
+  /** The service's event-loop delay during the throughput rounds (each figure its worst round's) and during the flood. */
   loopDelay: { throughput: LoopDelay; flood: LoopDelay };
 }
 
-/** The embedded service as its own process, a no-op Python function with two warm replicas. */
-export async function benchSluice(options: { sequential: number; warmup: number; total: number; inFlight: number; backlog: number; floodSeconds: number }): Promise<{ figures: Figures; extras: SluiceExtras }> {
+/** The Sluice side of the throughput rounds, open between its latencies and its own measures. */
+export interface SluiceSide {
+  /** One round of the throughput run, counted in its figures unless `measured` is false. */
+  round(measured?: boolean): Promise<Round>;
+  /** The figures (latencies, and the rounds summed), then what only Sluice measures. */
+  finish(): Promise<{ figures: Figures; extras: SluiceExtras }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The embedded service as its own process, a no-op Python function with two warm replicas: its
+ * latencies measured, its load generator warmed up, ready for throughput rounds of `perRound` jobs.
+ */
+export async function openSluice(options: { sequential: number; warmup: number; perRound: number; inFlight: number; backlog: number; floodSeconds: number }): Promise<SluiceSide> {
   const profile = process.env.BENCH_CPU_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
   const probe = loopDelayProbe(join(await mkdtemp(join(tmpdir(), 'sluice-bench-loop-')), 'loop-delay.json'));
   const { url, key, dataDir, child: service, stop } = await startServiceProcess([...profile, ...probe.nodeArgs], { ...probe.env, SLUICE_MAX_QUEUED_PER_VERSION: String(options.backlog) });
@@ -83,51 +95,70 @@ export async function benchSluice(options: { sequential: number; warmup: number;
     const low = Math.max(...samples.map((s) => s.created - s.acknowledged));
     const high = Math.min(...samples.map((s) => s.created - s.sent));
     const offset = (low + high) / 2;
-    const pushToStart = samples.map((s) => s.started - offset - s.sent);
-    const pushToResult = samples.map((s) => s.received - s.sent);
-    const awaitWake = samples.map((s) => s.received - (s.completed - offset));
-    // The throughput run's load comes from its own lean process, so the client's CPU weighs on
-    // the figure as little as it can; the service's costs are read just around it.
-    let before = { service: { own: 0, children: 0 }, io: { syscw: 0, wchar: 0 } };
-    const load = await runLoadGenerator<JobLoad>('./jobLoad.ts', [url, key, String(options.inFlight), String(options.total), String(options.warmup)], async () => {
-      before = { service: await cpuSeconds(service.pid as number), io: await processIo(service.pid as number) };
-      await probe.read(service);
-    });
-    if (load.failures > 0) throw new Error(`${load.failures} of ${load.jobs} jobs failed in the throughput run: ${load.firstFailures.join('; ')}`);
-    const throughputDelay = await probe.read(service);
-    const cpu = await cpuPerJob(before.service, service.pid as number, load);
-    const io = await processIo(service.pid as number);
-    const figures = figuresFrom({ pushToStart, pushToResult, awaitWake }, { jobs: load.jobs, seconds: load.seconds, peakRssMb: await peakRssMb(service.pid as number), cpuPerJob: cpu });
-    const trivialGet = await benchTrivialGet(url, key, JSON.stringify((await call('GET', '/v2/organization')).body));
-    let floodDelay: LoopDelay | undefined;
-    const fairness = await benchFairness(call, { url, key, replicas: NOOP_REPLICAS }, options.backlog, options.floodSeconds, {
-      start: async () => void (await probe.read(service)),
-      end: async () => void (floodDelay = await probe.read(service)),
-    });
-    return {
-      figures,
-      extras: {
-        writesPerJob: (io.syscw - before.io.syscw) / load.jobs,
-        kbWrittenPerJob: (io.wchar - before.io.wchar) / 1024 / load.jobs,
-        trivialGet,
-        fairness,
-        loopDelay: { throughput: throughputDelay, flood: floodDelay as LoopDelay },
-      },
+    const latencies = {
+      pushToStart: samples.map((s) => s.started - offset - s.sent),
+      pushToResult: samples.map((s) => s.received - s.sent),
+      awaitWake: samples.map((s) => s.received - (s.completed - offset)),
     };
-  } finally {
+    // The throughput load comes from its own lean process (warmed up before it says it is ready),
+    // so the client's CPU weighs on the figure as little as it can; the service's costs, writes
+    // and event-loop delay are read just around each round.
+    const generator = await startLoadGenerator<JobLoad>('./jobLoad.ts', [url, key, String(options.inFlight), String(options.perRound), String(options.warmup)]);
+    const rounds: Round[] = [];
+    const written = { syscw: 0, wchar: 0 };
+    const delays: LoopDelay[] = [];
+    return {
+      async round(measured = true) {
+        let before = { service: { own: 0, children: 0 }, io: { syscw: 0, wchar: 0 } };
+        const load = await generator.run(async () => {
+          before = { service: await cpuSeconds(service.pid as number), io: await processIo(service.pid as number) };
+          await probe.read(service);
+        });
+        if (load.failures > 0) throw new Error(`${load.failures} jobs failed in the throughput run: ${load.firstFailures.join('; ')}`);
+        const delay = await probe.read(service);
+        const after = { service: await cpuSeconds(service.pid as number), io: await processIo(service.pid as number) };
+        const round = { jobs: load.jobs, seconds: load.seconds, cpuMicros: { service: (after.service.own - before.service.own) * 1e6, workers: (after.service.children - before.service.children) * 1e6, client: load.cpuMicros } };
+        if (measured) {
+          rounds.push(round);
+          delays.push(delay);
+          written.syscw += after.io.syscw - before.io.syscw;
+          written.wchar += after.io.wchar - before.io.wchar;
+        }
+        return round;
+      },
+      async finish() {
+        await generator.close();
+        const run = summedRounds(rounds);
+        const figures = figuresFrom(latencies, { ...run, peakRssMb: await peakRssMb(service.pid as number) });
+        const trivialGet = await benchTrivialGet(url, key, JSON.stringify((await call('GET', '/v2/organization')).body));
+        let floodDelay: LoopDelay | undefined;
+        const fairness = await benchFairness(call, { url, key, replicas: NOOP_REPLICAS }, options.backlog, options.floodSeconds, {
+          start: async () => void (await probe.read(service)),
+          end: async () => void (floodDelay = await probe.read(service)),
+        });
+        return {
+          figures,
+          extras: {
+            writesPerJob: written.syscw / run.jobs,
+            kbWrittenPerJob: written.wchar / 1024 / run.jobs,
+            trivialGet,
+            fairness,
+            loopDelay: { throughput: worstOf(delays), flood: floodDelay as LoopDelay },
+          },
+        };
+      },
+      stop,
+    };
+  } catch (error) {
     await stop();
+    throw error;
   }
 }
 
-/** CPU microseconds per job of the throughput run: the service, its replicas, and the load generator (from its report). */
-async function cpuPerJob(before: { own: number; children: number }, pid: number, load: JobLoad) {
-  const after = await cpuSeconds(pid);
-  const micros = (seconds: number) => (seconds * 1e6) / load.jobs;
-  return {
-    service: micros(after.own - before.own),
-    workers: micros(after.children - before.children),
-    client: load.cpuMicros / load.jobs,
-  };
+/** Each figure at its worst over the rounds. */
+function worstOf(delays: LoopDelay[]): LoopDelay {
+  const worst = (key: keyof LoopDelay) => Math.max(...delays.map((delay) => delay[key]));
+  return { p50: worst('p50'), p99: worst('p99'), p999: worst('p999'), max: worst('max') };
 }
 
 /** Write syscalls and bytes written so far by a process (its sockets and pipes included), from /proc. */

@@ -62,7 +62,25 @@ export async function cpuSeconds(pid: number): Promise<{ own: number; children: 
   return { own: await ticks(pid), children };
 }
 
-/** The figures of one target from its raw samples (milliseconds) and its throughput run. */
+/** One throughput round of a side: its jobs, its seconds, and the CPU microseconds (in all) of its server (the service or Redis), its workers (replicas or BullMQ's worker) and its client. */
+export interface Round {
+  jobs: number;
+  seconds: number;
+  cpuMicros: Figures['cpuPerJob'];
+}
+
+/** A side's rounds as one run: all their jobs over all their seconds, CPU per job. */
+export function summedRounds(rounds: Round[]): { jobs: number; seconds: number; cpuPerJob: Figures['cpuPerJob'] } {
+  const sum = (pick: (round: Round) => number) => rounds.reduce((total, round) => total + pick(round), 0);
+  const jobs = sum((round) => round.jobs);
+  return {
+    jobs,
+    seconds: sum((round) => round.seconds),
+    cpuPerJob: { service: sum((round) => round.cpuMicros.service) / jobs, workers: sum((round) => round.cpuMicros.workers) / jobs, client: sum((round) => round.cpuMicros.client) / jobs },
+  };
+}
+
+/** The figures of one target from its raw samples (milliseconds) and its throughput rounds. */
 export function figuresFrom(
   samples: { pushToStart: number[]; pushToResult: number[]; awaitWake: number[] },
   run: { jobs: number; seconds: number; peakRssMb: number; cpuPerJob: Figures['cpuPerJob'] },
