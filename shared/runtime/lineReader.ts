@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 
 export interface LineReader {
-  /** Gives the line read so far without its line break, if any, as a line of its own. */
+  /** Gives the line read so far without its line break, if any, as a line of its own: what follows starts a new one. */
   flush(): void;
   /**
    * Calls `then` once every byte the stream has read so far has been given as lines (the last,
@@ -40,14 +40,19 @@ export function readLines(stream: Readable, onLine: (line: string) => void, onEn
   };
   let waiting: (() => void) | undefined;
   const caughtUp = () => stream.readableLength === 0 && !stream.isPaused();
+  const notify = () => {
+    if (!waiting || !caughtUp()) return;
+    const then = waiting;
+    waiting = undefined;
+    then();
+  };
   stream.on('data', (chunk: Buffer | string) => {
     split(typeof chunk === 'string' ? chunk : decoder.write(chunk));
-    if (waiting && caughtUp()) {
-      const then = waiting;
-      waiting = undefined;
-      then();
-    }
+    notify();
   });
+  // A stream paused with nothing buffered gives no 'data' once resumed: look again after the
+  // resume has given what was buffered, if anything.
+  stream.on('resume', () => queueMicrotask(notify));
   stream.once('end', () => {
     const rest = partial + decoder.end();
     partial = '';
@@ -58,6 +63,8 @@ export function readLines(stream: Readable, onLine: (line: string) => void, onEn
     flush() {
       const line = partial + decoder.end();
       partial = '';
+      // A "\r" that ended the last line ends it alone: a "\n" that comes next starts a line.
+      afterReturn = false;
       if (line !== '') onLine(line);
     },
     whenCaughtUp(then) {

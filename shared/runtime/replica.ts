@@ -258,6 +258,9 @@ export class Replica {
     if (!run?.verdict || run.ending) return;
     run.ending = true;
     clearTimeout(run.drainTimer);
+    // What was read of a line the run's output left unfinished is its own, however the run ended
+    // (its marker never came, say): never the start of the next run's first line.
+    for (const reader of this.readers.values()) reader.flush();
     this.undrained.clear();
     // Busy until its outputs are handled: the next job could overwrite a file output not yet stored.
     void Promise.allSettled(run.outputs).then(() => {

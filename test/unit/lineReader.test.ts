@@ -65,4 +65,33 @@ describe('readLines: the lines of a process pipe, as node:readline splits them',
     reader.whenCaughtUp(() => (atOnce = true));
     expect(atOnce).toBe(true);
   });
+
+  it('ends a line at a "\\r" for good once flushed: a "\\n" that comes next is an empty line of its own', async () => {
+    const stream = new PassThrough();
+    const seen: string[] = [];
+    const reader = readLines(stream, (line) => seen.push(line));
+    stream.write('progress 50%\r');
+    await new Promise((resolve) => setImmediate(resolve));
+    reader.flush();
+    stream.write('\nnext\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual(['progress 50%', '', 'next']);
+  });
+
+  it('says a stream paused with nothing left to give has caught up once it is resumed', async () => {
+    const stream = new PassThrough();
+    const seen: string[] = [];
+    const reader = readLines(stream, (line) => seen.push(line));
+    stream.write('all given\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    stream.pause();
+    let caughtUp = false;
+    reader.whenCaughtUp(() => (caughtUp = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(caughtUp).toBe(false);
+    stream.resume();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(caughtUp).toBe(true);
+    expect(seen).toEqual(['all given']);
+  });
 });

@@ -66,6 +66,26 @@ describe("a job's output through a real replica, with or without its end marker"
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
+  it('ends a job whose output was all given before its stream was paused once the stream resumes: its unended line its own, never the next job\'s', async () => {
+    const started = performance.now();
+    const running = run({ lines: 50, unended: 'paused tail', linger: 0.3 });
+    setTimeout(() => replica.pauseOutput(true), 150); // the lines were read and given by then
+    setTimeout(() => replica.pauseOutput(false), 600);
+    const { outcome, lines: seen } = await running;
+    expect(outcome).toEqual({ kind: 'done' });
+    expect(seen.sort()).toEqual(printed(50, 'paused tail'));
+    expect(performance.now() - started).toBeLessThan(2_000);
+    const next = await run({ lines: 1, unended: 'next', linger: 0 });
+    expect(next.lines.sort()).toEqual(printed(1, 'next'));
+  });
+
+  it('keeps a job\'s line ended by a lone "\\r" from taking the next job\'s leading line break', async () => {
+    const first = await run({ lines: 0, unended: 'progress 100%\r', linger: 0.2 });
+    expect(first.lines.sort()).toEqual(['progress 100%', 'to stderr']);
+    const second = await run({ lines: 0, unended: '\nafter an empty line', linger: 0.2 });
+    expect(second.lines.sort()).toEqual(['', 'after an empty line', 'to stderr']);
+  });
+
   it('reads a job whose output the agent had not read to its end marker: every line its own, and nothing of the next job', async () => {
     replica.pauseOutput(true); // the log writer is behind: nothing is read while the job prints
     const started = performance.now();
