@@ -53,20 +53,19 @@ export function readLines(stream: Readable, onLine: (line: string) => void, onEn
   // A stream paused with nothing buffered gives no 'data' once resumed: look again after the
   // resume has given what was buffered, if anything.
   stream.on('resume', () => queueMicrotask(notify));
-  stream.once('end', () => {
-    const rest = partial + decoder.end();
+  const flush = () => {
+    const line = partial + decoder.end();
     partial = '';
-    if (rest !== '') onLine(rest);
+    // A "\r" that ended the last line ends it alone: a "\n" that comes next starts a line.
+    afterReturn = false;
+    if (line !== '') onLine(line);
+  };
+  stream.once('end', () => {
+    flush();
     onEnd();
   });
   return {
-    flush() {
-      const line = partial + decoder.end();
-      partial = '';
-      // A "\r" that ended the last line ends it alone: a "\n" that comes next starts a line.
-      afterReturn = false;
-      if (line !== '') onLine(line);
-    },
+    flush,
     whenCaughtUp(then) {
       if (caughtUp()) then();
       else waiting = then;

@@ -209,16 +209,14 @@ export class Replica {
   /**
    * The replica found all it wrote to stdout and stderr read, and sent no end marker: each stream
    * is drained once its lines read so far are given (at once, unless it was paused while the log
-   * writer caught up), its last line, unended, the job's too.
+   * writer caught up); the run's end gives its last line, unended (endRun).
    */
   private readAll(): void {
     const run = this.run;
     for (const [stream, reader] of this.readers) {
       if (!this.undrained.has(stream)) continue;
       reader.whenCaughtUp(() => {
-        if (this.run !== run) return; // ended meanwhile (OUTPUT_DRAIN_MS): the next run's lines are not its
-        reader.flush();
-        this.drained(stream);
+        if (this.run === run) this.drained(stream); // else ended meanwhile (OUTPUT_DRAIN_MS): the next run's lines are not its
       });
     }
   }

@@ -2,6 +2,16 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readLines } from '../../shared/runtime/lineReader.js';
 
+/** Lets the stream's events of this turn run. */
+const aTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A stream, the lines read from it so far, and their reader. */
+function aReader() {
+  const stream = new PassThrough();
+  const seen: string[] = [];
+  return { stream, seen, reader: readLines(stream, (line) => seen.push(line)) };
+}
+
 /** The lines (and the end, as 'END') read from these chunks written one by one. */
 async function linesOf(chunks: (string | Buffer)[]): Promise<string[]> {
   const stream = new PassThrough();
@@ -9,7 +19,7 @@ async function linesOf(chunks: (string | Buffer)[]): Promise<string[]> {
   const ended = new Promise<void>((resolve) => readLines(stream, (line) => seen.push(line), resolve));
   for (const chunk of chunks) {
     stream.write(chunk);
-    await new Promise((resolve) => setImmediate(resolve));
+    await aTurn();
   }
   stream.end();
   await ended;
@@ -36,30 +46,26 @@ describe('readLines: the lines of a process pipe, as node:readline splits them',
   });
 
   it('flushes the line not yet ended as a line, and starts the next one afresh', async () => {
-    const stream = new PassThrough();
-    const seen: string[] = [];
-    const reader = readLines(stream, (line) => seen.push(line));
+    const { stream, seen, reader } = aReader();
     stream.write('done\nhalf a li');
-    await new Promise((resolve) => setImmediate(resolve));
+    await aTurn();
     reader.flush();
     reader.flush(); // nothing more to give
     stream.write('ne\n');
-    await new Promise((resolve) => setImmediate(resolve));
+    await aTurn();
     expect(seen).toEqual(['done', 'half a li', 'ne']);
   });
 
   it('says when a paused stream has given every line it had read: once resumed and emptied', async () => {
-    const stream = new PassThrough();
-    const seen: string[] = [];
-    const reader = readLines(stream, (line) => seen.push(line));
+    const { stream, seen, reader } = aReader();
     stream.pause();
     stream.write('one\ntwo\n');
     let caughtUp: string[] | undefined;
     reader.whenCaughtUp(() => (caughtUp = [...seen]));
-    await new Promise((resolve) => setImmediate(resolve));
+    await aTurn();
     expect(caughtUp).toBeUndefined();
     stream.resume();
-    await new Promise((resolve) => setImmediate(resolve));
+    await aTurn();
     expect(caughtUp).toEqual(['one', 'two']);
     let atOnce = false;
     reader.whenCaughtUp(() => (atOnce = true));
@@ -67,30 +73,26 @@ describe('readLines: the lines of a process pipe, as node:readline splits them',
   });
 
   it('ends a line at a "\\r" for good once flushed: a "\\n" that comes next is an empty line of its own', async () => {
-    const stream = new PassThrough();
-    const seen: string[] = [];
-    const reader = readLines(stream, (line) => seen.push(line));
+    const { stream, seen, reader } = aReader();
     stream.write('progress 50%\r');
-    await new Promise((resolve) => setImmediate(resolve));
+    await aTurn();
     reader.flush();
     stream.write('\nnext\n');
-    await new Promise((resolve) => setImmediate(resolve));
+    await aTurn();
     expect(seen).toEqual(['progress 50%', '', 'next']);
   });
 
   it('says a stream paused with nothing left to give has caught up once it is resumed', async () => {
-    const stream = new PassThrough();
-    const seen: string[] = [];
-    const reader = readLines(stream, (line) => seen.push(line));
+    const { stream, seen, reader } = aReader();
     stream.write('all given\n');
-    await new Promise((resolve) => setImmediate(resolve));
+    await aTurn();
     stream.pause();
     let caughtUp = false;
     reader.whenCaughtUp(() => (caughtUp = true));
-    await new Promise((resolve) => setImmediate(resolve));
+    await aTurn();
     expect(caughtUp).toBe(false);
     stream.resume();
-    await new Promise((resolve) => setImmediate(resolve));
+    await aTurn();
     expect(caughtUp).toBe(true);
     expect(seen).toEqual(['all given']);
   });
