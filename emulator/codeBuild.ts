@@ -7,6 +7,7 @@ import { decodeRunCommands } from '../shared/domain/runCommands.js';
 import { checkSystemPackages } from '../shared/adapters/local/build/systemPackages.js';
 import { findPythonInterpreter } from '../shared/adapters/local/build/pythonInterpreters.js';
 import { PythonEnvironments } from '../shared/adapters/local/build/pythonEnvironments.js';
+import { defaultPackagesFor } from '../shared/domain/defaultPackages.js';
 import { runCommand } from '../shared/adapters/local/process/runCommand.js';
 import { NO_SANDBOX } from '../shared/adapters/local/sandbox/sandbox.js';
 import type { AwsClients } from './awsClients.js';
@@ -54,7 +55,8 @@ export class CodeBuildEmulator {
     },
   ) {
     // CodeBuild runs each build in its own container: nothing to confine it further here.
-    this.environments = new PythonEnvironments({ folder: join(deps.workDir, 'envs'), scratchFolder: join(deps.workDir, 'build-scratch'), pipArgs: deps.pipArgs, sandbox: NO_SANDBOX });
+    // SLUICE_ENVIRONMENTS_DIR: environments shared with other services on this machine (a test run's, say).
+    this.environments = new PythonEnvironments({ folder: process.env.SLUICE_ENVIRONMENTS_DIR ?? join(deps.workDir, 'envs'), scratchFolder: join(deps.workDir, 'build-scratch'), pipArgs: deps.pipArgs, sandbox: NO_SANDBOX });
   }
 
   start(build: StartedBuild): void {
@@ -143,7 +145,8 @@ export class CodeBuildEmulator {
     const system = (variables.SYSTEM_PACKAGES ?? '').split(' ').filter(Boolean);
     await checkSystemPackages(system);
     const interpreter = await findPythonInterpreter(variables.PYTHON_VERSION ?? '', this.deps.python);
-    const venv = await this.environments.ensure(interpreter, { packages, runCommands }, line);
+    // As the image's Dockerfile does: Sieve's default packages, unless the version pins its own.
+    const venv = await this.environments.ensure(interpreter, { packages, runCommands, defaults: defaultPackagesFor(packages) }, line);
     writeFileSync(join(dir, 'image', 'venv'), venv);
   }
 

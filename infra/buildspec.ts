@@ -1,3 +1,5 @@
+import { DEFAULT_PYTHON_PACKAGES } from '../shared/domain/defaultPackages.js';
+
 /**
  * The image build of a version, as CodeBuild runs it. The service (the CodeBuild builder,
  * shared/adapters/aws/codeBuildBuilder.ts) starts one build per version and overrides the
@@ -32,7 +34,9 @@ export const DEFAULT_PYTHON_VERSION = '3.11';
  * run_commands as shared/domain/runCommands.ts encodes them (JSON strings, one a line, in
  * base64), each becoming a `RUN ["/bin/sh", "-c", ...]` line; CUDA_VERSION is empty for no CUDA,
  * and `12.1` means the `12.1.0` image. The image: the base (CUDA runtime or python slim), the
- * system packages, a virtual environment with the Python packages, the run commands in order, node, then the worker
+ * system packages, a virtual environment with the default packages (shared/domain/defaultPackages.ts:
+ * those the version does not name itself; one that does not install for its Python only warns)
+ * and then the Python packages, the run commands in order, node, then the worker
  * (`/app/worker.mjs`, the Python SDK in `/app/sdk`) and the function's code (`/app/code`), and last
  * a step that imports the entry file (ENTRY_FILE, defining ENTRY_SYMBOL) as a replica will, so
  * code that does not import in its image fails the build, with the error in its log.
@@ -80,6 +84,18 @@ else
   line 'RUN python -m venv /opt/venv'
 fi
 line 'ENV VIRTUAL_ENV=/opt/venv PATH=/opt/venv/bin:$PATH'
+# The defaults the version's packages do not name, by project name as defaultPackages.ts compares them (PEP 503).
+project_name() { printf '%s' "$1" | sed -E 's/^[[:space:]]*([A-Za-z0-9._-]*).*/\1/; s/[-_.]+/-/g' | tr '[:upper:]' '[:lower:]'; }
+defaults=''
+for default in ${DEFAULT_PYTHON_PACKAGES.join(' ')}; do
+  named=0
+  for package in $PYTHON_PACKAGES; do [[ $(project_name "$package") = "$(project_name "$default")" ]] && named=1; done
+  [[ $named = 1 ]] || defaults="$defaults $default"
+done
+# Before requirements.txt, so the version's own requirements win a conflict; one that cannot be installed warns and the build goes on.
+if [[ -n $defaults ]]; then
+  line "RUN pip install$defaults || for package in$defaults; do pip install \"\$package\" || echo \"Warning: default package \$package not installed for Python $PYTHON_VERSION; code that imports it fails its import check. Name a release that supports Python $PYTHON_VERSION in python_packages.\" >&2; done"
+fi
 line 'COPY requirements.txt /tmp/requirements.txt'
 line 'RUN if [ -s /tmp/requirements.txt ]; then pip install -r /tmp/requirements.txt; fi'
 while IFS= read -r command || [[ -n $command ]]; do

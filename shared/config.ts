@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { BundleLimits } from './domain/bundleLimits.js';
 import type { BillingClass, MachineType } from './domain/machineTypes.js';
@@ -19,6 +19,9 @@ const configSchema = z.object({
   SLUICE_BOOTSTRAP_ORG: z.string().default('local'),
   SLUICE_PYTHON: z.string().default('python3'),
   SLUICE_PIP_ARGS: z.string().default(''),
+  SLUICE_PYTHON_INTERPRETERS: z.string().default(''),
+  SLUICE_INSTALL_SYSTEM_PACKAGES: z.enum(['off', 'apt']).default('off'),
+  SLUICE_ENVIRONMENTS_DIR: z.string().optional(),
   SLUICE_SANDBOX: z.enum(['auto', 'bwrap', 'off']).default('auto'),
   SLUICE_MAX_BODY_MB: z.coerce.number().positive().default(64),
   SLUICE_BODY_TIMEOUT_S: z.coerce.number().positive().default(30),
@@ -73,6 +76,12 @@ export interface Config {
   python: string;
   /** Extra arguments for `pip install` (an index URL, say). */
   pipArgs: string[];
+  /** Interpreters for python_version besides those found on PATH, in pyenv, /usr/bin and /usr/local/bin. */
+  pythonInterpreters: string[];
+  /** Locally, whether missing system_packages are installed with the host's apt-get (`apt`) or only named (`off`). */
+  installSystemPackages: 'off' | 'apt';
+  /** Where built Python environments go (default: `envs` in the data directory); services may share one. */
+  environmentsDir: string;
   /**
    * How function code (replicas and builds) is confined locally: `bwrap` requires bubblewrap,
    * `auto` uses it where it works and warns where it does not, `off` runs it unconfined.
@@ -136,6 +145,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapOrganization: values.SLUICE_BOOTSTRAP_ORG,
     python: values.SLUICE_PYTHON,
     pipArgs: values.SLUICE_PIP_ARGS.split(/\s+/).filter(Boolean),
+    pythonInterpreters: values.SLUICE_PYTHON_INTERPRETERS.split(',').map((item) => item.trim()).filter(Boolean),
+    installSystemPackages: values.SLUICE_INSTALL_SYSTEM_PACKAGES,
+    environmentsDir: resolve(values.SLUICE_ENVIRONMENTS_DIR ?? join(values.SLUICE_DATA_DIR, 'envs')),
     sandbox: values.SLUICE_SANDBOX,
     maxBodyBytes: Math.floor(values.SLUICE_MAX_BODY_MB * 1024 * 1024),
     bodyTimeoutMs: values.SLUICE_BODY_TIMEOUT_S * 1000,

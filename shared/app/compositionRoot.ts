@@ -70,6 +70,9 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   // Every build and the inspector run it: a wrong one is said at start, not at the first deploy.
   const defaultPython = await probe(config.python);
   if (!defaultPython) throw new ConfigError(`SLUICE_PYTHON: ${config.python} does not run as a Python interpreter: set it to one that does (python3, /usr/bin/python3.12, ...)`);
+  for (const interpreter of config.pythonInterpreters) {
+    if (!(await probe(interpreter))) throw new ConfigError(`SLUICE_PYTHON_INTERPRETERS: ${interpreter} does not run as a Python interpreter: name interpreters that do (/opt/python3.8/bin/python3.8, ...)`);
+  }
   const sandbox = await chooseSandbox(config.sandbox);
   if (sandbox.warning) logger.warn({ sandbox: config.sandbox }, sandbox.warning);
   else logger.info('function code runs in a bubblewrap sandbox');
@@ -92,10 +95,12 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     store,
     artifacts,
     clock,
-    environments: new PythonEnvironments({ folder: join(config.dataDir, 'envs'), scratchFolder: join(scratchFolder, 'builds'), pipArgs: config.pipArgs, sandbox: sandbox.sandbox }),
+    environments: new PythonEnvironments({ folder: config.environmentsDir, scratchFolder: join(scratchFolder, 'builds'), pipArgs: config.pipArgs, sandbox: sandbox.sandbox }),
     versionsFolder: join(config.dataDir, 'versions'),
     importCheck: { sandbox: sandbox.sandbox, scratchFolder: join(scratchFolder, 'builds') },
     defaultPython: config.python,
+    pythonInterpreters: config.pythonInterpreters,
+    installSystemPackages: config.installSystemPackages,
     bundleLimits: config.bundleLimits,
     onError: (error, versionId) => logger.error({ err: error, versionId }, 'build failed unexpectedly'),
     telemetry,

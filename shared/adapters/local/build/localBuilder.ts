@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { BundleLimits } from '../../../domain/bundleLimits.js';
 import type { BuildStatus } from '../../../domain/buildStatus.js';
 import { UNFINISHED_BUILD_STATUSES } from '../../../domain/buildStatus.js';
+import { defaultPackagesFor } from '../../../domain/defaultPackages.js';
 import { versionLogStream } from '../../../domain/log.js';
 import type { VersionPatch, VersionRecord } from '../../../domain/version.js';
 import type { Artifacts } from '../../../ports/artifacts.js';
@@ -18,7 +19,8 @@ import type { PythonEnvironments } from './pythonEnvironments.js';
 import type { ImportCheckOptions } from './importCheck.js';
 import { checkImports } from './importCheck.js';
 import { findPythonInterpreter } from './pythonInterpreters.js';
-import { checkSystemPackages } from './systemPackages.js';
+import type { SystemPackageInstall } from './systemPackages.js';
+import { ensureSystemPackages } from './systemPackages.js';
 
 export interface LocalBuilderOptions {
   store: Store;
@@ -30,6 +32,10 @@ export interface LocalBuilderOptions {
   /** Where each version's code and environment link go: <versionsFolder>/<id>/{code,venv}. */
   versionsFolder: string;
   defaultPython: string;
+  /** Interpreters the operator names (SLUICE_PYTHON_INTERPRETERS), looked at before the usual places. */
+  pythonInterpreters?: readonly string[];
+  /** Whether missing system_packages are installed (SLUICE_INSTALL_SYSTEM_PACKAGES); default: checked only. */
+  installSystemPackages?: SystemPackageInstall;
   /** Checked at deploy already; held again while unpacking, should a bundle have changed since. */
   bundleLimits: BundleLimits;
   onError: (error: unknown, versionId: string) => void;
@@ -39,7 +45,8 @@ export interface LocalBuilderOptions {
 
 /**
  * Builds versions on this machine: building (interpreter, system packages, venv with the
- * python_packages), pushing (the code unpacked into the version's folder), deploying, ready.
+ * default packages and the python_packages), pushing (the code unpacked into the version's
+ * folder), deploying, ready.
  * Every step's output goes to the version's build logs.
  */
 export class LocalBuilder implements Builder {
@@ -85,12 +92,15 @@ export class LocalBuilder implements Builder {
       stage: 'build',
     });
     const say = (line: string) => log.write(line);
+    let environment: string | undefined;
     try {
       say(`Building version ${version.id}`);
-      const interpreter = await findPythonInterpreter(version.pythonVersion, this.options.defaultPython);
+      const { defaultPython, pythonInterpreters: extra, installSystemPackages: install = 'off' } = this.options;
+      const interpreter = await findPythonInterpreter(version.pythonVersion, { defaultPython, extra });
       say(`Using Python ${interpreter.version} at ${interpreter.executable}`);
-      await checkSystemPackages(version.systemPackages);
-      const environment = await this.options.environments.ensure(interpreter, { packages: version.pythonPackages, runCommands: version.runCommands ?? [] }, say);
+      await ensureSystemPackages(version.systemPackages, { install, say });
+      const contents = { packages: version.pythonPackages, runCommands: version.runCommands ?? [], defaults: defaultPackagesFor(version.pythonPackages) };
+      environment = await this.options.environments.ensure(interpreter, contents, say);
       await this.move(version, 'building', { buildStatus: 'pushing', builtAt: clock.now() });
       say('Installing the code');
       await this.installCode(version, environment);
@@ -105,6 +115,7 @@ export class LocalBuilder implements Builder {
       say(`Build failed: ${reason}`);
       // A failed version never runs: its code folder, if the failure came after it, goes too.
       await rm(join(this.options.versionsFolder, version.id), { recursive: true, force: true });
+      if (environment !== undefined) await this.options.environments.discard(environment);
       const failed = await store.versions.transition(version.id, UNFINISHED_BUILD_STATUSES, { buildStatus: 'error', buildError: reason });
       if (failed) this.reached(failed);
       if (!(error instanceof BuildFailure)) this.options.onError(error, version.id);

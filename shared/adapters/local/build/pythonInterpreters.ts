@@ -2,6 +2,8 @@ import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { runCommand } from '../process/runCommand.js';
 import { BuildFailure } from './buildFailure.js';
+import type { InterpreterSearch } from './interpreterCandidates.js';
+import { allCandidates, candidatesFor } from './interpreterCandidates.js';
 
 export interface PythonInterpreter {
   /** The real executable (not a pyenv shim), so the choice does not drift later. */
@@ -11,17 +13,28 @@ export interface PythonInterpreter {
 
 const PROBE = 'import sys; print(sys.executable); print("%d.%d" % sys.version_info[:2])';
 
-/** Finds an installed interpreter for a version like "3.11": `python3.11`, else the default python if it is that version. */
-export async function findPythonInterpreter(version: string, defaultPython: string): Promise<PythonInterpreter> {
-  for (const candidate of [`python${version}`, defaultPython]) {
+/**
+ * Finds an installed interpreter for a version like "3.8" (interpreterCandidates.ts says where
+ * it looks). None found: the build fails naming the versions this machine has and how to add one.
+ */
+export async function findPythonInterpreter(version: string, where: InterpreterSearch | string): Promise<PythonInterpreter> {
+  // A string: the default interpreter alone names the search (the AWS emulator's builds).
+  const search = typeof where === 'string' ? { defaultPython: where } : where;
+  for (const candidate of candidatesFor(version, search)) {
     const found = await probe(candidate);
     if (found?.version === version) return found;
   }
+  const found = await Promise.all(allCandidates(search).map((candidate) => probe(candidate)));
+  const installed = [...new Set(found.flatMap((interpreter) => (interpreter === null ? [] : [interpreter.version])))].sort(byVersion);
   throw new BuildFailure(
-    `Python ${version} is not installed on this machine (looked for python${version} and ${defaultPython}). ` +
-      `Install it, or set python_version to an installed version.`,
+    `Python ${version} is not installed on this machine; installed: ${installed.join(', ') || 'none found'} ` +
+      `(looked on PATH, in pyenv, /usr/bin, /usr/local/bin and SLUICE_PYTHON_INTERPRETERS). Set python_version to one of them, ` +
+      `or add Python ${version}: \`pyenv install ${version}\`, the distribution's package (\`apt-get install python${version}\`; on Ubuntu, from the deadsnakes PPA), ` +
+      `or run the service in a Docker image that has it (e.g. one based on python:${version}-slim); name an interpreter elsewhere in SLUICE_PYTHON_INTERPRETERS.`,
   );
 }
+
+const byVersion = (a: string, b: string) => Number(a.split('.')[1]) - Number(b.split('.')[1]);
 
 /** The version of an interpreter, as "3.11"; null when it does not run. */
 export async function probe(command: string): Promise<PythonInterpreter | null> {
