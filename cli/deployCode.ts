@@ -1,9 +1,9 @@
-import { copyFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import { listBundleFiles } from '../shared/packaging/bundleFiles.js';
 import { inspectFunctions } from '../shared/packaging/inspectFunctions.js';
 import { CliError } from './client.js';
+import { moduleEvaluator } from './moduleEvaluator.js';
 
 export interface DeployCode {
   /** The folder the bundle's paths are relative to. */
@@ -12,12 +12,15 @@ export interface DeployCode {
   files: string[];
   /** The metadata of each function the code declares. */
   functions: unknown[];
+  /** What the inspector noticed without refusing the code (a cover image too large to keep, say). */
+  warnings: string[];
 }
 
 /**
  * The code `sluice deploy PATH` sends: a folder's files less what its .gitignore and
- * .sluiceignore exclude, or one .py file alone. Only those files' functions are read: the
- * inspector sees a copy of their .py files, never an ignored one.
+ * .sluiceignore exclude, or one .py file alone. Only those files' functions are read (the
+ * inspector is told which .py files are in), in the folder itself, so the README and images
+ * beside them are there as they are when Sieve's deploy reads them.
  */
 export async function readCode(target: string, python: string): Promise<DeployCode> {
   const path = resolve(target);
@@ -28,16 +31,14 @@ export async function readCode(target: string, python: string): Promise<DeployCo
   if (info.isDirectory()) files = await listBundleFiles(path);
   else if (info.isFile() && path.endsWith('.py')) [root, files] = [dirname(path), [basename(path)]];
   else throw new CliError(`Cannot deploy ${target}: sluice deploy takes a folder or a .py file.`);
-  const staged = await mkdtemp(join(tmpdir(), 'sluice-inspect-'));
+  const evaluator = await moduleEvaluator(python, root);
   try {
-    for (const file of files.filter((name) => name.endsWith('.py'))) {
-      await mkdir(dirname(join(staged, file)), { recursive: true });
-      await copyFile(join(root, file), join(staged, file));
-    }
-    const inspected = await inspectFunctions(staged, python);
-    if (!inspected.ok) throw new CliError(`Cannot deploy ${path}:\n${inspected.errors.map((error) => `  ${error.replaceAll(staged, path)}`).join('\n')}`);
-    return { root, files, functions: inspected.functions };
+    const inspected = await inspectFunctions(root, python, { only: files.filter((name) => name.endsWith('.py')), evaluator: evaluator.command });
+    const unconfined = evaluator.warning !== null && inspected.evaluated.length > 0 ? [`${inspected.evaluated.join(', ')}: ${evaluator.warning}`] : [];
+    const warnings = [...unconfined, ...inspected.warnings];
+    if (!inspected.ok) throw new CliError(`Cannot deploy ${path}:\n${inspected.errors.map((error) => `  ${error}`).join('\n')}`);
+    return { root, files, functions: inspected.functions, warnings };
   } finally {
-    await rm(staged, { recursive: true, force: true });
+    await evaluator.close();
   }
 }

@@ -191,8 +191,9 @@ export const ROLE_PERMISSIONS = {
       functions: 'read',
       organizations: 'read',
     },
-    // uploads/: a File input given as an upload of the job's organization (POST /v2/uploads).
-    bucket: { read: ['bundles/', 'files/', 'uploads/'], write: ['files/'] },
+    // uploads/: a File input given as an upload of the job's organization (POST /v2/uploads); and
+    // written: a File a job made and passes to another function, kept as an upload of its organization.
+    bucket: { read: ['bundles/', 'files/', 'uploads/'], write: ['files/', 'uploads/'] },
     queues: ['consume', 'send'],
     startDeliveries: true,
     ecs: ['protect'],

@@ -32,6 +32,7 @@ interface FollowedBuild {
  */
 export async function deployCommand(target: string, settings: ClientSettings, python: string, print: (line: string) => void, wait: DeployWait = DEFAULT_DEPLOY_WAIT): Promise<void> {
   const code = await readCode(target, python);
+  for (const warning of code.warnings) print(`! ${warning}`);
   const { name: owner } = await callApi<{ name: string }>(settings, 'GET', '/v2/organization');
   const inspected = code.functions;
   const uploadId = await uploadBundle(settings, await packFiles(code.root, code.files));

@@ -48,6 +48,8 @@ const agent = new WorkerAgent({
   idleTimeoutMs: 2 ** 31 - 1,
   defaultMaxReplicas: version.split,
   maxOutputBytes: config.maxOutputBytes,
+  // The files a job passes to another function are kept as uploads: within the upload limit.
+  maxCallFileBytes: config.maxUploadBytes,
   fixedReplicas: version.split,
   newReplicaId: () => newShortId(),
   replicaProcess: () => ({

@@ -15,13 +15,22 @@ the deploy-time inspector.
 """
 
 from sluice import gpu
-from sluice._decorator import FunctionSpec, Model, RemoteError, RemoteFunction, RemoteJob, function
+from sluice._decorator import FunctionSpec, Model, RemoteError, RemoteFunction, RemoteJob, function, reference, workflow
 from sluice._errors import FatalException
 from sluice._metadata import Metadata
 from sluice._remote import Job
-from sluice._struct import Struct
-from sluice._types import Audio, Env, File, Image, Video
+from sluice._media import Array, Audio, Image, Video
+from sluice._types import Env, File
 
-__all__ = ["Audio", "Env", "FatalException", "File", "FunctionSpec", "Image", "Video", "Job", "Metadata", "Model", "RemoteError", "RemoteFunction",
-           "RemoteJob", "Struct", "function", "gpu"]
+__all__ = ["Array", "Audio", "Env", "FatalException", "File", "FunctionSpec", "Image", "Video", "Job", "Metadata", "Model", "RemoteError", "RemoteFunction",
+           "RemoteJob", "Struct", "function", "gpu", "reference", "workflow"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    # Struct imports pydantic where it is installed: only for the code that uses it.
+    if name == "Struct":
+        from sluice._struct import Struct
+
+        return Struct
+    raise AttributeError(f"module 'sluice' has no attribute {name!r}")

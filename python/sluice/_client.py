@@ -89,7 +89,8 @@ class Client:
         if isinstance(value, File):
             if value.url or os.path.getsize(value.path) == 0:  # the service takes no empty upload
                 return encode_value(value)
-            return {FILE_MARKER_KEY: "sieve.File", "upload_id": self.upload(value.path), "name": os.path.basename(value.path)}
+            return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "upload_id": self.upload(value.path),
+                    "name": os.path.basename(value.path)}
         if isinstance(value, (list, tuple)):
             return [self.upload_local_files(item) for item in value]
         if isinstance(value, dict):
@@ -145,15 +146,15 @@ def _detail(error: urllib.error.HTTPError) -> Any:
 def encode_value(value: Any) -> Any:
     """JSON for the SDK's own types in inputs: a File as ``{"_type": "sieve.File", "url": ...}``
     (a local file not uploaded, an empty one, as a data: URL), a Struct as its fields."""
-    from sluice._struct import Struct
-    from sluice._types import FILE_MARKER_KEY, File
+    from sluice._types import FILE_MARKER_KEY, File, loaded_struct
 
     if isinstance(value, File):
         # Marked, so a File in a dict or list is one too; a whole File input reads the url alone.
         if value.url:
-            return {FILE_MARKER_KEY: "sieve.File", "url": value.url}
-        return {FILE_MARKER_KEY: "sieve.File", "url": _data_url(value.path)}
-    if isinstance(value, Struct):
+            return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "url": value.url}
+        return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "url": _data_url(value.path)}
+    struct = loaded_struct()
+    if struct is not None and isinstance(value, struct):
         return value.to_dict()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
@@ -166,10 +167,11 @@ def _data_url(path: str) -> str:
 
 def decode_output(output: Dict[str, Any]) -> Any:
     """An output as the function returned it: a File output as a File with its URL."""
-    from sluice._types import File, decode_files
+    from sluice._media import file_from
+    from sluice._types import decode_files
 
     data = output.get("data")
     kind = str(output.get("type") or "")
     if kind.endswith(".File") and isinstance(data, dict) and isinstance(data.get("url"), str):
-        return File(url=data["url"])
+        return file_from({"url": data["url"], **{key: value for key, value in data.items() if key not in ("path", "url")}})
     return decode_files(data)

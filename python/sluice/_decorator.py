@@ -15,7 +15,7 @@ import re
 import typing
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Dict, Optional, Sequence, TypeVar
 
 from sluice._metadata import Metadata
 from sluice._remote import RemoteError, RemoteFunction, RemoteJob, set_remote_caller
@@ -24,7 +24,7 @@ from sluice._types import Env
 from sluice.gpu import Gpu
 
 __all__ = ["FunctionSpec", "Model", "RemoteError", "RemoteFunction", "RemoteJob", "function", "find_functions",
-           "registered", "set_remote_caller", "ATTRIBUTE"]
+           "observe_decorators", "reference", "registered", "set_remote_caller", "workflow", "ATTRIBUTE"]
 
 ATTRIBUTE = "__sluice_function__"
 
@@ -40,9 +40,20 @@ class FunctionSpec:
     generator: bool  # True when outputs stream (the function, or __predict__, yields)
     target: Any = field(repr=False)
     options: dict[str, Any] = field(default_factory=dict)
+    iterator_input: bool = False  # Sieve's 2023 argument: each input arrives as an iterator of values
 
 
 _REGISTRY: dict[str, FunctionSpec] = {}
+
+# Set by the deploy-time evaluator (sluice._evaluate): told each decorator's arguments as given,
+# it takes the place of the checks, so the inspector reports problems with their lines.
+Observer = Callable[[Dict[str, Any], Any], None]
+_observer: Optional[Observer] = None
+
+
+def observe_decorators(observer: Optional[Observer]) -> None:
+    global _observer
+    _observer = observer
 
 
 class _FunctionDecorator:
@@ -71,9 +82,22 @@ class _FunctionDecorator:
         code_url: str | None = None,
         cover_image_url: str | None = None,
         metadata: Metadata | None = None,
+        machine_type: str | None = None,
+        iterator_input: bool = False,
+        persist_output: bool = False,
     ) -> Callable[[T], T]:
         if _target is not None:  # a bare @sluice.function: say what is missing, not a TypeError about arguments
             raise TypeError('name is required: write @sluice.function(name="...")')
+        given = {key: value for key, value in locals().items() if key not in ("self", "_target")}
+        if _observer is not None:
+            observer = _observer
+
+            def observed(target: T) -> T:
+                observer(given, target)
+                return target
+
+            return observed
+        legacy = {"machine_type": machine_type, "iterator_input": iterator_input, "persist_output": persist_output}
         options, errors = normalize(
             {
                 "name": name,
@@ -95,13 +119,14 @@ class _FunctionDecorator:
                 "code_url": code_url,
                 "cover_image_url": cover_image_url,
                 "metadata": metadata,
+                **{key: value for key, value in legacy.items() if value not in (None, False)},
             }
         )
         if errors:
             raise ValueError("; ".join(e.message for e in errors))
 
         def decorate(target: T) -> T:
-            spec = _spec_for(str(options["name"]), target, options)
+            spec = _spec_for(str(options["name"]), target, options, iterator_input)
             setattr(target, ATTRIBUTE, spec)
             _REGISTRY[spec.name] = spec
             return target
@@ -119,16 +144,23 @@ class _FunctionDecorator:
 function = _FunctionDecorator()
 # Sieve's name for a class with __setup__ and __predict__: the same decorator.
 Model = function
+# Sieve's 2023 workflow: a function whose body calls others (sieve.reference); deployed as one.
+workflow = function
 
 
-def _spec_for(name: str, target: object, options: dict[str, Any]) -> FunctionSpec:
+def reference(ref: str) -> RemoteFunction:
+    """Sieve's 2023 ``sieve.reference("owner/name")``: a deployed function, called as ``ref(inputs)``."""
+    return function.get(ref)
+
+
+def _spec_for(name: str, target: object, options: dict[str, Any], iterator_input: bool) -> FunctionSpec:
     if inspect.isclass(target):
         predict = getattr(target, "__predict__", None)
         if not callable(predict):
             raise TypeError(f"class {target.__name__} decorated with @sluice.function must define __predict__")
-        return FunctionSpec(name, "class", _streams(predict), target, options)
+        return FunctionSpec(name, "class", _streams(predict), target, options, iterator_input)
     if callable(target):
-        return FunctionSpec(name, "function", _streams(target), target, options)
+        return FunctionSpec(name, "function", _streams(target), target, options, iterator_input)
     raise TypeError(f"@sluice.function decorates a function or a class (got {target!r})")
 
 

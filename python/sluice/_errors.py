@@ -6,5 +6,6 @@ __all__ = ["FatalException"]
 
 
 class FatalException(Exception):
-    """Ends the job in error and keeps the replica: it is not restarted, even with
-    ``restart_on_error=True`` (the failure is the job's, e.g. a bad input, not the process's)."""
+    """Ends the job in error and restarts the replica, even with ``restart_on_error=False``, as
+    Sieve's does: for failures that leave the process beyond repair (a corrupted GPU context),
+    in a function that otherwise keeps its replica across failed jobs."""

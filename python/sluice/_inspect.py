@@ -1,13 +1,16 @@
-"""The deploy-time inspector: ``python3 -m sluice._inspect DIR``.
+"""The deploy-time inspector: ``python3 -m sluice._inspect DIR [--only JSON] [--evaluator JSON]``.
 
-Reads every .py file under DIR with ``ast`` only (the code is never imported: its packages
-are not installed yet) and prints one JSON document on stdout:
-``{"functions": [metadata, ...]}``, exit 0; or ``{"errors": ["file.py:3: ...", ...]}``, exit 2.
-Every error names the file and line so the author can fix it without guessing.
+Reads every .py file under DIR with ``ast`` (its packages are not installed yet, and most
+arguments are literals) and prints one JSON document on stdout: ``{"functions": [metadata, ...],
+"warnings": [...]}``, exit 0; or ``{"errors": ["file.py:3: ...", ...], "warnings": [...]}``, exit 2.
+Every error names the file and line so the author can fix it without guessing. A decorator
+argument the module computes is learnt by running the module through ``--evaluator`` (see
+_inspect_computed), as Sieve's deploy imports it; without one, it is an error.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import json
 import os
@@ -15,29 +18,30 @@ import re
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from sluice._inspect_computed import from_evaluated, run_evaluator
 from sluice._inspect_dependencies import GET, ModuleBindings, get_calls
-from sluice._inspect_metadata import metadata_value
+from sluice._inspect_metadata import Place
 from sluice._inspect_names import DECORATORS, Invalid, Names
+from sluice._inspect_options import ErrorAt, Options, read_options
 from sluice._schema import normalize
 from sluice._signature import FunctionNode, inputs_of, outputs_of
-from sluice._types import Env
-from sluice.gpu import MACHINE_TYPES, Gpu
 
 SKIPPED_DIRS = {"__pycache__", "venv", ".venv", "node_modules"}
 DEPENDENCY_PATTERN = re.compile(r"^[^/]+/[^/]+$")
-ENV_PARAMS = ("name", "description", "default")
-ErrorAt = Callable[[int, str], None]
 
 
 class Inspector:
     """Collects metadata and errors over the files of one directory."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, evaluator: list[str] | None = None) -> None:
         self.root = root
+        self.evaluator = evaluator  # the command that runs sluice._evaluate (in a sandbox); None: never run code
         self.functions: list[dict[str, Any]] = []
         self.errors: list[str] = []
+        self.warnings: list[str] = []
+        self.evaluated: list[str] = []  # the modules whose code was run
         self.seen: dict[str, str] = {}  # function name -> "file:line" of its first definition
 
     def run(self, files: list[Path]) -> None:
@@ -55,10 +59,20 @@ class Inspector:
         if not self.functions and not self.errors:
             self.errors.append(f"no function decorated with @sluice.function(...) found in {self.root}")
 
+    def error_at(self, rel: str) -> ErrorAt:
+        def error(line: int, message: str) -> None:
+            text = f"{rel}:{line}: {message}"
+            if text not in self.errors:  # a module-level line several functions use is reported once
+                self.errors.append(text)
+        return error
+
     def inspect_module(self, rel: str, tree: ast.Module) -> None:
         names = Names(tree)
         top_level = {id(node) for node in tree.body}
         bindings = ModuleBindings(tree, names, lambda statement: _is_decorated(statement, names))
+        error = self.error_at(rel)
+        place = Place(self.root, (self.root / rel).parent, lambda message: self.warnings.append(f"{rel}: {message}"))
+        decorated: list[tuple[FunctionNode | ast.ClassDef, ast.expr, Options]] = []
         for node in ast.walk(tree):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
@@ -72,23 +86,50 @@ class Inspector:
                 self.errors.append(f"{where}: @sluice.function must decorate a function or class "
                                    f"at the top level of the module ({node.name} is nested)")
             else:
-                self.inspect_function(rel, node, decorators[0], names, bindings)
+                decorated.append((node, decorators[0], read_options(decorators[0], names, error, place)))
+        if any(options.computed for _, _, options in decorated):
+            self.fill_computed(rel, decorated, error, place)
+        for node, decorator, options in decorated:
+            self.inspect_function(rel, node, decorator, options, names, bindings)
 
-    def inspect_function(self, rel: str, node: FunctionNode | ast.ClassDef, decorator: ast.expr, names: Names,
-                         bindings: ModuleBindings) -> None:
+    def fill_computed(self, rel: str, decorated: list[tuple[FunctionNode | ast.ClassDef, ast.expr, Options]],
+                      error: ErrorAt, place: Place) -> None:
+        """The arguments the module computes, from running it (sluice._evaluate), as Sieve's deploy does."""
+        first = next(decorator.lineno for _, decorator, options in decorated if options.computed)
+        if self.evaluator is None:
+            for _, _, options in decorated:
+                for key, (line, why) in options.computed.items():
+                    error(line, f"{why}: write it as a literal value (this inspector runs no code)")
+                    options.unreadable.add(key)
+            return
+        self.evaluated.append(rel)
+        evaluated, problem = run_evaluator(self.evaluator, self.root, rel)
+        if problem is not None:
+            error(first, f"{problem}; the decorator's arguments are computed by the module's code, which "
+                  "sluice deploy runs (as sieve deploy does) to read them")
+        for node, _, options in decorated:
+            given = (evaluated or {}).get(node.name, {})
+            for key, (line, _why) in options.computed.items():
+                options.unreadable.add(key)
+                if problem is not None:
+                    continue
+                if key not in given:
+                    error(line, f"{key}: the module's code did not give {node.name}'s decorator this argument")
+                    continue
+                try:
+                    options.values[key] = from_evaluated(key, given[key], place)
+                    options.unreadable.discard(key)
+                except Invalid as invalid:
+                    error(line, str(invalid))
+
+    def inspect_function(self, rel: str, node: FunctionNode | ast.ClassDef, decorator: ast.expr, options: Options,
+                         names: Names, bindings: ModuleBindings) -> None:
         errors_before = len(self.errors)
-
-        def error(line: int, message: str) -> None:
-            text = f"{rel}:{line}: {message}"
-            if text not in self.errors:  # a module-level line several functions use is reported once
-                self.errors.append(text)
-
-        folder = (self.root / rel).parent
-        options, lines, unreadable = self.read_options(decorator, names, error, folder)
-        metadata, field_errors = normalize(options)
+        error = self.error_at(rel)
+        metadata, field_errors = normalize(options.values)
         for field_error in field_errors:
-            if field_error.field not in unreadable:  # already reported, don't say it twice
-                error(lines.get(field_error.field, decorator.lineno), field_error.message)
+            if field_error.field not in options.unreadable:  # already reported, don't say it twice
+                error(options.lines.get(field_error.field, decorator.lineno), field_error.message)
 
         kind = "class" if isinstance(node, ast.ClassDef) else "function"
         target = _predict_of(node) if isinstance(node, ast.ClassDef) else node
@@ -116,32 +157,6 @@ class Inspector:
             "outputs": outputs,
             "function_dependencies": dependencies,
         })
-
-    def read_options(
-        self, decorator: ast.expr, names: Names, error: ErrorAt, folder: Path
-    ) -> tuple[dict[str, object], dict[str, int], set[str]]:
-        """The decorator's keywords as Python values (the runtime's own types), their lines,
-        and the fields already reported as unreadable."""
-        options: dict[str, object] = {}
-        lines: dict[str, int] = {}
-        unreadable: set[str] = set()
-        if not isinstance(decorator, ast.Call):
-            error(decorator.lineno, 'name is required: write @sluice.function(name="...")')
-            return options, lines, {"name"}
-        if decorator.args:
-            error(decorator.lineno, "sluice.function takes keyword arguments only, such as name=...")
-            unreadable.add("name")  # a positional argument is most likely the name: one error is enough
-        for keyword in decorator.keywords:
-            if keyword.arg is None:
-                error(keyword.value.lineno, "sluice.function arguments must be written out, not passed as **mapping")
-                continue
-            lines[keyword.arg] = keyword.value.lineno
-            try:
-                options[keyword.arg] = _option_value(keyword.arg, keyword.value, names, self.root, folder)
-            except Invalid as invalid:
-                error(keyword.value.lineno, str(invalid))
-                unreadable.add(keyword.arg)
-        return options, lines, unreadable
 
     def dependencies(self, node: FunctionNode | ast.ClassDef, names: Names, bindings: ModuleBindings, error: ErrorAt) -> list[str]:
         """The "owner/name"s the function calls through sluice.function.get (see _inspect_dependencies)."""
@@ -176,69 +191,6 @@ def _predict_of(node: ast.ClassDef) -> FunctionNode | None:
     return None
 
 
-def _option_value(key: str, node: ast.expr, names: Names, root: Path, folder: Path) -> object:
-    if key == "metadata":
-        return metadata_value(node, names, root, folder)
-    if key == "gpu":
-        return _gpu_value(node, names)
-    if key == "environment_variables":
-        return _env_value(node, names)
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        raise Invalid(f"{key} must be a literal value, not an expression ({ast.unparse(node)})") from None
-
-
-def _gpu_value(node: ast.expr, names: Names) -> Gpu | None:
-    if isinstance(node, ast.Constant) and node.value is None:
-        return None
-    choices = ", ".join(MACHINE_TYPES)
-    callee = names.resolve(node.func) if isinstance(node, ast.Call) else None
-    if not isinstance(node, ast.Call) or callee is None or not callee.startswith("sluice.gpu."):
-        raise Invalid(f"gpu must be None or a call such as sluice.gpu.T4(split=1) (got {ast.unparse(node)})")
-    constructor = callee[len("sluice.gpu."):]
-    if constructor not in MACHINE_TYPES:
-        raise Invalid(f"gpu: unknown GPU sluice.gpu.{constructor} (choose from {choices})")
-    split_nodes = list(node.args) + [k.value for k in node.keywords if k.arg == "split"]
-    extra = [k.arg for k in node.keywords if k.arg != "split"]
-    if extra or len(split_nodes) > 1:
-        raise Invalid(f"gpu: sluice.gpu.{constructor}(...) takes one argument, split")
-    split: Any = 1  # normalize checks it, with the same message as at run time
-    if split_nodes:
-        try:
-            split = ast.literal_eval(split_nodes[0])
-        except (ValueError, TypeError, SyntaxError):
-            raise Invalid(f"gpu.split must be a literal integer (got {ast.unparse(split_nodes[0])})") from None
-    return Gpu(MACHINE_TYPES[constructor], split)
-
-
-def _env_value(node: ast.expr, names: Names) -> list[object]:
-    if not isinstance(node, (ast.List, ast.Tuple)):
-        raise Invalid(f"environment_variables must be a list of sluice.Env(...) (got {ast.unparse(node)})")
-    result: list[object] = []
-    for i, item in enumerate(node.elts):
-        where = f"environment_variables[{i}]"
-        if not (isinstance(item, ast.Call) and names.resolve(item.func) == "sluice.Env"):
-            raise Invalid(f"{where} must be sluice.Env(name=..., description=..., default=...) (got {ast.unparse(item)})")
-        if len(item.args) > len(ENV_PARAMS):
-            raise Invalid(f"{where}: sluice.Env takes at most {len(ENV_PARAMS)} arguments")
-        given = dict(zip(ENV_PARAMS, item.args))
-        for keyword in item.keywords:
-            if keyword.arg not in ENV_PARAMS:
-                raise Invalid(f'{where}: unknown argument "{keyword.arg}" (use name, description, default)')
-            given[keyword.arg] = keyword.value
-        if "name" not in given:
-            raise Invalid(f"{where}.name is required")
-        values: dict[str, Any] = {}
-        for param, value_node in given.items():
-            try:
-                values[param] = ast.literal_eval(value_node)
-            except (ValueError, TypeError, SyntaxError):
-                raise Invalid(f"{where}.{param} must be a string literal (got {ast.unparse(value_node)})") from None
-        result.append(Env(**values))
-    return result
-
-
 def python_files(root: Path) -> list[Path]:
     """The .py files under root in a stable order, skipping environments and hidden folders."""
     if root.is_file():
@@ -250,29 +202,45 @@ def python_files(root: Path) -> list[Path]:
     return found
 
 
-def inspect_path(target: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """Metadata of every decorated function under ``target``, or the errors that prevent it."""
+def inspect_path(target: str, only: list[str] | None = None, evaluator: list[str] | None = None) -> Inspector:
+    """Reads every decorated function under ``target`` (only the .py files ``only`` names, relative
+    to it, when given); the inspector holds their metadata, or the errors that prevent it."""
     path = Path(target)
+    inspector = Inspector(path.parent if path.is_file() else path, evaluator)
     if not path.exists():
-        return [], [f"{target}: no such file or directory"]
-    inspector = Inspector(path.parent if path.is_file() else path)
-    inspector.run(python_files(path))
-    return inspector.functions, inspector.errors
+        inspector.errors.append(f"{target}: no such file or directory")
+        return inspector
+    files = python_files(path)
+    if only is not None:
+        wanted = set(only)
+        files = [file for file in files if file.relative_to(inspector.root).as_posix() in wanted]
+    inspector.run(files)
+    return inspector
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print(json.dumps({"errors": ["usage: python3 -m sluice._inspect DIR"]}))
+    parser = argparse.ArgumentParser(prog="python3 -m sluice._inspect", description="Reads the functions a folder declares.")
+    parser.add_argument("target", help="a folder, or one .py file")
+    parser.add_argument("--only", help="a JSON list of the .py files to read, relative to the folder (the rest are ignored)")
+    parser.add_argument("--evaluator", help="a JSON list: the command that runs sluice._evaluate, for computed arguments")
+    try:
+        args = parser.parse_args(argv)
+        only = json.loads(args.only) if args.only else None
+        evaluator = json.loads(args.evaluator) if args.evaluator else None
+    except (SystemExit, json.JSONDecodeError):
+        print(json.dumps({"errors": ["usage: python3 -m sluice._inspect DIR [--only JSON] [--evaluator JSON]"]}))
         return 2
     try:
-        functions, errors = inspect_path(argv[0])
+        inspector = inspect_path(args.target, only, evaluator)
+        notes = {"warnings": inspector.warnings, "evaluated": inspector.evaluated}
+        functions, errors = inspector.functions, inspector.errors
     except Exception as exc:  # a bug here must still answer in the contract's shape
         traceback.print_exc(file=sys.stderr)
-        functions, errors = [], [f"internal error in the inspector: {exc!r}"]
+        functions, errors, notes = [], [f"internal error in the inspector: {exc!r}"], {}
     if errors:
-        print(json.dumps({"errors": errors}, indent=2))
+        print(json.dumps({"errors": errors, **notes}, indent=2))
         return 2
-    print(json.dumps({"functions": functions}, indent=2))
+    print(json.dumps({"functions": functions, **notes}, indent=2))
     return 0
 
 

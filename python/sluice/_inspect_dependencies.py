@@ -16,6 +16,8 @@ from sluice._inspect_names import Names
 __all__ = ["GET", "ModuleBindings", "get_calls"]
 
 GET = "sluice.function.get"
+# Sieve's 2023 spelling of the same: sieve.reference("owner/name").
+REFERENCE = "sluice.reference"
 
 # (name, line) of each call with a literal name, in order.
 Calls = List[Tuple[str, int]]  # typing's generics: a runtime alias on Python 3.8 too
@@ -26,7 +28,7 @@ def get_calls(nodes: Iterable[ast.AST], names: Names) -> Calls:
     found: Calls = []
     for node in nodes:
         for call in ast.walk(node):
-            if not (isinstance(call, ast.Call) and names.resolve(call.func) == GET):
+            if not (isinstance(call, ast.Call) and names.resolve(call.func) in (GET, REFERENCE)):
                 continue
             if call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
                 found.append((call.args[0].value, call.lineno))

@@ -10,23 +10,45 @@ import ast
 
 from sluice.gpu import MACHINE_TYPES
 
-__all__ = ["DECORATORS", "Invalid", "Names"]
+__all__ = ["DECORATORS", "Invalid", "Names", "NotLiteral", "is_computed", "literal"]
 
-# The decorators that mark a function (Sieve's Model is the same decorator).
-DECORATORS = ("sluice.function", "sluice.Model")
+# The decorators that mark a function (Sieve's Model, and its 2023 workflow, are the same decorator).
+DECORATORS = ("sluice.function", "sluice.Model", "sluice.workflow")
 # Names the public API re-exports from private modules, so both spellings resolve alike.
 CANONICAL = {"sluice._decorator.function": "sluice.function", "sluice._decorator.Model": "sluice.Model",
+             "sluice._decorator.workflow": "sluice.workflow", "sluice._decorator.reference": "sluice.reference",
              "sluice._types.Env": "sluice.Env", "sluice._types.File": "sluice.File",
-             "sluice._types.Image": "sluice.Image", "sluice._types.Video": "sluice.Video",
-             "sluice._types.Audio": "sluice.Audio", "sluice._metadata.Metadata": "sluice.Metadata",
+             "sluice._media.Image": "sluice.Image", "sluice._media.Video": "sluice.Video",
+             "sluice._media.Audio": "sluice.Audio", "sluice._media.Array": "sluice.Array",
+             "sluice._metadata.Metadata": "sluice.Metadata",
              "sluice._struct.Struct": "sluice.Struct"}
-STAR_EXPORTS = {"sluice": ("function", "Model", "gpu", "Env", "File", "Image", "Video", "Audio", "Metadata", "Struct"),
+STAR_EXPORTS = {"sluice": ("function", "Model", "workflow", "reference", "gpu", "Env", "File", "Image", "Video", "Audio", "Array",
+                           "Metadata", "Struct"),
                 "sluice.gpu": tuple(MACHINE_TYPES)}
 SDK_NAMES = ("sluice", "sieve")
 
 
 class Invalid(Exception):
-    """A decorator argument that cannot be read statically; the message names the field."""
+    """A decorator argument that is not valid; the message names the field."""
+
+
+class NotLiteral(Invalid):
+    """A decorator argument computed by the module's code (a variable, a call): the inspector
+    evaluates the module to know it (sluice._evaluate), as Sieve's deploy would import it."""
+
+
+def is_computed(node: ast.expr) -> bool:
+    """Whether a value comes from running code (a name, a call, an expression), rather than
+    being written out (a literal of the wrong kind is an error whatever the module does)."""
+    return not isinstance(node, (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Set))
+
+
+def literal(what: str, node: ast.expr) -> object:
+    """The value a literal spells; NotLiteral naming ``what`` when the module computes it."""
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise NotLiteral(f"{what} is computed ({ast.unparse(node)})") from None
 
 
 def _sdk_module(name: str) -> str | None:

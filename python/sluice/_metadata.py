@@ -7,7 +7,6 @@ own ``title``, ``description``, ``code_url``, ``tags``, ``readme`` and ``cover_i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional
 
 __all__ = ["Metadata", "METADATA_FIELDS"]
@@ -23,16 +22,29 @@ METADATA_FIELDS: Dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
 class Metadata:
-    """A function's title, description, code link, cover image, tags and README text."""
+    """A function's title, description, code link, cover image, tags and README text.
 
-    title: Optional[str] = None
-    description: Optional[str] = None
-    code_url: Optional[str] = None
-    image: Any = None  # a sluice.File (or sieve.Image) made from a URL
-    tags: Optional[List[str]] = None
-    readme: Optional[str] = None
+    Other keywords (``name=``, which some Sieve code passes) are accepted and ignored, as
+    Sieve's Metadata, a pydantic model, ignores them; ``ignored`` names them.
+    """
+
+    def __init__(self, title: Optional[str] = None, description: Optional[str] = None, code_url: Optional[str] = None,
+                 image: Any = None, tags: Optional[List[str]] = None, readme: Optional[str] = None, **ignored: Any) -> None:
+        self.title = title
+        self.description = description
+        self.code_url = code_url
+        self.image = image  # a sluice.File (or sieve.Image) made from a URL
+        self.tags = tags
+        self.readme = readme
+        self.ignored = sorted(ignored)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Metadata) and vars(self) == vars(other)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{field}={getattr(self, field)!r}" for field in METADATA_FIELDS if getattr(self, field) is not None)
+        return f"Metadata({fields})"
 
     def options(self) -> Dict[str, object]:
         """The decorator options these fields stand for (unset fields left out)."""

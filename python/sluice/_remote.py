@@ -19,7 +19,8 @@ from sluice._client import FINAL_STATUSES, Client, decode_output
 
 __all__ = ["Job", "RemoteCaller", "RemoteError", "RemoteFunction", "RemoteJob", "set_remote_caller"]
 
-# ``caller(ref, inputs, wait, args)``: the output when ``wait`` is true, else a RemoteJob.
+# ``caller(ref, inputs, wait, args)``: what ``run`` returns when ``wait`` is true (a streaming function's
+# outputs as an iterator), else a RemoteJob.
 RemoteCaller = Callable[[str, Dict[str, Any], bool, Tuple[Any, ...]], Any]  # typing's generics: Python 3.8 too
 _remote_caller: Optional[RemoteCaller] = None
 POLL_S = 0.25
@@ -62,12 +63,14 @@ class RemoteJob(concurrent.futures.Future):
     ``concurrent.futures.Future`` of its result (what ``run`` would have returned), with
     ``job_id``, ``status`` and ``outputs``. Each question goes to the agent (an ``await``
     message); the agent waits for the result only once something asks for it, so a job pushed
-    and never awaited costs nothing."""
+    and never awaited costs nothing. ``stream``: the function streams (a generator), so its
+    ``result()`` is an iterator of its outputs, as Sieve's is."""
 
-    def __init__(self, function: str, job_id: str, watch: JobWatcher, value: Callable[[List[Any]], Any]) -> None:
+    def __init__(self, function: str, job_id: str, watch: JobWatcher, value: Callable[[List[Any]], Any], stream: bool = False) -> None:
         super().__init__()
         self.function = function
         self.job_id = self.id = job_id
+        self.stream = stream
         self._watch = watch
         self._value = value
         self._started = False
@@ -97,8 +100,13 @@ class RemoteJob(concurrent.futures.Future):
                 return
 
     def result(self, timeout: Optional[float] = None) -> Any:
+        """What the function returned; for a streaming function, an iterator of its outputs: as
+        they come (without a timeout), or once the job has ended within ``timeout``."""
+        if self.stream and timeout is None:
+            return self.outputs
         self._start()
-        return super().result(timeout)
+        value = super().result(timeout)
+        return iter(value) if self.stream else value
 
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
         self._start()
@@ -130,7 +138,8 @@ class RemoteJob(concurrent.futures.Future):
         if answer.get("status") != "finished":
             self.set_exception(_failure(self.function, answer))
             return
-        self.set_result(self._value([decode_files(output) for output in answer.get("outputs") or []]))
+        outputs = [decode_files(output) for output in answer.get("outputs") or []]
+        self.set_result(outputs if self.stream else self._value(outputs))
 
     def __repr__(self) -> str:
         return f"<sluice.RemoteJob {self.job_id} of {self.function}>"
@@ -139,7 +148,8 @@ class RemoteJob(concurrent.futures.Future):
 class Job(concurrent.futures.Future):
     """A job pushed over the API, as Sieve's SDK hands one back: a ``concurrent.futures.Future``
     that resolves to the function's result (so ``as_completed`` and ``wait`` work), with
-    ``job_id``, ``status`` and ``outputs``, the outputs as they are produced."""
+    ``job_id``, ``status`` and ``outputs``, the outputs as they are produced. A streaming
+    function's ``result()`` is an iterator of its outputs, as Sieve's is."""
 
     def __init__(self, client: Client, function: str, job_id: str, stream: bool) -> None:
         super().__init__()
@@ -159,6 +169,14 @@ class Job(concurrent.futures.Future):
     def job(self) -> Dict[str, Any]:
         """The job as the API shows it now."""
         return self.client.job(self.job_id)
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        """What the function returned; for a streaming function, an iterator of its outputs, as
+        Sieve's is: as they come (without a timeout), or once the job has ended within ``timeout``."""
+        if self.stream and timeout is None:
+            return self.outputs
+        value = super().result(timeout)
+        return iter(value) if self.stream else value
 
     @property
     def outputs(self) -> Iterator[Any]:
@@ -204,9 +222,13 @@ class RemoteFunction:
 
     ref: str
 
+    def __call__(self, *args: Any, **inputs: Any) -> Any:
+        """Sieve's 2023 spelling of ``run`` (``sieve.reference("owner/name")(inputs)``)."""
+        return self.run(*args, **inputs)
+
     def run(self, *args: Any, webhooks: Optional[Sequence[Dict[str, str]]] = None, **inputs: Any) -> Any:
-        """Run the function and wait for it: what it returned (a generator of the outputs for a
-        streaming function called over the API). Raises RemoteError when it fails."""
+        """Run the function and wait for it: what it returned, or, for a streaming function, a
+        generator of its outputs as they come. Raises RemoteError when it fails."""
         if _remote_caller is not None:
             _no_webhooks(webhooks)
             return _remote_caller(self.ref, inputs, True, args)

@@ -30,14 +30,11 @@ import contextvars
 import inspect
 import json
 import os
-import re
 import shutil
 import sys
 import tempfile
 import threading
 import traceback
-import types
-import typing
 import uuid
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
@@ -48,8 +45,9 @@ from sluice._processes import JobProcesses
 from sluice._protocol import JOBS_FD, PROTOCOL_FD, Channel, ChannelClosed, exit_now, flush_logs
 from sluice._remote import RemoteError, RemoteJob, set_remote_caller
 from sluice._scheduling import run_as_batch_work
-from sluice._struct import Struct
-from sluice._types import FILE_MARKER_KEY, File, decode_files
+from sluice._annotations import file_class, struct_class
+from sluice._media import file_from
+from sluice._types import FILE_MARKER_KEY, File, decode_files, loaded_struct
 
 Message = Dict[str, Any]
 
@@ -57,12 +55,6 @@ MAX_TRACEBACK_FRAMES = 10
 SHUTDOWN_GRACE_S = 5.0  # an idle replica exits cleanly; this bounds it (user threads, atexit hooks)
 _RUNTIME_FILES = {os.path.normcase(os.path.abspath(__file__))}
 _MISSING = object()
-_FILE_ANNOTATION = re.compile(
-    r"^(?:(?:typing\.)?Optional\[\s*(?:[\w.]+\.)?File\s*\]"
-    r"|(?:[\w.]+\.)?File(?:\s*\|\s*None)?"
-    r"|None\s*\|\s*(?:[\w.]+\.)?File)$"
-)
-
 
 class Failure(Exception):
     """A failure found by the runtime itself, not raised in the function's code.
@@ -89,9 +81,10 @@ class OutputError(Failure):
 class Entry:
     """The callable a job runs (the function, or the instance's __predict__) and what its signature says."""
 
-    def __init__(self, call: Callable[..., Any], generator: bool) -> None:
+    def __init__(self, call: Callable[..., Any], generator: bool, iterator_input: bool = False) -> None:
         self.call = call
         self.generator = generator
+        self.iterator_input = iterator_input  # Sieve's 2023 argument: each input an iterator of its values
         function = getattr(call, "__func__", call)
         annotations = getattr(function, "__annotations__", None) or {}
         returns = annotations.get("return", _MISSING)
@@ -99,7 +92,7 @@ class Entry:
             isinstance(returns, str) and returns.strip() == "None")
         self.positional_only: List[str] = []
         self.keywords: Set[str] = set()
-        self.file_params: Set[str] = set()
+        self.file_params: Dict[str, type] = {}  # parameter -> the File class it is annotated with
         self.struct_params: Dict[str, type] = {}
         self.any_keyword = False
         try:
@@ -118,14 +111,19 @@ class Entry:
                 self.positional_only.append(name)
             else:
                 self.keywords.add(name)
-            if param.annotation is not param.empty and _is_file_annotation(param.annotation, namespace):
-                self.file_params.add(name)
-            struct = _struct_annotation(param.annotation, namespace)
+            file_type = file_class(param.annotation, namespace) if param.annotation is not param.empty else None
+            if file_type is not None:
+                self.file_params[name] = file_type
+            struct = struct_class(param.annotation, namespace)
             if struct is not None:
                 self.struct_params[name] = struct
 
     def arguments(self, inputs: Message, convert: Callable[[str, Any], Any]) -> Tuple[List[Any], Dict[str, Any]]:
-        """The call's arguments: declared inputs only, File inputs converted."""
+        """The call's arguments: declared inputs only, File inputs converted (each an iterator
+        of values, a list's items or the one value, for an ``iterator_input`` function)."""
+        if self.iterator_input:
+            each = convert
+            convert = lambda name, value: iter([each(name, item) for item in value] if isinstance(value, list) else [each(name, value)])  # noqa: E731
         args: List[Any] = []
         for name in self.positional_only:
             if name not in inputs:
@@ -138,41 +136,9 @@ class Entry:
         }
         return args, kwargs
 
-    def is_file(self, name: str) -> bool:
-        return name in self.file_params
-
-
-def _is_file_annotation(annotation: Any, namespace: Dict[str, Any]) -> bool:
-    """Whether a parameter is a sluice.File (or Optional[File]), from its annotation."""
-    if isinstance(annotation, str):  # postponed annotations: evaluate where the function was defined
-        try:
-            annotation = eval(annotation, dict(namespace), {})  # noqa: S307 - the author's own annotation
-        except Exception:  # e.g. "File | None" on Python < 3.10: read the text instead
-            return bool(_FILE_ANNOTATION.match(annotation.strip()))
-    if isinstance(annotation, str):
-        return bool(_FILE_ANNOTATION.match(annotation.strip()))
-    if isinstance(annotation, type):
-        return issubclass(annotation, File)
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    annotated = getattr(typing, "Annotated", None)
-    if annotated is not None and origin is annotated and args:
-        return _is_file_annotation(args[0], namespace)
-    union_type = getattr(types, "UnionType", None)
-    if origin is typing.Union or (union_type is not None and isinstance(annotation, union_type)):
-        members = [a for a in args if a is not type(None)]
-        return len(members) == 1 and _is_file_annotation(members[0], namespace)
-    return False
-
-
-def _struct_annotation(annotation: Any, namespace: Dict[str, Any]) -> Optional[type]:
-    """The Struct subclass a parameter is annotated with, if any (a dict input becomes one)."""
-    if isinstance(annotation, str):
-        try:
-            annotation = eval(annotation, dict(namespace), {})  # noqa: S307 - the author's own annotation
-        except Exception:
-            return None
-    return annotation if isinstance(annotation, type) and issubclass(annotation, Struct) else None
+    def file_type(self, name: str) -> Optional[type]:
+        """The File class (File, Image, Video, Audio) an input is declared as; None for another type."""
+        return self.file_params.get(name)
 
 
 def import_entry(relative: str) -> Any:
@@ -410,8 +376,12 @@ class Runtime:
         if args:  # named by the agent after the called version's inputs
             message["args"] = list(args)
         result = self.ask(ref, message)
-        if not wait:
-            return RemoteJob(ref, str(result.get("job_id")), lambda *question: self.watch_job(ref, *question), _call_value)
+        # The agent says whether the called version streams (a generator): as in Sieve's SDK, its
+        # run() and push(...).result() are then iterators of its outputs, read as they come.
+        stream = result.get("stream") is True
+        if not wait or stream:
+            job = RemoteJob(ref, str(result.get("job_id")), lambda *question: self.watch_job(ref, *question), _call_value, stream=stream)
+            return job if not wait else job.outputs
         outputs = result.get("outputs")
         if not isinstance(outputs, list):
             return outputs
@@ -426,6 +396,8 @@ class Runtime:
         call_id = uuid.uuid4().hex
         try:
             line = json.dumps({**message, "call_id": call_id}, allow_nan=False, separators=(",", ":"), default=_call_input)
+        except _UnpassableFile as error:
+            raise TypeError(f"cannot call {ref}: {error}") from None
         except (TypeError, ValueError) as error:
             raise TypeError(f"the inputs for {ref} are not JSON-serialisable: {error}") from None
         pending = _PendingCall()
@@ -493,10 +465,10 @@ class Runtime:
             predict = getattr(instance, "__predict__", None)
             if not callable(predict):
                 raise SetupError(f"class {symbol} must define __predict__")
-            return Entry(predict, spec.generator if spec else _streams(predict))
+            return Entry(predict, spec.generator if spec else _streams(predict), spec is not None and spec.iterator_input)
         if not callable(target):
             raise SetupError(f"{symbol} in {entry_file} is not a function or a class")
-        return Entry(target, spec.generator if spec else _streams(target))
+        return Entry(target, spec.generator if spec else _streams(target), spec is not None and spec.iterator_input)
 
     def run_job(self, entry: Entry, message: Message) -> None:
         job_id = message.get("job_id")
@@ -544,7 +516,7 @@ class Runtime:
         end: Message = {"output_read": True} if self.end_output(message.get("end_marker")) else {}
         if failure is None:
             self.send({"type": "done", "job_id": job_id, **end}, *held)
-        elif isinstance(failure, FatalException):  # the job's failure, not the process's: no restart
+        elif isinstance(failure, FatalException):  # the process's state is beyond repair: always a fresh replica
             self.send({"type": "error", "job_id": job_id, "error": format_error(failure), "fatal": True, **end})
         else:
             self.send({"type": "error", "job_id": job_id, "error": format_error(failure), **end})
@@ -569,11 +541,11 @@ class Runtime:
             return struct(**value)
         if value is None:
             return value
-        if not entry.is_file(name):
+        file_type = entry.file_type(name)
+        if file_type is None:
             return decode_files(value)  # Files marked in dicts and lists, fetched by the agent
         if isinstance(value, dict) and isinstance(value.get("path"), str):
-            given_url = value.get("url")
-            return File(value["path"], url=given_url if isinstance(given_url, str) else None)
+            return file_from(value, file_type)
         raise InputError(f"input {name} is a sluice.File the agent did not fetch (got {json.dumps(value)[:200]}); "
                          "declare it as sluice.File in the function's signature")
 
@@ -633,7 +605,8 @@ class Runtime:
             path = os.path.abspath(value.path)
             if not os.path.isfile(path):
                 raise OutputError(f"output {index} is a sluice.File but {path} is not a file")
-            return json.dumps({**head, "file": path, "name": os.path.basename(path)}, separators=(",", ":"))
+            travelling = {"attributes": value.travelling()} if value.travelling() else {}
+            return json.dumps({**head, "file": path, "name": os.path.basename(path), **travelling}, separators=(",", ":"))
         try:
             encoded = json.dumps(value, allow_nan=False, separators=(",", ":"), default=lambda item: _output_json(index, item))
         except (TypeError, ValueError, RecursionError) as error:
@@ -653,7 +626,10 @@ class Runtime:
 
 
 def _call_value(outputs: List[Any]) -> Any:
-    """What a call returns: its one output, or the list of them (a streaming function's)."""
+    """What a call of a function that does not stream returns: its return value, None when it
+    returned nothing (no output). (A streaming function's outputs come as an iterator instead.)"""
+    if not outputs:
+        return None
     return outputs[0] if len(outputs) == 1 else outputs
 
 
@@ -661,28 +637,38 @@ def _output_json(index: int, value: Any) -> Any:
     """JSON for what an output holds beyond plain values: a Struct as its fields; a File (in a
     dict, list or tuple) marked, by its local path (the agent stores it and gives it a URL)
     or, for one known by URL only, that URL."""
-    if isinstance(value, Struct):
+    struct = loaded_struct()
+    if struct is not None and isinstance(value, struct):
         return value.to_dict()
     if isinstance(value, File):
         local = value._path  # noqa: SLF001 - a URL-only File stays one: no download to send it on
-        if local is None:
-            return {FILE_MARKER_KEY: "sieve.File", "url": value.url}
-        path = os.path.abspath(local)
+        if local is None and value.url is not None:
+            return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "url": value.url}
+        path = os.path.abspath(value.path)  # an Image made from an array is written now
         if not os.path.isfile(path):
             raise OutputError(f"output {index} holds a sluice.File but {path} is not a file")
-        return {FILE_MARKER_KEY: "sieve.File", "path": path, "name": os.path.basename(path)}
+        return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "path": path, "name": os.path.basename(path)}
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
+class _UnpassableFile(TypeError):
+    """A File passed to another function that names no file."""
+
+
 def _call_input(value: Any) -> Any:
-    """JSON for a File passed to another function: its URL (a job takes no paths, which would name files here)."""
-    if isinstance(value, Struct):
+    """JSON for a File passed to another function: its URL when it has one; else, for a file made
+    here, its absolute path and name, which the agent stores for the called job (as Sieve's SDK
+    uploads one) and replaces by a reference that job fetches: a job never takes a path."""
+    struct = loaded_struct()
+    if struct is not None and isinstance(value, struct):
         return value.to_dict()
     if isinstance(value, File):
         if value.url:
-            return {FILE_MARKER_KEY: "sieve.File", "url": value.url}
-        raise TypeError("a sluice.File passed to another function needs a URL (an input's, or an http(s) one); "
-                        "a local file cannot be passed: return it as an output and pass that output's URL")
+            return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "url": value.url}
+        path = os.path.abspath(value.path)
+        if not os.path.isfile(path):
+            raise _UnpassableFile(f"a sluice.File passed to another function names {path}, which is not a file")
+        return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "path": path, "name": os.path.basename(path)}
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 

@@ -14,11 +14,12 @@ from typing import Callable, NamedTuple
 
 from sluice._metadata import Metadata
 from sluice._types import Env
-from sluice.gpu import MACHINE_TYPES, Gpu
+from sluice.gpu import DEFAULT_GPU, MACHINE_TYPES, Gpu
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 ENV_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-PYTHON_VERSION_PATTERN = re.compile(r"^3\.\d{1,2}$")
+# "3.11", or Sieve's "3.12.3": a build takes the minor version's interpreter.
+PYTHON_VERSION_PATTERN = re.compile(r"^(3\.\d{1,2})(?:\.\d{1,3})?$")
 SYSTEM_PACKAGE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9+.-]*$")
 MAX_SPLIT = 8
 MAX_REPLICAS = 64
@@ -47,6 +48,9 @@ DEFAULTS: dict[str, object] = {
 }
 # Accepted, but not part of the document: its fields fill the options above.
 METADATA_OPTION = "metadata"
+# Sieve's 2023 decorator arguments, accepted for the code that still uses them (legacy.py says how
+# each maps); none is part of the document.
+LEGACY_OPTIONS = ("machine_type", "iterator_input", "persist_output")
 TEXT_FIELDS = ("cuda_version", "title", "description", "readme", "code_url", "cover_image_url")
 
 
@@ -70,7 +74,7 @@ def normalize(options: Mapping[str, object]) -> tuple[dict[str, object], list[Fi
     def fail(field: str, message: str) -> None:
         errors.append(FieldError(field, message))
 
-    options = _with_metadata(options, fail)
+    options = _with_legacy(_with_metadata(options, fail), fail)
     for key in options:
         if key not in DEFAULTS:
             close = difflib.get_close_matches(key, DEFAULTS.keys(), n=1)
@@ -94,7 +98,10 @@ def normalize(options: Mapping[str, object]) -> tuple[dict[str, object], list[Fi
     out["gpu"] = _gpu(out["gpu"], fail)
 
     version = out["python_version"]
-    if version is not None and not (isinstance(version, str) and PYTHON_VERSION_PATTERN.fullmatch(version)):
+    matched = PYTHON_VERSION_PATTERN.fullmatch(version) if isinstance(version, str) else None
+    if matched:
+        out["python_version"] = matched.group(1)
+    elif version is not None:
         fail("python_version", f'python_version must be a string like "3.11" (got {version!r})')
 
     python_packages = out["python_packages"] = _strings(out["python_packages"], "python_packages", fail)
@@ -161,6 +168,29 @@ def _with_metadata(options: Mapping[str, object], fail: _Fail) -> Mapping[str, o
     return merged
 
 
+def _with_legacy(options: Mapping[str, object], fail: _Fail) -> Mapping[str, object]:
+    """The options with Sieve's 2023 arguments read: ``machine_type`` names the GPU of ``gpu=True``
+    (or of a gpu left unset); ``iterator_input`` and ``persist_output`` must be booleans and stay
+    out of the document (the runtime reads ``iterator_input`` from the decorator itself)."""
+    if not any(key in options for key in LEGACY_OPTIONS):
+        return options
+    merged = {key: value for key, value in options.items() if key not in LEGACY_OPTIONS}
+    for key in ("iterator_input", "persist_output"):
+        if not isinstance(options.get(key, False), bool):
+            fail(key, f"{key} must be True or False (got {options[key]!r})")
+    machine_type = options.get("machine_type")
+    if machine_type is None:
+        return merged
+    gpu = merged.get("gpu")
+    if not isinstance(machine_type, str):
+        fail("machine_type", f"machine_type must be a string such as \"a100\" (got {machine_type!r})")
+    elif gpu is True or gpu is None:
+        merged["gpu"] = machine_type  # _gpu reads the name, or says it is none of this service's
+    elif gpu is not False:
+        fail("machine_type", "machine_type is Sieve's older spelling of gpu=: give one or the other")
+    return merged
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -180,8 +210,12 @@ def _strings(value: object, field: str, fail: _Fail, alternative: str = "") -> l
 
 
 def _gpu(value: object, fail: _Fail) -> dict[str, object] | None:
-    if value is None:
+    if value is None or value is False:
         return None
+    if value is True:  # Sieve's 2023 gpu=True, without a machine_type: its default GPU
+        value = Gpu(DEFAULT_GPU)
+    elif isinstance(value, str) and _machine_type(value) is not None:  # Sieve's gpu="l4", machine_type="a100"
+        value = Gpu(str(_machine_type(value)))
     if not isinstance(value, Gpu) or value.machine_type not in MACHINE_TYPES.values():
         choices = ", ".join(f"sluice.gpu.{n}(split=N)" for n in MACHINE_TYPES)
         fail("gpu", f"gpu must be None or one of {choices} (got {value!r})")
@@ -191,6 +225,22 @@ def _gpu(value: object, fail: _Fail) -> dict[str, object] | None:
     elif not 1 <= value.split <= MAX_SPLIT:
         fail("gpu", f"gpu.split must be between 1 and {MAX_SPLIT} (got {value.split})")
     return value.to_dict()
+
+
+_MEMORY_SUFFIX = re.compile(r"^\d+gb$")
+
+
+def _machine_type(name: str) -> str | None:
+    """The machine type a Sieve GPU name means: "l4", "A100-20GB", or a host variant of one
+    ("T4-highmem-8-ssd": a T4); None for a GPU this service has none of ("a100-80gb", "h100")."""
+    lowered = name.lower()
+    if lowered in MACHINE_TYPES.values():
+        return lowered
+    for known in sorted(MACHINE_TYPES.values(), key=len, reverse=True):
+        variant = lowered[len(known) + 1:]
+        if lowered.startswith(known + "-") and not _MEMORY_SUFFIX.fullmatch(variant):
+            return known
+    return None
 
 
 def _environment(value: object, fail: _Fail) -> list[dict[str, str]]:
@@ -205,10 +255,14 @@ def _environment(value: object, fail: _Fail) -> list[dict[str, str]]:
         if not isinstance(env, Env):
             fail(field, f"{where} must be sluice.Env(name=..., description=..., default=...) (got {env!r})")
             continue
-        ok = True
-        for attr in ("name", "description", "default"):
-            if not isinstance(getattr(env, attr), str):
-                fail(field, f"{where}.{attr} must be a string (got {getattr(env, attr)!r})")
+        default = _env_default(env.default)
+        description = "" if env.description is None else env.description
+        ok = default is not _NOT_TEXT
+        if not ok:
+            fail(field, f"{where}.default must be a string, a number, a bool or None (got {env.default!r})")
+        for attr, text in (("name", env.name), ("description", description)):
+            if not isinstance(text, str):
+                fail(field, f"{where}.{attr} must be a string (got {text!r})")
                 ok = False
         if not ok:
             continue
@@ -217,6 +271,18 @@ def _environment(value: object, fail: _Fail) -> list[dict[str, str]]:
         elif env.name in seen:
             fail(field, f'{where}.name "{env.name}" is declared twice')
         seen.add(env.name)
-        result.append(env.to_dict())
+        result.append({"name": env.name, "description": description, "default": default})
     return result
+
+
+_NOT_TEXT = object()
+
+
+def _env_default(value: object) -> object:
+    """An Env's default as the string the variable holds (None: required), or _NOT_TEXT."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (bool, int, float)):  # Sieve's Env(default=30): the variable reads "30"
+        return str(value)
+    return _NOT_TEXT
 

@@ -21,7 +21,7 @@ FunctionNode = Union[ast.FunctionDef, ast.AsyncFunctionDef]  # typing.Union: run
 FILE_TYPE = "sieve.File"
 SIMPLE_TYPES = {"str": "str", "int": "int", "float": "float", "bool": "bool", "dict": "dict", "list": "list",
                 "Dict": "dict", "List": "list", "sluice.File": FILE_TYPE, "sluice.Image": FILE_TYPE,
-                "sluice.Video": FILE_TYPE, "sluice.Audio": FILE_TYPE, "sluice.Struct": "dict"}
+                "sluice.Video": FILE_TYPE, "sluice.Audio": FILE_TYPE, "sluice.Array": FILE_TYPE, "sluice.Struct": "dict"}
 ITERATORS = {"Iterator", "Iterable", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator"}
 NO_DEFAULT = object()
 

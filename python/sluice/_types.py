@@ -7,9 +7,11 @@ author's own packages are installed.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
+from typing import Any, Dict, Optional, Tuple
 
-__all__ = ["Audio", "Env", "File", "Image", "Video"]
+__all__ = ["Env", "File"]
 
 #: How a File is marked inside dicts and lists, of inputs and outputs: ``{"_type": "sieve.File", "url": ...}``.
 FILE_MARKER_KEY = "_type"
@@ -18,15 +20,26 @@ FILE_TYPES = ("sieve.File", "sluice.File")
 _URL_PREFIXES = ("http://", "https://", "data:")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Env:
-    """An environment variable the function expects; the service shows it and sets its default."""
+    """An environment variable the function expects; the service shows it and sets its default.
+
+    As in Sieve, one without a default (``default=None``) is required: a push must set it. A
+    default that is not a string (``default=30``) is the string Python prints for it (``"30"``),
+    since environment variables are strings. Other keywords of older Sieve SDKs (``is_secret``)
+    are accepted and ignored.
+    """
 
     name: str
     description: str = ""
-    default: str = ""
+    default: Optional[str] = None
 
-    def to_dict(self) -> dict[str, str]:
+    def __init__(self, name: str, description: str = "", default: Any = None, **_ignored: Any) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "default", default)
+
+    def to_dict(self) -> Dict[str, Optional[str]]:
         return {"name": self.name, "description": self.description, "default": self.default}
 
 
@@ -39,13 +52,25 @@ class File:
     with Sieve's SDK, a positional argument that is an http(s) or data: URL is taken for the URL.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, url: str | None = None) -> None:
+    #: Attributes that travel with the file when it is returned or passed on (sluice._media's Image, Audio).
+    TRAVELLING: Tuple[str, ...] = ()
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, url: str | None = None, **attributes: Any) -> None:
         if path is None and url is None:
             raise ValueError("File needs a path or a url")
         if url is None and isinstance(path, str) and path.startswith(_URL_PREFIXES):
             path, url = None, path
         self._path: str | None = os.fspath(path) if path is not None else None
         self._url = url
+        # Sieve code sets attributes of its own (sieve.Image(path=..., x0=10)) and reads them back
+        # where the file arrives: they travel with it, as JSON.
+        self._extra = tuple(attributes)
+        self._given: Dict[str, Any] = {}  # values given for what is otherwise read from the content (a Video's fps)
+        for name, value in attributes.items():
+            if isinstance(getattr(type(self), name, None), property):
+                self._given[name] = value
+            else:
+                setattr(self, name, value)
 
     @property
     def path(self) -> str:
@@ -57,6 +82,14 @@ class File:
     @property
     def url(self) -> str | None:
         return self._url
+
+    def travelling(self) -> Dict[str, Any]:
+        """The attributes that go with the file (``frame_number``, ``fps``, its own...), those set."""
+        names = (*self.TRAVELLING, *(name for name in getattr(self, "_extra", ()) if name not in self._given))
+        found = {name: getattr(self, name) for name in names if getattr(self, name, None) is not None}
+        given = {name: value for name, value in self._given.items() if value is not None}
+        # A numpy number (a frame index from an array, say) as the plain number JSON holds.
+        return {name: value.item() if callable(getattr(value, "item", None)) else value for name, value in {**found, **given}.items()}
 
     def __fspath__(self) -> str:
         # Lets a File go straight to open(), shutil, subprocess arguments and the like.
@@ -98,21 +131,25 @@ class File:
         return target
 
 
+def loaded_struct() -> Optional[type]:
+    """sluice.Struct, if anything has used it yet: until then no value can be one, and its module
+    (which imports pydantic) stays unimported."""
+    return getattr(sys.modules.get("sluice._struct"), "Struct", None)
+
+
 def is_file_marker(value: object) -> bool:
     return isinstance(value, dict) and value.get(FILE_MARKER_KEY) in FILE_TYPES
 
 
 def decode_files(value: object) -> object:
     """The value with each File marked in its dicts and lists made a File (from the ``path`` the
-    agent fetched it to, else its ``url``)."""
+    agent fetched it to, else its ``url``; an Image or Audio when its attributes say so)."""
     if is_file_marker(value):
+        from sluice._media import file_from  # the media types are Files: imported once used
+
         assert isinstance(value, dict)
-        path, url = value.get("path"), value.get("url")
-        if isinstance(path, str):
-            return File(path, url=url if isinstance(url, str) else None)
-        if isinstance(url, str):
-            return File(url=url)
-        return value
+        made = file_from(value)
+        return value if made is None else made
     if isinstance(value, list):
         return [decode_files(item) for item in value]
     if isinstance(value, dict):
@@ -130,14 +167,3 @@ def _service_key_for(url: str) -> dict[str, str]:
         return {"X-API-Key": client.api_key}
     return {}
 
-
-class Image(File):
-    """Sieve's ``sieve.Image``: a File (the service types it as one)."""
-
-
-class Video(File):
-    """Sieve's ``sieve.Video``: a File (the service types it as one)."""
-
-
-class Audio(File):
-    """Sieve's ``sieve.Audio``: a File (the service types it as one)."""

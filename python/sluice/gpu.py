@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Gpu", "T4", "L4", "A100", "A10020GB", "V100", "MACHINE_TYPES"]
+__all__ = ["Gpu", "T4", "L4", "A100", "A10020GB", "V100", "MACHINE_TYPES", "DEFAULT_GPU"]
 
 
 @dataclass(frozen=True)
@@ -56,3 +56,6 @@ MACHINE_TYPES: dict[str, str] = {
     "A10020GB": "a100-20gb",
     "V100": "v100",
 }
+
+# The GPU of Sieve's 2023 ``gpu=True`` given without a ``machine_type``: Sieve's default GPU, a T4.
+DEFAULT_GPU = "t4"

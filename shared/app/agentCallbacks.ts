@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import { PUSHED_JOB_WAITS, type JobRecord } from '../domain/job.js';
 import { FetchRefused, type FileFetcher } from '../adapters/httpFileFetcher.js';
@@ -12,7 +13,7 @@ import type { Services } from '../services/services.js';
  * What a worker agent hands its replica pools to reach the services, the same in the local mode
  * and in an ECS task: calls from inside a job, file inputs and outputs, idle usage.
  */
-export function agentCallbacks(services: Services, artifacts: Artifacts, publicUrl: () => string, fetchFile: FileFetcher): Pick<PoolContext, 'handleCall' | 'storeFile' | 'recordIdle' | 'fetchInputs'> {
+export function agentCallbacks(services: Services, artifacts: Artifacts, publicUrl: () => string, fetchFile: FileFetcher): Pick<PoolContext, 'handleCall' | 'storeFile' | 'storeCallFile' | 'recordIdle' | 'fetchInputs'> {
   return {
     fetchInputs: (version, job, directory, signal) =>
       fetchFileInputs(version, job, directory, {
@@ -38,7 +39,7 @@ export function agentCallbacks(services: Services, artifacts: Artifacts, publicU
           return { type: 'call_result', call_id: call.call_id, ok: true, job_id: awaited.job.id, outputs: awaited.outputs, status: awaited.job.status, error: awaited.job.error };
         }
         const result = await services.jobs.pushFromJob(job, call.function, call.inputs, call.wait, call.args ?? []);
-        return { type: 'call_result', call_id: call.call_id, ok: true, job_id: result.jobId, outputs: result.outputs };
+        return { type: 'call_result', call_id: call.call_id, ok: true, job_id: result.jobId, outputs: result.outputs, stream: result.stream };
       } catch (error) {
         return { type: 'call_result', call_id: call.call_id, ok: false, error: (error as Error).message };
       }
@@ -46,6 +47,12 @@ export function agentCallbacks(services: Services, artifacts: Artifacts, publicU
     storeFile: async (job, slot, path, name) => {
       await artifacts.putOutputFile(job.id, slot, name, path);
       return { url: `${publicUrl()}${ownFilePath(job.id, slot)}`, name: basename(name) || 'file' };
+    },
+    // An upload of the job's organization, which the called job (of that organization too) fetches as it does a client's.
+    storeCallFile: async (job, path, name, size) => {
+      const uploadId = randomUUID();
+      await artifacts.putUploadFile(job.organizationId, uploadId, path, size);
+      return { upload_id: uploadId, name: basename(name) || 'file' };
     },
     recordIdle: (version, seconds) => services.usage.recordIdle(version, seconds),
   };

@@ -64,6 +64,8 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
     idleTimeoutMs: config.idleTimeoutMs,
     defaultMaxReplicas: config.defaultMaxReplicas,
     maxOutputBytes: config.maxOutputBytes,
+    // The files a job passes to another function are kept as uploads: within the upload limit.
+    maxCallFileBytes: config.maxUploadBytes,
     newReplicaId: () => newShortId(),
     replicaProcess: (version: VersionRecord, gpuIndex: number | null, replicaId: string): ReplicaProcess => {
       const codeDir = join(versionsDir, version.id, 'code');

@@ -101,3 +101,15 @@ export async function withSignedFileUrls<Output extends Pick<JobOutput, 'index' 
     }),
   );
 }
+
+/** What a File's JSON holds that is the file itself; anything else is an attribute of its own. */
+const FILE_FIELDS = new Set([FILE_MARKER_KEY, 'path', 'url', 'name', 'upload_id']);
+
+/**
+ * A File's own attributes (Sieve's `sieve.Image(path, frame_number=3, fps=30, x0=10)`): the
+ * fields of its JSON that are not the file itself. They travel with the file: into the job's
+ * output, and on to the function it is passed to, which reads them back.
+ */
+export function fileAttributes(value: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([key]) => !FILE_FIELDS.has(key) && !key.startsWith('_')));
+}

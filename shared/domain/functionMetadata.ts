@@ -59,7 +59,8 @@ export type OutputSpec = z.infer<typeof outputSpecSchema>;
 export const environmentVariableSchema = z.object({
   name: z.string().regex(ENV_NAME_PATTERN, 'must be a valid environment variable name'),
   description: z.string().default(''),
-  default: z.string().default(''),
+  /** Null: required, as Sieve's `sieve.Env` without a default (each push sets it in `env`). */
+  default: z.string().nullable().default(''),
 });
 export type EnvironmentVariable = z.infer<typeof environmentVariableSchema>;
 

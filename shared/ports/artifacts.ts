@@ -33,6 +33,13 @@ export interface Artifacts {
   /** A received upload's bytes as a stream, or null when the organization has none by that id. */
   readUpload(organizationId: string, uploadId: string): Promise<AsyncIterable<Uint8Array> | null>;
   /**
+   * Keeps a local file's first `size` bytes (its size when checked: a file that grows meanwhile
+   * is cut there, one that shrinks fails) as an upload of the organization, as if a client had
+   * PUT it: a File a job passes to another function, which the called job reads by its
+   * `upload_id`. It expires as uploads do.
+   */
+  putUploadFile(organizationId: string, uploadId: string, sourcePath: string, size: number): Promise<void>;
+  /**
    * Copies a received upload to a version's bundle. The upload stays until it expires, so one
    * upload serves every function of a directory.
    */

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { FILE_TYPE, isFileType } from '../domain/functionMetadata.js';
-import { FILE_MARKER_KEY, fileMarkersIn, mapFileMarkers } from '../domain/fileOutputs.js';
+import { FILE_MARKER_KEY, fileAttributes, fileMarkersIn, mapFileMarkers } from '../domain/fileOutputs.js';
 import type { JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { OutputFileContent } from '../ports/artifacts.js';
@@ -39,7 +39,7 @@ export function namesFileInputs(version: VersionRecord, job: JobRecord): boolean
 
 /**
  * Fetches the job's File inputs into `directory` before the replica sees the job, and gives the
- * inputs with each File as `{"path", "url"}`: the replica reads local files only, so the code of
+ * inputs with each File as `{"path", "url"}` and its own attributes (fileAttributes): the replica reads local files only, so the code of
  * a function (maybe another organization's) is never what reaches a URL a pusher chose.
  */
 export async function fetchFileInputs(version: VersionRecord, job: JobRecord, directory: string, sources: InputSources, signal: AbortSignal): Promise<Record<string, unknown>> {
@@ -52,7 +52,8 @@ export async function fetchFileInputs(version: VersionRecord, job: JobRecord, di
       continue;
     }
     const source: FileSource = typeof value === 'string' ? { url: value } : (value as FileSource);
-    inputs[declared.name] = await fetchSource(job, declared.name, source, join(directory, declared.name), sources, signal);
+    const fetched = await fetchSource(job, declared.name, source, join(directory, declared.name), sources, signal);
+    inputs[declared.name] = { ...fileAttributes(source), ...fetched };
   }
   return inputs;
 }
@@ -84,7 +85,8 @@ async function fetchNestedFiles(job: JobRecord, name: string, value: unknown, di
   let part = 0;
   return mapFileMarkers(value, async (marker) => {
     part += 1;
-    return { [FILE_MARKER_KEY]: FILE_TYPE, ...(await fetchSource(job, name, marker as FileSource, join(directory, name, String(part)), sources, signal)) };
+    const fetched = await fetchSource(job, name, marker as FileSource, join(directory, name, String(part)), sources, signal);
+    return { ...fileAttributes(marker), [FILE_MARKER_KEY]: FILE_TYPE, ...fetched };
   });
 }
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FILE_TYPE } from '../domain/functionMetadata.js';
-import { FILE_MARKER_KEY, fileMarkersIn, mapFileMarkers, MAX_NESTED_FILES, nestedFileSlot, type FileSlot } from '../domain/fileOutputs.js';
+import { FILE_MARKER_KEY, fileAttributes, fileMarkersIn, mapFileMarkers, MAX_NESTED_FILES, nestedFileSlot, type FileSlot } from '../domain/fileOutputs.js';
 import type { JobOutput, JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { OutputMessage } from './protocol.js';
@@ -35,10 +35,11 @@ async function storeNestedFiles(job: JobRecord, index: number, value: unknown, s
   if (fileMarkersIn(value).length > MAX_NESTED_FILES) throw new Error(`output ${index} holds more than ${MAX_NESTED_FILES} files nested in it`);
   let part = 0;
   return mapFileMarkers(value, async (marker) => {
-    if (typeof marker.path !== 'string') return { [FILE_MARKER_KEY]: FILE_TYPE, url: marker.url ?? null, name: marker.name ?? null };
+    const attributes = fileAttributes(marker);
+    if (typeof marker.path !== 'string') return { ...attributes, [FILE_MARKER_KEY]: FILE_TYPE, url: marker.url ?? null, name: marker.name ?? null };
     part += 1;
     const stored = (await storeFile(job, nestedFileSlot(index, part), marker.path, typeof marker.name === 'string' ? marker.name : 'file')) as object;
-    return { [FILE_MARKER_KEY]: FILE_TYPE, ...stored };
+    return { ...attributes, [FILE_MARKER_KEY]: FILE_TYPE, ...stored };
   });
 }
 
@@ -60,7 +61,9 @@ export async function outputFromMessage(
 ): Promise<Omit<JobOutput, 'jobId' | 'runId'>> {
   const declared = version.outputs[0];
   if (message.file !== undefined) {
-    const data = await store.replicaFile(job, message.index, message.file, message.name ?? 'file');
+    const stored = (await store.replicaFile(job, message.index, message.file, message.name ?? 'file')) as object;
+    // Its attributes (frame_number, fps...) first: they never take the place of the file's url or name.
+    const data = { ...fileAttributes(isPlainObject(message.attributes) ? message.attributes : {}), ...stored };
     return { index: message.index, type: FILE_TYPE, name: declared?.name ?? '', data };
   }
   const value = await storeNestedFiles(job, message.index, message.value ?? null, store.replicaFile);
@@ -79,3 +82,5 @@ export async function outputFromMessage(
   const type = declared && declared.type !== 'any' ? declared.type : typeOfValue(value);
   return { index: message.index, type, name: declared?.name ?? '', data: value };
 }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -17,6 +17,7 @@ import type { ReplicaCommand, RunOutcome } from './replica.js';
 import { Replica } from './replica.js';
 import { outputFromMessage } from './outputs.js';
 import { InputFetchError, namesFileInputs } from './jobInputs.js';
+import { CallFileError, openInside, passCallFiles } from './callFiles.js';
 
 /** After this many setups fail in a row, the version's queued jobs end in error with the setup's error. */
 const SETUP_FAILURES_BEFORE_GIVING_UP = 3;
@@ -41,6 +42,10 @@ export interface PoolContext {
   /** How a replica of this version starts (the local mode confines it in a sandbox). */
   replicaProcess(version: VersionRecord, gpuIndex: number | null, replicaId: string): ReplicaProcess;
   storeFile(job: JobRecord, slot: FileSlot, path: string, name: string): Promise<unknown>;
+  /** Stores a file a job passes to another function (the first `size` bytes at `path`) where the called job fetches it: `{upload_id, name}`, an upload of the job's organization. */
+  storeCallFile(job: JobRecord, path: string, name: string, size: number): Promise<{ upload_id: string; name: string }>;
+  /** The most bytes the files one call passes may hold together (SLUICE_MAX_UPLOAD_MB). */
+  maxCallFileBytes: number;
   /** Fetches the job's File inputs into `directory`; the inputs the replica gets, Files as local paths. Rejects with an InputFetchError to show. */
   fetchInputs(version: VersionRecord, job: JobRecord, directory: string, signal: AbortSignal): Promise<Record<string, unknown>>;
   /** Where each replica's jobs' inputs are fetched to: `<inputsDir>/<replica id>/<job id>/`, which the replica must be able to read. */
@@ -386,7 +391,7 @@ export class ReplicaPool {
           });
           return outputs;
         },
-        onCall: (call) => this.context.handleCall(job, call),
+        onCall: (call) => this.onCall(replica, member.process, job, call),
       },
     );
     clearTimeout(deadline);
@@ -401,13 +406,36 @@ export class ReplicaPool {
         ? { kind: 'error', error: outputError }
         : outcome;
     // A fresh process for the next job after a failure, so state it left behind does not leak;
-    // not after a FatalException, which says the failure is the job's own (a bad input, say).
-    if (result.kind === 'error' && this.version.restartOnError && !result.fatal) replica.kill();
+    // after a FatalException always, as Sieve restarts even with restart_on_error=False.
+    if (result.kind === 'error' && (this.version.restartOnError || result.fatal)) replica.kill();
     // The replica is free: it takes its next job while this one's end is recorded.
     if (replica.state === 'idle') this.becameIdle(replica);
     await log.flush();
     await this.settle(job, result);
     await this.context.queue.ack(this.version.id, job.id);
+  }
+
+  /**
+   * A call or an await from the running job. A call's Files the function made itself are stored
+   * first, read through the replica's process where it confines what may be handed out (as file
+   * outputs are), or one of the job's own File inputs, which the agent fetched; one that may not
+   * be, or too many or too large, fails the call, storing nothing.
+   */
+  private async onCall(replica: Replica, process: ReplicaProcess, job: JobRecord, call: CallMessage | AwaitMessage): Promise<CallResult> {
+    if (call.type !== 'call') return this.context.handleCall(job, call);
+    const ownInputs = join(this.context.inputsDir, replica.id, job.id);
+    let passed: CallMessage;
+    try {
+      passed = await passCallFiles(call, {
+        open: async (path) => (process.openOutput ? ((await process.openOutput(path)) ?? (await openInside(path, ownInputs))) : { path, close: async () => undefined }),
+        store: (path, name, size) => this.context.storeCallFile(job, path, name, size),
+        maxBytes: this.context.maxCallFileBytes,
+      });
+    } catch (error) {
+      if (!(error instanceof CallFileError)) this.context.onError(error, `files of a call by job ${job.id}`);
+      return { type: 'call_result', call_id: call.call_id, ok: false, error: error instanceof CallFileError ? error.message : 'the files it passes could not be stored' };
+    }
+    return this.context.handleCall(job, passed);
   }
 
   /** Stores a file output, read through the replica's process where it confines what may be handed out. */

@@ -143,18 +143,20 @@ export class JobService {
   /**
    * A job calling another function (a workflow): the child is pushed on behalf of the
    * parent's organization and records its parent. With `wait`, resolves with the child's
-   * outputs once it has finished; a child that ends otherwise is an error.
+   * outputs once it has finished; a child that ends otherwise is an error. `stream`: the child's
+   * version streams, so its outputs are read as they come (awaitPushed): answered at once.
    */
-  async pushFromJob(parent: JobRecord, reference: string, inputs: Record<string, unknown>, wait: boolean, args: unknown[] = []): Promise<{ jobId: string; outputs: unknown[] }> {
+  async pushFromJob(parent: JobRecord, reference: string, inputs: Record<string, unknown>, wait: boolean, args: unknown[] = []): Promise<{ jobId: string; outputs: unknown[]; stream: boolean }> {
     const organization = await this.deps.store.organizations.getById(parent.organizationId);
     if (!organization) throw notFound('The calling job’s organization no longer exists.');
     const principal = { organizationId: organization.id, organizationName: organization.name };
-    const { job } = await this.push(principal, { function: reference, inputs, args }, 'api', parent.id);
-    if (!wait) return { jobId: job.id, outputs: [] };
+    const { job, version } = await this.push(principal, { function: reference, inputs, args }, 'api', parent.id);
+    const stream = version.streamOutput;
+    if (!wait || stream) return { jobId: job.id, outputs: [], stream };
     const done = await this.waitForCompletion(job.id, CHILD_WAIT_MS);
     if (done.status !== 'finished') throw new ServiceError('bad_request', `${reference} ended ${done.status}${done.error ? `: ${done.error}` : ''}`);
     // Signed, as every other reader gets them: the calling function can download them without a key.
-    return { jobId: job.id, outputs: await this.signedData(job.id, await this.deps.store.jobs.listOutputs(job.id, 0)) };
+    return { jobId: job.id, outputs: await this.signedData(job.id, await this.deps.store.jobs.listOutputs(job.id, 0)), stream };
   }
 
   /**

@@ -95,10 +95,21 @@ export function namePositionalInputs(version: VersionRecord, args: unknown[], na
   return { ...inputs, ...named };
 }
 
-/** The version's environment variable defaults, with the push's values over them. */
+/**
+ * The version's environment variable defaults, with the push's values over them. A variable
+ * declared without a default (Sieve's required `sieve.Env`) must be set by the push: a 422
+ * naming it otherwise, before the job exists.
+ */
 export function mergeEnvironment(version: VersionRecord, overrides: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const variable of version.environmentVariables) env[variable.name] = variable.default;
+  const missing: string[] = [];
+  for (const variable of version.environmentVariables) {
+    if (variable.default !== null) env[variable.name] = variable.default;
+    else if (!(variable.name in overrides)) missing.push(variable.name);
+  }
+  if (missing.length > 0) {
+    throw new ValidationError(missing.map((name) => ({ loc: ['body', 'env', name], msg: `The function requires the environment variable ${name} (declared without a default): set it in the push's env`, type: 'missing' })));
+  }
   return { ...env, ...overrides };
 }
 

@@ -36,6 +36,17 @@ def shout_file(document: sluice.File) -> sluice.File:
         out.write(text.upper())
     return sluice.File(path=os.path.join(folder, "shouted.txt"))
 
+@sluice.function(name="pass-file")
+def pass_file(text: str) -> dict:
+    folder = tempfile.mkdtemp()
+    with open(os.path.join(folder, "note.txt"), "w") as out:
+        out.write(text)
+    shouted = sluice.function.get("local/shout-file").run(sluice.File(os.path.join(folder, "note.txt")))
+    with open(shouted.path) as f:
+        text = f.read()
+    streamed = sluice.function.get("local/words").push("x y").result()
+    return {"shouted": text, "first": next(streamed), "rest": list(streamed)}
+
 @sluice.function(name="fails")
 def fails(reason: str) -> str:
     raise ValueError(reason)
@@ -250,6 +261,12 @@ describe.each(targets)('the same behaviour in the %s mode', (mode) => {
       file: 'QUIET WORDS',
     });
   }, 120_000);
+
+  it('passes a File a function made to another function, and reads a streaming child’s push().result() as an iterator, inside a job', async () => {
+    const job = await awaitJob(await push('pass-file', { text: 'made in a job' }));
+    expect(job.error).toBe('');
+    expect(job.outputs[0].data).toEqual({ shouted: 'MADE IN A JOB', first: 'x', rest: ['y'] });
+  }, 90_000);
 
   it('reports usage by machine type', async () => {
     await awaitJob(await push('greet', { name: 'usage' }));

@@ -84,6 +84,23 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
       expect([...params.keys()].filter((name) => /checksum/i.test(name))).toEqual([]);
     });
 
+    it('keeps a local file as an upload of the organization, which reads back byte for byte, for that organization only', async () => {
+      const data = randomBytes(200 * 1024);
+      const source = join(folder, 'passed.wav');
+      await writeFile(source, data);
+      await artifacts.putUploadFile('org-1', 'passed-1', source, data.length);
+      expect(await artifacts.uploadSize('org-1', 'passed-1')).toBe(data.length);
+      const chunks: Buffer[] = [];
+      for await (const chunk of (await artifacts.readUpload('org-1', 'passed-1'))!) chunks.push(Buffer.from(chunk));
+      expect(Buffer.concat(chunks).equals(data)).toBe(true);
+      expect(await artifacts.readUpload('org-2', 'passed-1')).toBeNull();
+      // The size checked is what is stored: a file grown since is cut there; an empty one is stored empty.
+      await artifacts.putUploadFile('org-1', 'passed-2', source, 1000);
+      expect(await artifacts.uploadSize('org-1', 'passed-2')).toBe(1000);
+      await artifacts.putUploadFile('org-1', 'passed-3', source, 0);
+      expect(await artifacts.uploadSize('org-1', 'passed-3')).toBe(0);
+    });
+
     it('keys uploads by organization: another organization’s id finds nothing', async () => {
       const url = await artifacts.uploadUrl({ organizationId: 'org-1', uploadId: 'upload-3', size: 3, expiresInS: 900 });
       expect((await fetch(url, { method: 'PUT', body: Buffer.from('abc') })).status).toBe(200);

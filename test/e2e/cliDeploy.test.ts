@@ -57,6 +57,25 @@ describe('sluice deploy of a file or a folder, and File inputs from local paths'
     expect((await runCli(['run', 'solo', '-i', 'text=ab', '-i', 'times=2', '-q'], env)).stdout).toBe('abab\n');
   });
 
+  it("reads the README and cover image beside the code, as Sieve's readme=open(\"README.md\").read() does", async () => {
+    const source = [
+      'import sieve',
+      '',
+      'metadata = sieve.Metadata(description="Reads its README", readme=open("README.md", "r").read(), image=sieve.Image(path="cover.png"))',
+      '',
+      '@sieve.function(name="with-readme", metadata=metadata)',
+      'def with_readme() -> str:',
+      '    return "ok"',
+      '',
+    ].join('\n');
+    const dir = await writeFunctionDir({ 'main.py': source, 'README.md': '# With a README\n', 'cover.png': 'png' });
+    const deploy = await runCli(['deploy', dir], env);
+    expect(deploy.stderr).toBe('');
+    expect(deploy.code, deploy.stdout).toBe(0);
+    const fn = await (await fetch(`${service.url}/v2/functions/local/with-readme`, { headers: { 'x-api-key': service.key } })).json();
+    expect(fn).toMatchObject({ readme: '# With a README\n', description: 'Reads its README', cover_image_url: `data:image/png;base64,${Buffer.from('png').toString('base64')}` });
+  });
+
   it('says in one line that a path to deploy does not exist, and that a file must be Python', async () => {
     const missing = await runCli(['deploy', 'no/such/folder'], env);
     expect(missing.code).toBe(1);

@@ -49,21 +49,24 @@ const SHOUT = py`
 `;
 
 const WORDS = py`
-  import os
+  import uuid
 
   import sieve
 
 
-  @sieve.Model(name="words", python_packages=[])
+  @sieve.Model(name="words", python_packages=[], restart_on_error=False)
   class Words:
       def __setup__(self):
           self.marker = "*"
+          self.replica = uuid.uuid4().hex  # which replica: a sandboxed one's pid is the same in each
 
       def __predict__(self, text: str):
           if not text:
               raise sieve.FatalException("nothing to split")
-          if text == "pid":
-              yield os.getpid()
+          if text == "replica":
+              yield self.replica
+          if text == "oops":
+              raise ValueError("not a fatal one")
           for word in text.split():
               yield self.marker + word
 `;
@@ -173,16 +176,20 @@ describe('a Sieve user moving over: Sieve function files and Sieve client code, 
     expect(hooks.map((hook) => [hook.body.type, hook.body.body.job_id])).toEqual([['job.complete', report.push_id]]);
   }, 120_000);
 
-  it('ends a job that raised FatalException in error and keeps its replica, though restart_on_error is on', async () => {
+  it('ends a job that raised FatalException in error and restarts its replica, though restart_on_error is off', async () => {
     const run = async (text: string) => {
       const pushed = (await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/words', inputs: { text } })).body;
       return (await api(service.url, service.key, 'GET', `/v2/jobs/${pushed.id}/await`)).body;
     };
-    const before = await run('pid');
+    const before = await run('replica');
+    expect((await run('oops')).status).toBe('error');
+    const kept = await run('replica');
+    expect(kept.outputs[0].data).toBe(before.outputs[0].data);
     const fatal = await run('');
     expect(fatal.status).toBe('error');
     expect(fatal.error).toMatch(/^FatalException: nothing to split/);
-    const after = await run('pid');
-    expect(after.outputs[0].data).toBe(before.outputs[0].data);
+    const after = await run('replica');
+    expect(after.status).toBe('finished');
+    expect(after.outputs[0].data).not.toBe(before.outputs[0].data);
   });
 });

@@ -1,6 +1,11 @@
+import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { py } from '../support/python.js';
+import { runSdkProgram } from '../support/sdkProgram.js';
 import type { TestService } from './support/testService.js';
 import { api, deployDirectory, startTestService, waitForBuild, writeFunctionDir } from './support/testService.js';
 
@@ -81,6 +86,161 @@ def relay(url: str, pushed: bool = False) -> str:
     return shouted.url
 `;
 
+/** Reads the Files it is given and says what it got: name, size, checksum. */
+const FILE_FACTS = py`
+  import hashlib, os
+  import sieve
+
+  def facts(file):
+      with open(file.path, "rb") as f:
+          data = f.read()
+      return {"name": os.path.basename(file.path), "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+  @sieve.function(name="file-facts")
+  def file_facts(audio: sieve.File, more: list = [], extra: dict = {}) -> dict:
+      return {"audio": facts(audio), "more": [facts(f) for f in more], "extra": {k: facts(f) for k, f in extra.items()}}
+`;
+
+/** Sieve's commonest workflow: make a file (a WAV, with the standard library) and pass it to another function. */
+const MAKE_WAV = py`
+  import hashlib, os, struct, tempfile, wave
+  import sieve
+
+  facts = sieve.function.get("local/file-facts")
+
+  def expected(path):
+      with open(path, "rb") as f:
+          data = f.read()
+      return {"name": os.path.basename(path), "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+  @sieve.function(name="make-wav")
+  def make_wav(how: str) -> dict:
+      folder = tempfile.mkdtemp()
+      tone = os.path.join(folder, "tone.wav")
+      with wave.open(tone, "wb") as out:
+          out.setnchannels(1)
+          out.setsampwidth(2)
+          out.setframerate(8000)
+          out.writeframes(b"".join(struct.pack("<h", (i * 97) % 20000 - 10000) for i in range(8000)))
+      notes = os.path.join(folder, "notes.txt")
+      with open(notes, "w") as f:
+          f.write("nested in a list")
+      with open("beside-the-code.bin", "wb") as f:  # a relative path, in the function's own folder
+          f.write(os.urandom(3000))
+      if how == "run":  # positional, a sieve.Audio, a File in a list and one in a dict
+          got = facts.run(sieve.Audio(tone), [sieve.File(path=notes)], extra={"local": sieve.File("beside-the-code.bin")})
+      else:
+          got = facts.push(audio=sieve.File(path=tone), more=[sieve.File(notes)], extra={"local": sieve.File(path="beside-the-code.bin")}).result()
+      want = {"audio": expected(tone), "more": [expected(notes)], "extra": {"local": expected("beside-the-code.bin")}}
+      return {"same": got == want, "got": got}
+`;
+
+/** Passes its own File input on (one a client uploaded has no URL: the agent stores it again for the child). */
+const PASS_ON = py`
+  import sieve
+
+  @sieve.function(name="pass-on")
+  def pass_on(doc: sieve.File) -> dict:
+      return sieve.function.get("local/file-facts").run(doc)
+`;
+
+/** Hostile: names a file of the service's (or any path) as a File to pass, past the SDK's own checks. */
+const PASS_SECRET = py`
+  import sieve
+  from sluice import _remote
+
+  @sieve.function(name="pass-secret")
+  def pass_secret(paths: list, sdk: bool = False) -> str:
+      with open("/tmp/fine.txt", "w") as f:
+          f.write("a file it may pass")
+      try:
+          if sdk:
+              sieve.function.get("local/file-facts").run(sieve.File(paths[0]))
+          else:
+              marker = lambda path: {"_type": "sieve.File", "path": path, "name": "loot"}
+              runtime = _remote._remote_caller.__self__
+              runtime.call_function("local/file-facts", {"audio": marker(paths[0]), "more": [marker(p) for p in paths[1:]]})
+      except (sieve.RemoteError, TypeError) as error:
+          return f"{type(error).__name__}: {error}"
+      return "passed"
+`;
+
+/** Passes `count` files of `size` bytes each in one call. */
+const PASS_MANY = py`
+  import os, tempfile
+  import sieve
+
+  @sieve.function(name="pass-many")
+  def pass_many(count: int, size: int) -> str:
+      folder = tempfile.mkdtemp()
+      files = []
+      for i in range(count):
+          path = os.path.join(folder, f"part-{i}.bin")
+          with open(path, "wb") as f:
+              f.write(b"x" * size)
+          files.append(sieve.File(path))
+      try:
+          got = sieve.function.get("local/file-facts").run(files[0], files[1:])
+      except sieve.RemoteError as error:
+          return error.error
+      return f"passed {1 + len(got['more'])}"
+`;
+
+/** Sieve code reading a streaming function's outputs from inside a function. */
+const STREAM_READER = py`
+  import sieve
+
+  count = sieve.function.get("local/count")
+  double = sieve.function.get("local/double")
+
+  @sieve.function(name="stream-reader")
+  def stream_reader(n: int) -> dict:
+      job = count.push(10)
+      first = next(job.result())
+      status_after_first = job.status
+      ran = count.run(n)
+      one = count.run(1)
+      pushed_one = count.push(1).result()
+      return {
+          "first": first,
+          "status_after_first": status_after_first,
+          "ran_is_iterator": iter(ran) is ran,
+          "ran": [x for x in ran],
+          "one_is_iterator": iter(one) is one,
+          "one": list(one),
+          "pushed_one_is_iterator": iter(pushed_one) is pushed_one,
+          "pushed_one": list(pushed_one),
+          "double": double.run(n),
+          "double_pushed": double.push(n).result(),
+      }
+`;
+
+/** The same from a client program, over the API. */
+const STREAM_CLIENT = py`
+  import json
+  import sieve
+
+  count = sieve.function.get("local/count")
+  double = sieve.function.get("local/double")
+  streamed = count.push(2).result()
+  one = count.push(1).result()
+  timed = count.push(2).result(timeout=60)
+  ran = count.run(1)
+  print(json.dumps({
+      "iterator": iter(streamed) is streamed, "values": list(streamed),
+      "one_is_iterator": iter(one) is one, "one": list(one),
+      "timed_is_iterator": iter(timed) is timed, "timed": list(timed),
+      "run_one_is_iterator": iter(ran) is ran, "run_one": list(ran),
+      "double": double.push(3).result(), "double_run": double.run(4),
+  }))
+`;
+
+/** Every file under a folder, recursively (none when it does not exist). */
+async function filesUnder(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}
+
 describe('functions calling functions, and files', () => {
   let service: TestService;
   const call = (method: string, path: string, body?: unknown) => api(service.url, service.key, method, path, body);
@@ -91,12 +251,14 @@ describe('functions calling functions, and files', () => {
 
   beforeAll(async () => {
     // The file server of the File test listens on loopback, which input URLs may reach only when allowed.
-    service = await startTestService({ SLUICE_DEFAULT_MAX_REPLICAS: '2', SLUICE_INPUT_ALLOW: 'loopback' });
-    for (const source of [CHILD, PARENT, COUNT, FAN_OUT, FILES, FAN, RELAY]) {
+    // Confined (bubblewrap), as a production service is: what a function may pass on is what its sandbox holds.
+    // A 1 MB upload limit bounds the files one call passes.
+    service = await startTestService({ SLUICE_DEFAULT_MAX_REPLICAS: '2', SLUICE_INPUT_ALLOW: 'loopback', SLUICE_SANDBOX: 'bwrap', SLUICE_MAX_UPLOAD_MB: '1' });
+    for (const source of [CHILD, PARENT, COUNT, FAN_OUT, FILES, FAN, RELAY, FILE_FACTS, MAKE_WAV, PASS_ON, PASS_SECRET, PASS_MANY, STREAM_READER]) {
       const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
       await waitForBuild(service, `local/${deployed.body.function.name}`, deployed.body.version.id);
     }
-  }, 120_000);
+  }, 180_000);
   afterAll(() => service.close());
 
   it('marks a function that calls others as a workflow listing its dependencies', async () => {
@@ -197,4 +359,102 @@ describe('functions calling functions, and files', () => {
       server.close();
     }
   });
+  it('passes a File a function made (a WAV, a file in a list, one in a dict, a relative path) to another function, which reads the same bytes under the same name, from run() and push().result()', async () => {
+    for (const how of ['run', 'push']) {
+      const parent = await run('make-wav', { how });
+      expect(parent.error).toBe('');
+      const { same, got } = parent.outputs[0].data;
+      expect(got.audio).toMatchObject({ name: 'tone.wav', size: 44 + 2 * 8000 });
+      expect(got.more).toEqual([{ name: 'notes.txt', size: 16, sha256: createHash('sha256').update('nested in a list').digest('hex') }]);
+      expect(got.extra.local).toMatchObject({ name: 'beside-the-code.bin', size: 3000 });
+      expect(same).toBe(true);
+      // The child is the caller's organization's, and its inputs name uploads of it, never a path.
+      const [child] = parent.children['local/file-facts'];
+      const shown = (await call('GET', `/v2/jobs/${child.id}`)).body;
+      expect(shown.status).toBe('finished');
+      expect(shown.inputs.audio).toMatchObject({ name: 'tone.wav', upload_id: expect.any(String) });
+      expect(JSON.stringify(shown.inputs)).not.toContain('"path"');
+    }
+  }, 60_000);
+
+  it('passes on a File input a client uploaded (no URL to pass), under its name', async () => {
+    const bytes = Buffer.from('uploaded by a client program');
+    const { body: upload } = await call('POST', '/v2/uploads', { size: bytes.length });
+    expect((await fetch(upload.upload_url, { method: 'PUT', body: bytes })).status).toBe(200);
+    const parent = await run('pass-on', { doc: { upload_id: upload.upload_id, name: 'speech.txt' } });
+    expect(parent.error).toBe('');
+    expect(parent.outputs[0].data.audio).toEqual({ name: 'speech.txt', size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+  });
+
+  it('refuses to pass a file the function may not hand over (the service’s, or outside its folders), saying so, storing nothing and pushing nothing', async () => {
+    const uploads = join(service.dataDir, 'uploads');
+    const before = await filesUnder(uploads);
+    const attempts: [string[], boolean][] = [
+      [['/etc/passwd'], false],
+      [[join(service.dataDir, 'api-key')], false],
+      [[join(service.dataDir, 'sluice.db')], false],
+      [['/proc/self/environ'], false],
+      [['../../../../etc/hostname'], false],
+      // A file it may pass, then one it may not: neither is stored.
+      [['/tmp/fine.txt', '/etc/passwd'], false],
+      // Through the SDK: a File named by path.
+      [['/etc/passwd'], true],
+    ];
+    for (const [paths, sdk] of attempts) {
+      const parent = await run('pass-secret', { paths, sdk });
+      expect(parent.status).toBe('finished');
+      const said: string = parent.outputs[0].data;
+      // Named by the SDK, a file its sandbox does not show is not sent at all (TypeError); any other, the agent refuses.
+      const refused = /^RemoteError: local\/file-facts failed: .+ is not a file the function may pass to another function/;
+      expect(said, paths.join(', ')).toMatch(sdk ? new RegExp(`${refused.source}|^TypeError: .+ is not a file`) : refused);
+      expect(said).not.toMatch(/root:x:/);
+      expect(parent.children ?? {}).toEqual({});
+    }
+    expect(await filesUnder(uploads)).toEqual(before);
+  }, 60_000);
+
+  it('bounds the files one call passes, in number and in total size (SLUICE_MAX_UPLOAD_MB), with an error naming the limit, storing nothing', async () => {
+    const uploads = join(service.dataDir, 'uploads');
+    const before = await filesUnder(uploads);
+    const tooMany = await run('pass-many', { count: 257, size: 1 });
+    expect(tooMany.outputs[0].data).toMatch(/^a call may pass at most 256 files the function made \(this one passes 257\)/);
+    const tooLarge = await run('pass-many', { count: 2, size: 700_000 });
+    expect(tooLarge.outputs[0].data).toMatch(/^the files a call passes may hold 1 MB together \(SLUICE_MAX_UPLOAD_MB\)/);
+    expect(await filesUnder(uploads)).toEqual(before);
+    expect((await run('pass-many', { count: 3, size: 300_000 })).outputs[0].data).toBe('passed 3');
+  }, 60_000);
+
+  it('hands a function a streaming child’s outputs as an iterator, as they come, from run() and push().result(), one output or several; a child that does not stream, its value', async () => {
+    const parent = await run('stream-reader', { n: 3 });
+    expect(parent.error).toBe('');
+    expect(parent.outputs[0].data).toEqual({
+      first: 0,
+      status_after_first: 'processing',
+      ran_is_iterator: true,
+      ran: [0, 1, 2],
+      one_is_iterator: true,
+      one: [0],
+      pushed_one_is_iterator: true,
+      pushed_one: [0],
+      double: 6,
+      double_pushed: 6,
+    });
+  }, 60_000);
+
+  it('hands a client program a streaming function’s push().result() as an iterator too, as Sieve’s SDK does', async () => {
+    const result = await runSdkProgram(STREAM_CLIENT, service);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({
+      iterator: true,
+      values: [0, 1],
+      one_is_iterator: true,
+      one: [0],
+      timed_is_iterator: true,
+      timed: [0, 1],
+      run_one_is_iterator: true,
+      run_one: [0],
+      double: 6,
+      double_run: 8,
+    });
+  }, 60_000);
 });

@@ -103,10 +103,11 @@ describe('ComputeStack', () => {
     expect(JSON.stringify(protection?.Resource)).toContain(`:task/${PREFIX}cluster/*`);
   });
 
-  it('lets worker tasks read bundles/ and files/, and write files/ and spill/ (large outputs) only', () => {
+  it('lets worker tasks read bundles/ and files/, and write files/, uploads/ (files a job passes on) and spill/ (large outputs) only', () => {
     const statements = roleStatements(template, logicalIdOf(compute.taskRole));
     const put = statements.find((statement) => actionsOf([statement]).includes('s3:PutObject'));
     expect(JSON.stringify(put?.Resource)).toMatch(/\/files\/\*"/);
+    expect(JSON.stringify(put?.Resource)).toMatch(/\/uploads\/\*"/);
     expect(JSON.stringify(put?.Resource)).toMatch(/\/spill\/\*"/);
     expect(JSON.stringify(put?.Resource)).not.toContain('bundles/');
     const remove = statements.filter((statement) => actionsOf([statement]).includes('s3:DeleteObject'));

@@ -43,7 +43,8 @@ describe('route permissions', () => {
     }
     // A job read signs its File outputs' GET URLs, which S3 honours only if the role may read files/.
     expect(bucketAccess(routePermissions('getJob')).read).toEqual(['files/', 'spill/']);
-    expect(bucketAccess(ROLE_PERMISSIONS.worker)).toEqual({ read: ['bundles/', 'files/', 'uploads/', 'spill/'], write: ['files/', 'spill/'] });
+    // uploads/ written: a File a job made and passes to another function is kept as an upload.
+    expect(bucketAccess(ROLE_PERMISSIONS.worker)).toEqual({ read: ['bundles/', 'files/', 'uploads/', 'spill/'], write: ['files/', 'uploads/', 'spill/'] });
     // The deliver step only records attempts on a delivery: it reads a spilled payload, never writes
     // one; it reads files/ to presign the File URLs each attempt sends.
     expect(bucketAccess(ROLE_PERMISSIONS.deliver)).toEqual({ read: ['files/', 'spill/'], write: [] });

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -83,5 +83,29 @@ describe('local upload URLs', () => {
     expect(await text(await artifacts.readUpload('org-1', 'code'))).toBe('tarball');
     expect(await artifacts.readUpload('org-2', 'code')).toBeNull();
     expect(await artifacts.readBundle('version-3')).toBeNull();
+  });
+
+  it('keeps a local file as an upload of the organization (a File a job passes on), read back as a client’s upload is, and swept as one', async () => {
+    const artifacts = createFileArtifacts(dataDir, uploads);
+    const source = join(dataDir, 'tone.wav');
+    await writeFile(source, 'RIFF and samples');
+    await artifacts.putUploadFile('org-1', 'passed-1', source, 16);
+    expect(await artifacts.uploadSize('org-1', 'passed-1')).toBe(16);
+    expect(await text(await artifacts.readUpload('org-1', 'passed-1'))).toBe('RIFF and samples');
+    expect(await artifacts.readUpload('org-2', 'passed-1')).toBeNull();
+    expect((await readdir(join(dataDir, 'uploads', 'org-1'))).filter((name) => name.includes('partial'))).toEqual([]);
+    await expect(artifacts.putUploadFile('../org-1', 'passed-2', source, 16)).rejects.toThrow(/Not an upload/);
+    // The size checked is what is stored: a file grown since is cut there, one that shrank is refused.
+    await artifacts.putUploadFile('org-1', 'cut', source, 4);
+    expect(await text(await artifacts.readUpload('org-1', 'cut'))).toBe('RIFF');
+    await expect(artifacts.putUploadFile('org-1', 'shrunk', source, 100)).rejects.toThrow(/shrank/);
+    expect(await artifacts.uploadSize('org-1', 'shrunk')).toBeNull();
+    await artifacts.putUploadFile('org-1', 'empty', source, 0);
+    expect(await artifacts.uploadSize('org-1', 'empty')).toBe(0);
+    // Jobs passing files sweep too, an hour apart at most, with no client asking for an upload URL.
+    now += DAY_MICROS + 60_000_000;
+    await artifacts.putUploadFile('org-1', 'passed-3', source, 16);
+    expect(await artifacts.uploadSize('org-1', 'passed-1')).toBeNull();
+    expect(await artifacts.uploadSize('org-1', 'passed-3')).toBe(16);
   });
 });

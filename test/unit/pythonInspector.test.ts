@@ -52,11 +52,14 @@ afterAll(async () => {
 });
 
 
-function runInspector(dir: string): Promise<Run> {
+/** The evaluator a spec gives the inspector: the interpreter itself (sluice deploy gives it the sandbox's). */
+const EVALUATOR = ['--evaluator', JSON.stringify([python, '-m', 'sluice._evaluate'])];
+
+function runInspector(dir: string, extra: string[] = []): Promise<Run> {
   return new Promise((done, fail) => {
     execFile(
       python,
-      ['-m', 'sluice._inspect', dir],
+      ['-m', 'sluice._inspect', dir, ...extra],
       { env: { ...process.env, PYTHONPATH: pythonDir, PYTHONDONTWRITEBYTECODE: '1' }, timeout: 20_000 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') {
@@ -70,21 +73,27 @@ function runInspector(dir: string): Promise<Run> {
 }
 
 /** Writes the files (paths relative to a fresh project dir) and inspects that dir. */
-async function inspectFiles(files: Record<string, string>): Promise<Run> {
+async function inspectFiles(files: Record<string, string | Buffer>, extra: string[] = []): Promise<Run> {
   const dir = await mkdtemp(join(scratch, 'project-'));
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), content);
   }
-  return runInspector(dir);
+  return runInspector(dir, extra);
+}
+
+interface Notes {
+  warnings: string[];
+  evaluated: string[];
 }
 
 /** Expects success; every function must also satisfy the service's own metadata schema. */
-function functionsOf(run: Run): Metadata[] {
+function functionsOf(run: Run, expectedNotes: Notes = { warnings: [], evaluated: [] }): Metadata[] {
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
-  const doc = JSON.parse(run.stdout) as { functions: Metadata[] };
-  expect(Object.keys(doc)).toEqual(['functions']);
+  const doc = JSON.parse(run.stdout) as { functions: Metadata[] } & Notes;
+  expect(Object.keys(doc)).toEqual(['functions', 'warnings', 'evaluated']);
+  expect({ warnings: doc.warnings, evaluated: doc.evaluated }).toEqual(expectedNotes);
   for (const fn of doc.functions) functionMetadataSchema.parse(fn);
   return doc.functions;
 }
@@ -99,7 +108,7 @@ async function inspectOne(source: string): Promise<Metadata> {
 function errorsOf(run: Run): string[] {
   expect(run.code).toBe(2);
   const doc = JSON.parse(run.stdout) as { errors: string[] };
-  expect(Object.keys(doc)).toEqual(['errors']);
+  expect(Object.keys(doc)).toEqual(['errors', 'warnings', 'evaluated']);
   expect(doc.errors.length).toBeGreaterThan(0);
   return doc.errors;
 }
@@ -303,7 +312,7 @@ describe.concurrent('python inspector', () => {
     ]);
   });
 
-  it('reads environment variables, filling description and default', async () => {
+  it('reads environment variables, filling the description; one without a default is required (null), as in Sieve', async () => {
     const fn = await inspectOne(py`
       import sluice
 
@@ -319,8 +328,8 @@ describe.concurrent('python inspector', () => {
     `);
     expect(fn.environment_variables).toEqual([
       { name: 'GREETING', description: 'how to greet', default: 'hi' },
-      { name: 'API_TOKEN', description: '', default: '' },
-      { name: 'MODE', description: 'which mode', default: '' },
+      { name: 'API_TOKEN', description: '', default: null },
+      { name: 'MODE', description: 'which mode', default: null },
     ]);
   });
 
@@ -573,7 +582,7 @@ describe.concurrent('python inspector', () => {
       gpu: { machine_type: 'a100-20gb', split: 2 },
       python_packages: ['six'],
       run_commands: ['echo one', 'mkdir -p $VIRTUAL_ENV/data'],
-      environment_variables: [{ name: 'TOKEN', description: 'a token', default: '' }],
+      environment_variables: [{ name: 'TOKEN', description: 'a token', default: null }],
       title: 'Shout',
       description: 'Upper-cases text',
       code_url: 'https://example.com/shout',
@@ -642,12 +651,14 @@ describe.concurrent('python inspector errors (exit 2, {"errors": [...]}, each na
   it.each([
     ['gpu split out of range', decorated('name="x", gpu=sluice.gpu.T4(split=9)'), 'main.py:3: gpu.split must be between 1 and 8 (got 9)'],
     ['gpu split zero', decorated('name="x", gpu=sluice.gpu.L4(split=0)'), 'main.py:3: gpu.split must be between 1 and 8 (got 0)'],
-    ['unknown GPU', decorated('name="x", gpu=sluice.gpu.H100()'), 'main.py:3: gpu: unknown GPU sluice.gpu.H100'],
-    ['gpu given as a string', decorated('name="x", gpu="t4"'), 'main.py:3: gpu must be None or a call such as sluice.gpu.T4(split=1)'],
+    ['unknown GPU', decorated('name="x", gpu=sluice.gpu.H100()'), 'main.py:3: gpu: sluice.gpu.H100 is not a GPU this service has a machine type for'],
+    ['a GPU name this service has none of', decorated('name="x", gpu="a100-80gb"'), "main.py:3: gpu must be None or one of sluice.gpu.T4(split=N)"],
+    ['machine_type with a gpu= of its own', decorated('name="x", gpu=sluice.gpu.L4(), machine_type="a100"'), "main.py:3: machine_type is Sieve's older spelling of gpu="],
+    ['iterator_input not a boolean', decorated('name="x", iterator_input="yes"'), "main.py:3: iterator_input must be True or False (got 'yes')"],
     ['missing name', decorated('gpu=None'), 'main.py:3: name is required'],
     ['decorator without a call', 'import sluice\n\n@sluice.function\ndef f():\n    pass\n', 'main.py:3: name is required'],
     ['invalid name', decorated('name="has space"'), 'main.py:3: name "has space" is not valid'],
-    ['name that is not a literal', decorated('name=NAME'), 'main.py:3: name must be a literal value'],
+    ['name computed, with no evaluator to run the module', decorated('name=NAME'), 'main.py:3: name is computed (NAME): write it as a literal value (this inspector runs no code)'],
     ['positional argument', decorated('"x"'), 'main.py:3: sluice.function takes keyword arguments only'],
     ['unknown field', decorated('name="x", gpus=1'), 'main.py:3: unknown field "gpus"'],
     ['python_packages as a string', 'import sluice\n\n@sluice.function(\n    name="x",\n    python_packages="numpy",\n)\ndef f():\n    pass\n', 'main.py:5: python_packages must be a list of strings'],
@@ -662,7 +673,7 @@ describe.concurrent('python inspector errors (exit 2, {"errors": [...]}, each na
     ['title not a string', decorated('name="x", title=3'), 'main.py:3: title must be a string or None (got 3)'],
     ['tags not a list', decorated('name="x", tags="a"'), 'main.py:3: tags must be a list of strings or None'],
     ['env name not an identifier', decorated('name="x", environment_variables=[sluice.Env(name="1ABC")]'), 'main.py:3: environment_variables[0].name must be a valid identifier'],
-    ['env default not a string', decorated('name="x", environment_variables=[sluice.Env(name="A", default=1)]'), 'main.py:3: environment_variables[0].default must be a string (got 1)'],
+    ['env default a list', decorated('name="x", environment_variables=[sluice.Env(name="A", default=[1])]'), 'main.py:3: environment_variables[0].default must be a string, a number, a bool or None (got [1])'],
     ['env declared twice', decorated('name="x", environment_variables=[sluice.Env("A"), sluice.Env("A")]'), 'main.py:3: environment_variables[1].name "A" is declared twice'],
     ['env given as a dict', decorated('name="x", environment_variables=[{"name": "A"}]'), 'main.py:3: environment_variables[0] must be sluice.Env('],
     ['class without __predict__', decorated('name="x"', 'class F:\n    def __setup__(self):\n        pass\n'), 'main.py:4: class F must define __predict__'],
@@ -675,7 +686,7 @@ describe.concurrent('python inspector errors (exit 2, {"errors": [...]}, each na
     ['a metadata field given twice', decorated('name="x", title="A", metadata=sluice.Metadata(title="B")'), 'main.py:3: title is given twice: as an argument and in metadata'],
     ['a README outside the folder', decorated('name="x", metadata=sluice.Metadata(readme=open("../secret").read())'), 'main.py:3: ../secret is outside the function\'s folder'],
     ['a README that is missing', decorated('name="x", metadata=sluice.Metadata(readme=open("README.md").read())'), 'main.py:3: metadata.readme: cannot read README.md'],
-    ['an unknown Sieve GPU', 'import sieve\n\n@sieve.function(name="x", gpu=sieve.gpu.H100())\ndef f():\n    pass\n', 'main.py:3: gpu: unknown GPU sluice.gpu.H100'],
+    ['an unknown Sieve GPU', 'import sieve\n\n@sieve.function(name="x", gpu=sieve.gpu.H100())\ndef f():\n    pass\n', 'main.py:3: gpu: sluice.gpu.H100 is not a GPU'],
   ])('%s', async (_case, source, expected) => {
     const errors = await inspectErrors({ 'main.py': source });
     expect(errors).toEqual([expect.stringContaining(expected)]);
@@ -725,5 +736,212 @@ describe.concurrent('python inspector errors (exit 2, {"errors": [...]}, each na
   it('answers in the same shape when the directory does not exist', async () => {
     const run = await runInspector(join(scratch, 'does-not-exist'));
     expect(errorsOf(run)).toEqual([expect.stringContaining('no such file or directory')]);
+  });
+});
+
+describe.concurrent("python inspector: what Sieve's deploy accepts", () => {
+  it("reads Sieve's 2023 arguments: gpu=True/False/\"l4\", machine_type, iterator_input and persist_output", async () => {
+    const functions = functionsOf(await inspectFiles({
+      'main.py': py`
+        import sieve
+
+        @sieve.function(name="plain-gpu", gpu=True, iterator_input=True, persist_output=True)
+        def a(it: sieve.Image) -> sieve.Video:
+            pass
+
+        @sieve.function(name="no-gpu", gpu=False)
+        def b():
+            pass
+
+        @sieve.Model(name="named", gpu="l4")
+        class C:
+            def __predict__(self):
+                pass
+
+        @sieve.function(name="typed", gpu=True, machine_type="a100-20gb")
+        def d():
+            pass
+
+        @sieve.function(name="host-variant", gpu=True, machine_type="T4-highmem-8-ssd")
+        def e():
+            pass
+      `,
+    }));
+    expect(functions.map((f) => [f.name, f.gpu?.machine_type ?? null])).toEqual([
+      ['plain-gpu', 't4'],
+      ['no-gpu', null],
+      ['named', 'l4'],
+      ['typed', 'a100-20gb'],
+      ['host-variant', 't4'],
+    ]);
+    expect(functions[0]).not.toHaveProperty('iterator_input');
+  });
+
+  it('takes python_version "3.12.3" as 3.12, an Env default as the string it prints, and an Env without a default as required (null)', async () => {
+    const fn = await inspectOne(py`
+      import sieve
+
+      @sieve.function(
+          name="x",
+          python_version="3.12.3",
+          environment_variables=[
+              sieve.Env(name="FPS", default=30),
+              sieve.Env(name="RATIO", default=0.8),
+              sieve.Env(name="API_KEY", description="required"),
+              sieve.Env(name="EMPTY", default=""),
+          ],
+      )
+      def f():
+          pass
+    `);
+    expect(fn.python_version).toBe('3.12');
+    expect(fn.environment_variables).toEqual([
+      { name: 'FPS', description: '', default: '30' },
+      { name: 'RATIO', description: '', default: '0.8' },
+      { name: 'API_KEY', description: 'required', default: null },
+      { name: 'EMPTY', description: '', default: '' },
+    ]);
+  });
+
+  it("warns of, and ignores, the arguments Sieve's pydantic models ignore: Env(is_secret=), Metadata(name=)", async () => {
+    const [fn] = functionsOf(await inspectFiles({
+      'main.py': py`
+        import sieve
+
+        @sieve.function(
+            name="x",
+            environment_variables=[sieve.Env(name="KEY", is_secret=True)],
+            metadata=sieve.Metadata(name="Shown", description="d"),
+        )
+        def f():
+            pass
+      `,
+    }), {
+      warnings: [
+        'main.py: environment_variables[0]: is_secret= is not an argument of sieve.Env here (name, description, default); ignored',
+        'main.py: metadata: name= is not a field of sieve.Metadata (title, description, code_url, tags, readme, image); ignored',
+      ],
+      evaluated: [],
+    });
+    expect(fn!.description).toBe('d');
+    expect(fn!.title).toBeNull();
+  });
+
+  it('takes sieve.File("https://...") as the cover image URL, and leaves out a local cover image over 1 MB with a warning', async () => {
+    const functions = functionsOf(await inspectFiles({
+      'main.py': py`
+        import sieve
+
+        @sieve.function(name="by-url", metadata=sieve.Metadata(image=sieve.File("https://example.com/cover.gif")))
+        def a():
+            pass
+
+        @sieve.function(name="too-large", metadata=sieve.Metadata(image=sieve.Image(path="big.png")))
+        def b():
+            pass
+      `,
+      'big.png': Buffer.alloc(1_200_000),
+    }), { warnings: [expect.stringContaining('main.py: metadata.image: big.png is over 1 MB, so the function has no cover image')], evaluated: [] } as unknown as Notes);
+    expect(functions.map((f) => f.cover_image_url)).toEqual(['https://example.com/cover.gif', null]);
+  });
+
+  it('reads only the .py files --only names (the ones sluice deploy sends)', async () => {
+    const functions = functionsOf(await inspectFiles({
+      'kept.py': 'import sieve\n\n@sieve.function(name="kept")\ndef f():\n    pass\n',
+      'ignored.py': 'import sieve\n\n@sieve.function(name="ignored")\ndef g():\n    pass\n',
+    }, ['--only', JSON.stringify(['kept.py'])]));
+    expect(functions.map((f) => f.name)).toEqual(['kept']);
+  });
+
+  it('deploys a 2023 sieve.workflow as a function, its sieve.reference calls as dependencies', async () => {
+    const fn = await inspectOne(py`
+      import sieve
+
+      @sieve.workflow(name="pipeline")
+      def pipeline(video: sieve.Video) -> dict:
+          frames = sieve.reference("sieve/video-splitter")(video)
+          return sieve.reference("sieve/face-detector")(frames)
+    `);
+    expect(fn.function_dependencies).toEqual(['sieve/video-splitter', 'sieve/face-detector']);
+    expect(fn.inputs.map((i) => i.type)).toEqual(['sieve.File']);
+  });
+});
+
+describe.concurrent('python inspector: arguments the module computes, learnt by running it (--evaluator)', () => {
+  it('reads a README and a cover image found through os.path and __file__, and a metadata made by a helper of another module', async () => {
+    const [fn] = functionsOf(await inspectFiles({
+      'main.py': py`
+        import os
+
+        import sieve
+
+        from helpers import describe
+
+        file_dir = os.path.dirname(os.path.realpath(__file__))
+        readme_content = open(os.path.join(file_dir, "README.md"), "r").read()
+
+        metadata = sieve.Metadata(
+            description=describe("shouts"),
+            readme=readme_content,
+            image=sieve.File(path=os.path.join(os.path.dirname(__file__), "icon.png")),
+        )
+
+        @sieve.function(name="computed", metadata=metadata)
+        def f():
+            pass
+      `,
+      'helpers.py': 'def describe(what):\n    return "It " + what + "."\n',
+      'README.md': '# Computed\n',
+      'icon.png': Buffer.from('89504e47', 'hex'),
+    }, EVALUATOR), { warnings: [], evaluated: ['main.py'] });
+    expect(fn).toMatchObject({ name: 'computed', description: 'It shouts.', readme: '# Computed\n', cover_image_url: 'data:image/png;base64,iVBORw==' });
+  });
+
+  it('runs past top-level imports of packages not installed here, and their use at the top of the module', async () => {
+    const fn = functionsOf(await inspectFiles({
+      'main.py': py`
+        import sieve
+        import torch
+        from transformers import AutoModel
+
+        DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+        class Net(torch.nn.Module):
+            pass
+
+        @torch.no_grad()
+        def helper():
+            return AutoModel.from_pretrained("x")
+
+        NAME = "net-" + "runner"
+
+        @sieve.function(name=NAME, python_packages=["torch"])
+        def run():
+            pass
+      `,
+    }, EVALUATOR), { warnings: [], evaluated: ['main.py'] })[0]!;
+    expect(fn.name).toBe('net-runner');
+    expect(fn.python_packages).toEqual(['torch']);
+  });
+
+  it('does not run the module\'s if __name__ == "__main__" block', async () => {
+    const [fn] = functionsOf(await inspectFiles({
+      'main.py': 'import sieve\n\nTITLE = "T"\n\n@sieve.function(name="x", title=TITLE)\ndef f():\n    pass\n\nif __name__ == "__main__":\n    raise SystemExit(3)\n',
+    }, EVALUATOR), { warnings: [], evaluated: ['main.py'] });
+    expect(fn!.title).toBe('T');
+  });
+
+  it('reports the failure of the module on the decorator\'s line, with its exception', async () => {
+    const errors = errorsOf(await inspectFiles({
+      'main.py': 'import sieve\n\nREADME = open("MISSING.md").read()\n\n@sieve.function(name="x", readme=README)\ndef f():\n    pass\n',
+    }, EVALUATOR));
+    expect(errors).toEqual([expect.stringMatching(/^main\.py:5: running the module failed: FileNotFoundError: .*MISSING\.md.*; the decorator's arguments are computed by the module's code/)]);
+  });
+
+  it('names the module a computed value comes from when it is not in the folder deployed', async () => {
+    const errors = errorsOf(await inspectFiles({
+      'main.py': 'import sieve\nfrom utils.ci import function_name\n\n@sieve.function(name=function_name("a"))\ndef f():\n    pass\n',
+    }, EVALUATOR));
+    expect(errors).toEqual(['main.py:4: name is made by utils.ci.function_name(), and utils is neither in the folder deployed nor installed where sluice deploy runs: deploy the folder that holds it']);
   });
 });

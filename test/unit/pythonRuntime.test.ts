@@ -203,7 +203,7 @@ describe.concurrent('python runtime', () => {
     expect(next.outputs.map((o) => o.value)).toEqual([3]);
   });
 
-  it('marks a sieve.FatalException as fatal, so the agent keeps the replica; any other error is not', async () => {
+  it('marks a sieve.FatalException as fatal, so the agent replaces the replica whatever restart_on_error says; any other error is not', async () => {
     const replica = await ready(py`
       import sieve
 
@@ -651,6 +651,90 @@ describe.concurrent('python runtime', () => {
     const error = (await replica.next('error')).message;
     expect(error.error).toMatch(/^RemoteError: acme\/child failed: boom\n/);
     expect(error.error).toMatch(/main\.py", line \d+, in caller/);
+  });
+
+  it('passes a File the function made to another function by its absolute path and name (positional, by name, nested in lists and dicts), a File with a URL by its URL', async () => {
+    const replica = await ready(py`
+      import os
+      import sieve
+
+      @sieve.function(name="caller")
+      def caller() -> str:
+          with open("made.wav", "wb") as f:
+              f.write(b"RIFF")
+          os.makedirs("sub", exist_ok=True)
+          with open("sub/notes.txt", "w") as f:
+              f.write("notes")
+          return sieve.function.get("acme/child").run(
+              sieve.Audio("made.wav"), [sieve.File(path="sub/notes.txt"), {"deep": sieve.Video(url="https://example.com/v.mp4")}],
+              extra={"file": sieve.File(os.path.abspath("made.wav"))})
+    `, 'caller');
+    replica.send({ type: 'run', job_id: 'job-pass', run_id: 'run-pass', inputs: {}, env: {} });
+    const call = (await replica.next('call')).message;
+    const made = { _type: 'sieve.File', path: join(replica.dir, 'made.wav'), name: 'made.wav' };
+    expect(call.args).toEqual([made, [{ _type: 'sieve.File', path: join(replica.dir, 'sub', 'notes.txt'), name: 'notes.txt' }, { deep: { _type: 'sieve.File', url: 'https://example.com/v.mp4' } }]]);
+    expect(call.inputs).toEqual({ extra: { file: made } });
+    replica.send({ type: 'call_result', call_id: call.call_id, ok: true, job_id: 'child', outputs: ['got it'], stream: false });
+    expect((await replica.next('output')).message.value).toBe('got it');
+  });
+
+  it('refuses to pass a File whose path is not a file, with a TypeError naming it, sending no call', async () => {
+    const replica = await ready(py`
+      import sieve
+
+      @sieve.function(name="caller")
+      def caller() -> str:
+          try:
+              sieve.function.get("acme/child").run(sieve.File("/no/such/file.wav"))
+          except TypeError as error:
+              return str(error)
+    `, 'caller');
+    const job = await runJob(replica, {});
+    expect(job.outputs[0]!.value).toMatch(/a sluice\.File passed to another function names \/no\/such\/file\.wav, which is not a file/);
+    expect(replica.received.some((r) => r.message.type === 'call')).toBe(false);
+  });
+
+  it('hands a streaming callee’s outputs as an iterator, read as they come, from run() and push().result(), even for one output; a callee that does not stream, its value, None for none', async () => {
+    const replica = await ready(py`
+      import sieve
+
+      @sieve.function(name="reader")
+      def reader() -> dict:
+          words = sieve.function.get("acme/words")
+          ran = words.run("a b")
+          first = next(ran)
+          one = words.push("c").result()
+          quiet = sieve.function.get("acme/quiet").run()
+          value = sieve.function.get("acme/quiet").push().result()
+          return {"first": first, "rest": list(ran), "one_is_iterator": iter(one) is one, "one": list(one), "quiet": quiet, "value": value}
+    `, 'reader');
+    replica.send({ type: 'run', job_id: 'job-stream', run_id: 'run-stream', inputs: {}, env: {} });
+    const answer = (message: Message, fields: Record<string, unknown>) => replica.send({ type: 'call_result', call_id: message.call_id, ok: true, outputs: [], ...fields });
+    // run() of a streaming function: the agent answers at once, and each next() asks for outputs past those seen.
+    const ran = (await replica.next('call')).message;
+    expect(ran).toMatchObject({ function: 'acme/words', args: ['a b'], wait: true });
+    answer(ran, { job_id: 'words-1', stream: true });
+    const firstAwait = (await replica.next('await')).message;
+    expect(firstAwait).toMatchObject({ job_id: 'words-1', offset: 0, until: 'output' });
+    answer(firstAwait, { job_id: 'words-1', status: 'processing', outputs: ['a'] });
+    const pushed = (await replica.next('call')).message;
+    expect(pushed).toMatchObject({ function: 'acme/words', wait: false });
+    answer(pushed, { job_id: 'words-2', stream: true });
+    const quiet = (await replica.next('call')).message;
+    answer(quiet, { job_id: 'quiet-1', stream: false, outputs: [] });
+    const value = (await replica.next('call')).message;
+    answer(value, { job_id: 'quiet-2', stream: false });
+    const valueAwait = (await replica.next('await')).message;
+    expect(valueAwait).toMatchObject({ job_id: 'quiet-2', until: 'end' });
+    answer(valueAwait, { job_id: 'quiet-2', status: 'finished', outputs: [{ k: 1 }] });
+    const restAwait = (await replica.next('await')).message;
+    expect(restAwait).toMatchObject({ job_id: 'words-1', offset: 1, until: 'output' });
+    answer(restAwait, { job_id: 'words-1', status: 'finished', outputs: ['b'] });
+    // push(...).result() of a streaming function: its outputs are asked for as it is read.
+    const oneAwait = (await replica.next('await')).message;
+    expect(oneAwait).toMatchObject({ job_id: 'words-2', offset: 0, until: 'output' });
+    answer(oneAwait, { job_id: 'words-2', status: 'finished', outputs: ['c'] });
+    expect((await replica.next('output')).message.value).toEqual({ first: 'a', rest: ['b'], one_is_iterator: true, one: ['c'], quiet: null, value: { k: 1 } });
   });
 
   it('exits 0 on shutdown', async () => {

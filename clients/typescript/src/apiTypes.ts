@@ -64,7 +64,7 @@ export type Version = {
   environment_variables: {
     name: string;
     description: string;
-    default: string;
+    default: string | null;
   }[];
   function_dependencies: string[];
   cuda_version: string | null;
@@ -324,7 +324,7 @@ export type DeployVersionRequest = {
     environment_variables?: {
       name: string;
       description?: string;
-      default?: string;
+      default?: string | null;
       [key: string]: unknown;
     }[];
     minimum_replicas?: number;

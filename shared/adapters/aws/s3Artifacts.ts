@@ -93,6 +93,12 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
       return getStream(uploadKeyOf(organizationId, uploadId));
     },
 
+    async putUploadFile(organizationId, uploadId, sourcePath, size) {
+      // Streamed, as an output file is, and exactly `size` bytes: the length S3 is told up front.
+      const body = size === 0 ? Buffer.alloc(0) : createReadStream(sourcePath, { start: 0, end: size - 1 });
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: uploadKeyOf(organizationId, uploadId), Body: body, ContentLength: size }));
+    },
+
     async putBundleFromUpload(versionId, organizationId, uploadId) {
       // A server-side copy: the bytes never pass through the Lambda.
       await client.send(

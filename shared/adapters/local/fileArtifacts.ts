@@ -65,6 +65,9 @@ export function createFileArtifacts(dataDir: string, uploads: LocalUploads, down
       if ((await uploads.sizeOf(organizationId, uploadId)) === null) return null;
       return openFile(uploads.pathOf(organizationId, uploadId));
     },
+    putUploadFile(organizationId, uploadId, sourcePath, size) {
+      return uploads.putFile(organizationId, uploadId, sourcePath, size);
+    },
     putBundleFromUpload(versionId, organizationId, uploadId) {
       return writeBundle(versionId, (temporary) => copyFile(uploads.pathOf(organizationId, uploadId), temporary));
     },

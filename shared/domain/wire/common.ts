@@ -20,7 +20,7 @@ export type WireInputOutput = z.infer<typeof inputOutputSchema>;
 export const environmentVariableWireSchema = z.strictObject({
   name: z.string(),
   description: z.string(),
-  default: z.string(),
+  default: z.string().nullable(),
 });
 
 export const workerCountsSchema = z.strictObject({

@@ -63,6 +63,20 @@ describe('createS3Artifacts', () => {
     expect((await readAll(input?.Body as Readable)).toString()).toBe('file bytes');
   });
 
+  it('streams a local file to uploads/<organization>/<upload> (a File a job passes to another function)', async () => {
+    const source = join(folder, 'tone.wav');
+    await writeFile(source, 'RIFF bytes');
+    await artifacts.putUploadFile('org-1', 'u-9', source, 10);
+    const input = s3.commandCalls(PutObjectCommand)[0]?.args[0].input;
+    expect(input).toMatchObject({ Bucket: 'sluice-artifacts', Key: 'uploads/org-1/u-9', ContentLength: 10 });
+    expect((await readAll(input?.Body as Readable)).toString()).toBe('RIFF bytes');
+    // The size the agent checked: a file that grew since is cut there.
+    await artifacts.putUploadFile('org-1', 'u-10', source, 4);
+    const cut = s3.commandCalls(PutObjectCommand)[1]?.args[0].input;
+    expect(cut).toMatchObject({ Key: 'uploads/org-1/u-10', ContentLength: 4 });
+    expect((await readAll(cut?.Body as Readable)).toString()).toBe('RIFF');
+  });
+
   it('streams an output file found by listing its prefix, with the name its key ends with', async () => {
     s3.on(ListObjectsV2Command, { Bucket: 'sluice-artifacts', Prefix: 'files/job-1/2/' }).resolves({ Contents: [{ Key: 'files/job-1/2/out.png' }] });
     s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'files/job-1/2/out.png' }).resolves({ Body: Readable.from([Buffer.from('png bytes')]) as any, ContentLength: 9 });

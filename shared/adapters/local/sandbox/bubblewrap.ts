@@ -5,8 +5,8 @@ import type { Sandbox, SandboxSpec } from './sandbox.js';
 const SCRATCH = '/tmp';
 
 /**
- * Bubblewrap: new user, PID, IPC, UTS and cgroup namespaces, the network shared (functions
- * download things), a read-only view of the system's software, and only the spec's folders
+ * Bubblewrap: new user, PID, IPC, UTS and cgroup namespaces, the network shared unless the spec
+ * says otherwise (functions download things), a read-only view of the system's software, and only the spec's folders
  * besides. The PID namespace ends with bwrap, and bwrap with its parent (--die-with-parent), so
  * killing bwrap or the service ends every process the function started.
  */
@@ -33,7 +33,7 @@ export function bwrapArguments(command: string, args: string[], spec: SandboxSpe
   return [
     '--die-with-parent',
     '--unshare-all',
-    '--share-net',
+    ...(spec.network === false ? [] : ['--share-net']),
     '--new-session',
     ...systemMounts,
     '--dev', '/dev',

@@ -12,6 +12,8 @@ export interface SandboxSpec {
   devices: string[];
   /** Its working directory, as it sees it; default: its scratch folder. */
   cwd?: string;
+  /** Whether it reaches the network (default: it does, as functions download things). */
+  network?: boolean;
 }
 
 /** A command ready to spawn: the program, its arguments, and where to start it. */
