@@ -6,7 +6,8 @@ not run (it may need the GPU or minutes of work); the module's top-level code is
 import os
 import sys
 
-from ._runtime import format_error, import_entry
+from ._entry import import_entry
+from ._runtime import format_error
 
 
 def main() -> int:
