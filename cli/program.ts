@@ -49,7 +49,7 @@ export function buildProgram(): Command {
   program
     .command('deploy')
     .description('deploy the functions a folder (or one .py file) declares, and follow their builds')
-    .argument('[path]', 'a folder of Python code (its .gitignore and .sluiceignore apply), or a .py file', '.')
+    .argument('[path]', 'a folder of Python code (its .gitignore, .sieveignore and .sluiceignore apply), or a .py file (its folder is sent)', '.')
     .addOption(
       new Option('--timeout <duration>', 'give up following a version still building after this long, e.g. 90s, 20m, 2h (minutes when bare)')
         .argParser(parseDuration)

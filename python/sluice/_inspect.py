@@ -139,6 +139,9 @@ class Inspector:
         inputs, signature_error = inputs_of(target, names.resolve, skip_self=kind == "class")
         if signature_error is not None:
             error(target.lineno, f"{node.name}: {signature_error}")
+        if options.values.get("iterator_input") is True:  # Sieve 2023's: each input takes a list of values
+            for spec in inputs:
+                spec["type"] = "list"
         outputs, generator = outputs_of(target, names.resolve)
         dependencies = self.dependencies(node, names, bindings, error)
 

@@ -1,9 +1,11 @@
 /**
  * What every function environment holds besides its own python_packages, in both modes: what
- * Sieve's environments hold by default, so code that imports them without declaring them moves
- * over unchanged. Unpinned, so pip picks the newest release that supports the function's Python.
+ * Sieve's environments hold by default (its SDK's own requirements, sievedata's requires.txt),
+ * those public Sieve code imports without declaring (PIL 14 functions, tqdm 9, yaml 7, typer 4,
+ * pydantic 16, requests 7), so it moves over unchanged. Unpinned, so pip picks the newest
+ * release that supports the function's Python.
  */
-export const DEFAULT_PYTHON_PACKAGES: readonly string[] = ['requests', 'pydantic'];
+export const DEFAULT_PYTHON_PACKAGES: readonly string[] = ['requests', 'pydantic', 'pillow', 'pyyaml', 'tqdm', 'typer'];
 
 /**
  * The project a requirement names, normalized as PEP 503 compares names (`Foo_Bar.baz` is

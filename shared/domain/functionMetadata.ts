@@ -83,9 +83,13 @@ export const functionMetadataSchema = z
     gpu: gpuSchema.nullable().default(null),
     python_version: z.string().regex(PYTHON_VERSION_PATTERN, 'must look like "3.11"').nullable().default(null),
     python_packages: z
-      .array(z.string().regex(PYTHON_REQUIREMENT_PATTERN, 'must be a package name with optional extras and version, such as "numpy" or "torch==2.3.0": no options, URLs or paths'))
+      .array(
+        z.string().regex(PYTHON_REQUIREMENT_PATTERN, {
+          error: (issue) => `${JSON.stringify(issue.input)} must be a package name with optional extras and version, such as "numpy" or "torch==2.3.0": no options, URLs or paths (where packages come from is the operator's index)`,
+        }),
+      )
       .default([]),
-    system_packages: z.array(z.string().regex(SYSTEM_PACKAGE_PATTERN, 'must be a Debian package name: no options, URLs or paths')).default([]),
+    system_packages: z.array(z.string().regex(SYSTEM_PACKAGE_PATTERN, { error: (issue) => `${JSON.stringify(issue.input)} must be a Debian package name: no options, URLs or paths` })).default([]),
     cuda_version: nullableText,
     /** Shell commands run at build, in order, after the Python packages are installed. */
     run_commands: z.array(z.string().trim().min(1, 'must be a shell command').refine((command) => !command.includes('\0'), 'must not hold a NUL character')).default([]),

@@ -5,13 +5,13 @@ import ignore from 'ignore';
 /** Folders that are never part of a function's code. */
 const SKIPPED = new Set(['.git', '.hg', '.svn', '__pycache__', '.venv', 'venv', 'node_modules', '.mypy_cache', '.pytest_cache', '.data']);
 
-/** Ignore files read at a function folder's top, in gitignore's syntax. */
-export const IGNORE_FILES = ['.gitignore', '.sluiceignore'] as const;
+/** Ignore files read at a function folder's top, in gitignore's syntax (Sieve's own `.sieveignore` too). */
+export const IGNORE_FILES = ['.gitignore', '.sieveignore', '.sluiceignore'] as const;
 
 /**
  * The files of a function's folder that go into its bundle, relative and sorted: without caches,
  * VCS folders, virtual environments, and what the folder's .gitignore and .sluiceignore exclude
- * (a `!pattern` in .sluiceignore takes back what .gitignore excluded).
+ * (a `!pattern` in .sluiceignore takes back what .gitignore or .sieveignore excluded).
  */
 export async function listBundleFiles(root: string): Promise<string[]> {
   // A CommonJS package: its function is the module, and also its `default` (which TypeScript sees).

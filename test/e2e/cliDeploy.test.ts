@@ -76,6 +76,27 @@ describe('sluice deploy of a file or a folder, and File inputs from local paths'
     expect(fn).toMatchObject({ readme: '# With a README\n', description: 'Reads its README', cover_image_url: `data:image/png;base64,${Buffer.from('png').toString('base64')}` });
   });
 
+  it('deploys one .py file with the folder that holds it, as sieve deploy app.py does: its README and helper modules are there', async () => {
+    const app = ['import sieve', 'from helpers import shout', '', 'README = open("README.md").read()', '', '@sieve.function(name="one-file")', 'def one_file() -> str:', '    return shout(README)', ''].join('\n');
+    const dir = await writeFunctionDir({ 'app.py': app, 'helpers.py': 'def shout(text):\n    return text.upper()\n', 'README.md': 'readme', 'other.py': pythonFunction('not-deployed') });
+    const deploy = await runCli(['deploy', join(dir, 'app.py')], env);
+    expect(deploy.code, deploy.stdout).toBe(0);
+    expect(deploy.stdout).not.toContain('not-deployed');
+    expect((await runCli(['run', 'one-file', '-q'], env)).stdout).toBe('README\n');
+  });
+
+  it('checks every function before it uploads anything: one refused (a git+https requirement) deploys none, naming the function, field and entry', async () => {
+    const dir = await writeFunctionDir({
+      'good.py': pythonFunction('checked-good'),
+      'bad.py': pythonFunction('checked-bad', ', python_packages=["numpy", "git+https://github.com/example/pkg.git"]'),
+    });
+    const deploy = await runCli(['deploy', dir], env);
+    expect(deploy.code).not.toBe(0);
+    expect(deploy.stderr).toContain('nothing was deployed');
+    expect(deploy.stderr).toContain('checked-bad: python_packages.1: "git+https://github.com/example/pkg.git" must be a package name');
+    for (const name of ['checked-good', 'checked-bad']) expect((await fetch(`${service.url}/v2/functions/local/${name}`, { headers: { 'x-api-key': service.key } })).status).toBe(404);
+  });
+
   it('says in one line that a path to deploy does not exist, and that a file must be Python', async () => {
     const missing = await runCli(['deploy', 'no/such/folder'], env);
     expect(missing.code).toBe(1);

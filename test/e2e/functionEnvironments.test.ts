@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from './support/testService.js';
 import { api, deployDirectory, startTestService, until, writeFunctionDir } from './support/testService.js';
 
-// Code as Sieve's users write it: requests and pydantic imported, never declared.
-const USES_DEFAULTS = `import requests, pydantic
+// Code as Sieve's users write it: what Sieve's SDK brings imported, never declared.
+const USES_DEFAULTS = `import requests, pydantic, PIL, yaml, tqdm, typer
 import sluice
 
 class Greeting(pydantic.BaseModel):
@@ -16,7 +16,8 @@ class Greeting(pydantic.BaseModel):
 
 @sluice.function(name="uses-defaults")
 def uses_defaults(name: str) -> dict:
-    return {"requests": requests.__version__, "pydantic": pydantic.VERSION, "greeting": Greeting(name=name).name}
+    return {"requests": requests.__version__, "pydantic": pydantic.VERSION, "greeting": Greeting(name=name).name,
+            "others": [module.__name__ for module in (PIL, yaml, tqdm, typer)]}
 `;
 
 const onPython = (minor: number) => `import sys
@@ -71,12 +72,12 @@ describe('the environment a version is built in', () => {
     await service?.close();
   });
 
-  it('holds requests and pydantic without the version declaring them: code that imports them builds and runs', async () => {
+  it('holds requests, pydantic, pillow, pyyaml, tqdm and typer without the version declaring them: code that imports them builds and runs', async () => {
     await expectReady('uses-defaults');
     const job = await runJob('uses-defaults', { name: 'Ada' });
     expect(job.status, job.error).toBe('finished');
-    expect(job.outputs[0].data).toEqual({ requests: expect.stringMatching(/^2\./), pydantic: expect.stringMatching(/^\d+\./), greeting: 'Ada' });
-    expect((await buildLog('uses-defaults')).join('\n')).toMatch(/Added the default packages: requests pydantic|Reusing the environment \w+ \(Python [\d.]+, requests pydantic\)/);
+    expect(job.outputs[0].data).toEqual({ requests: expect.stringMatching(/^2\./), pydantic: expect.stringMatching(/^\d+\./), greeting: 'Ada', others: ['PIL', 'yaml', 'tqdm', 'typer'] });
+    expect((await buildLog('uses-defaults')).join('\n')).toMatch(/Added the default packages: requests pydantic pillow pyyaml tqdm typer|Reusing the environment \w+ \(Python [\d.]+, requests pydantic pillow pyyaml tqdm typer\)/);
   });
 
   // Where the machine has no such Python, test/unit/pythonInterpreters.test.ts specifies the failure.

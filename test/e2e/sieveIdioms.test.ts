@@ -60,7 +60,7 @@ const FRAMES = py`
   @sieve.workflow(name="frames-pipeline")
   def pipeline(video: sieve.Video) -> list:
       frames = sieve.reference("local/video-splitter")(video)
-      return [sieve.reference("local/frame-info")(frame)[0] for frame in frames]
+      return sieve.reference("local/frame-info")(list(frames))
 `;
 
 /** Audio split as Sieve's silence splitter does (start_time, end_time), and read back downstream. */

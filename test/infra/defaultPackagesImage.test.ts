@@ -23,7 +23,7 @@ describe('the default packages in the image the AWS build writes', () => {
     const lines = dockerfile('numpy==2.1', '3.8');
     const run = defaultsLine(lines) as string;
     expect(run).toBe(
-      'RUN pip install requests pydantic || for package in requests pydantic; do pip install "$package" || ' +
+      'RUN pip install requests pydantic pillow pyyaml tqdm typer || for package in requests pydantic pillow pyyaml tqdm typer; do pip install "$package" || ' +
         'echo "Warning: default package $package not installed for Python 3.8; code that imports it fails its import check. Name a release that supports Python 3.8 in python_packages." >&2; done',
     );
     expect(lines.indexOf('ENV VIRTUAL_ENV=/opt/venv PATH=/opt/venv/bin:$PATH')).toBeLessThan(lines.indexOf(run));
@@ -37,7 +37,7 @@ describe('the default packages in the image the AWS build writes', () => {
     spawnSync('sh', ['-c', `printf '#!/bin/sh\\necho "pip $*"\\n[ "$*" = "install requests" ]\\n' > ${bin}/pip && chmod +x ${bin}/pip`]);
     const result = spawnSync('sh', ['-c', run], { env: { PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8' });
     expect(result.status).toBe(0);
-    expect(result.stdout.trim().split('\n')).toEqual(['pip install requests pydantic', 'pip install requests', 'pip install pydantic']);
+    expect(result.stdout.trim().split('\n')).toEqual(['pip install requests pydantic pillow pyyaml tqdm typer', ...['requests', 'pydantic', 'pillow', 'pyyaml', 'tqdm', 'typer'].map((name) => `pip install ${name}`)]);
     expect(result.stderr).toContain('Warning: default package pydantic not installed for Python 3.11');
   });
 

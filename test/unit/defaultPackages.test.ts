@@ -4,7 +4,7 @@ import { DEFAULT_PACKAGE_CASES } from '../support/defaultPackageCases.js';
 
 describe('the default packages a version gets', () => {
   it('are what Sieve environments hold by default', () => {
-    expect(DEFAULT_PYTHON_PACKAGES).toEqual(['requests', 'pydantic']);
+    expect(DEFAULT_PYTHON_PACKAGES).toEqual(['requests', 'pydantic', 'pillow', 'pyyaml', 'tqdm', 'typer']);
   });
 
   it.each(DEFAULT_PACKAGE_CASES)('with python_packages %j: %j (a version naming one gets its own requirement)', (packages, defaults) => {

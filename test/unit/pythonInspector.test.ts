@@ -775,6 +775,8 @@ describe.concurrent("python inspector: what Sieve's deploy accepts", () => {
       ['host-variant', 't4'],
     ]);
     expect(functions[0]).not.toHaveProperty('iterator_input');
+    // iterator_input: the input takes the values a stream gave, as a list.
+    expect(functions[0]!.inputs.map((i) => [i.name, i.type])).toEqual([['it', 'list']]);
   });
 
   it('takes python_version "3.12.3" as 3.12, an Env default as the string it prints, and an Env without a default as required (null)', async () => {

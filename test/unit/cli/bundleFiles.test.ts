@@ -30,6 +30,11 @@ describe("what a folder's bundle holds", () => {
     expect(await listBundleFiles(root)).toEqual(['.gitignore', '.sluiceignore', 'keep.log', 'lib/util.py', 'main.py']);
   });
 
+  it("leaves out what Sieve's .sieveignore excludes too", async () => {
+    const root = await folder({ 'main.py': '', '.sieveignore': 'samples/\n', 'samples/clip.mp4': '' });
+    expect(await listBundleFiles(root)).toEqual(['.sieveignore', 'main.py']);
+  });
+
   it('keeps every file of a folder with no ignore file', async () => {
     expect(await listBundleFiles(await folder({ 'a.py': '', 'data/b.txt': '' }))).toEqual(['a.py', 'data/b.txt']);
   });

@@ -154,7 +154,9 @@ export class PythonEnvironments {
     let error = '';
     const onLine = (line: string) => {
       output(line);
-      if (line.startsWith('ERROR: ')) error = line.slice('ERROR: '.length);
+      // pip's last ERROR line says why ("No matching distribution found for x"), but for a
+      // conflict it is "ResolutionImpossible: for help visit ...": the line before names the package.
+      if (line.startsWith('ERROR: ') && !(error !== '' && line.startsWith('ERROR: ResolutionImpossible'))) error = line.slice('ERROR: '.length);
     };
     const result = await runCommand(confined.command, confined.args, { cwd: confined.cwd, env, onLine, timeoutMs: 30 * 60_000 });
     if (result.exitCode === 0) return null;
