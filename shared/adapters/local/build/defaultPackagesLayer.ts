@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, link, lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { copyFile, lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { installDefaultPackages } from './defaultPackagesStep.js';
 import type { PythonInterpreter } from './pythonInterpreters.js';
@@ -28,7 +29,7 @@ export interface DefaultPackagesLayersOptions {
 
 /**
  * The default packages (requests, pydantic...) installed once per interpreter and list, with `pip
- * install --target` in the build sandbox, then linked into each new environment before its own
+ * install --target` in the build sandbox, then copied into each new environment before its own
  * packages are installed (so the version's requirements win any conflict: pip sees them there).
  * One pip run per interpreter, not one per environment: an index that is slow to answer (or a
  * mirror behind an unreachable primary index) costs once, and an environment with no packages
@@ -48,7 +49,7 @@ export class DefaultPackagesLayers {
     const entries = existsSync(layer.site) ? (await readdir(layer.site)).filter((name) => name !== 'bin') : [];
     if (entries.length > 0) {
       const sitePackages = join(environment, 'lib', `python${interpreter.version}`, 'site-packages');
-      for (const name of entries) await linkTree(join(layer.site, name), join(sitePackages, name));
+      for (const name of entries) await copyTree(join(layer.site, name), join(sitePackages, name));
       output(`Added the default packages: ${defaults.filter((name) => !layer.missing.includes(name)).join(' ')}`);
     }
     if (layer.missing.length > 0 && !madeHere) {
@@ -99,18 +100,18 @@ export class DefaultPackagesLayers {
 }
 
 /**
- * The folder's files hard-linked at `to` (copied where a link cannot be made): an environment
- * holds the defaults without a copy of their bytes. pip replaces a file it upgrades (it never
- * writes one in place), so a version's own packages leave the layer as it is.
+ * The folder's files copied to `to`, as copy-on-write clones where the file system makes them.
+ * Never hard links: a build command of one organization's version that writes a default
+ * package's file in place would write it for every environment made after.
  */
-async function linkTree(from: string, to: string): Promise<void> {
+async function copyTree(from: string, to: string): Promise<void> {
   const info = await lstat(from);
   if (info.isDirectory()) {
     await mkdir(to, { recursive: true });
-    for (const name of await readdir(from)) await linkTree(join(from, name), join(to, name));
+    for (const name of await readdir(from)) await copyTree(join(from, name), join(to, name));
   } else if (info.isSymbolicLink()) {
     await symlink(await readlink(from), to);
   } else {
-    await link(from, to).catch(() => copyFile(from, to));
+    await copyFile(from, to, constants.COPYFILE_FICLONE);
   }
 }
