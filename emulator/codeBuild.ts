@@ -4,7 +4,7 @@ import { CreateLogGroupCommand, CreateLogStreamCommand, PutLogEventsCommand } fr
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { DOCKERFILE_SCRIPT } from '../infra/buildspec.js';
 import { decodeRunCommands } from '../shared/domain/runCommands.js';
-import { checkSystemPackages } from '../shared/adapters/local/build/systemPackages.js';
+import { ensureSystemPackages } from '../shared/adapters/local/build/systemPackages.js';
 import { findPythonInterpreter } from '../shared/adapters/local/build/pythonInterpreters.js';
 import { PythonEnvironments } from '../shared/adapters/local/build/pythonEnvironments.js';
 import { defaultPackagesFor } from '../shared/domain/defaultPackages.js';
@@ -143,8 +143,9 @@ export class CodeBuildEmulator {
     const packages = (variables.PYTHON_PACKAGES ?? '').split(' ').filter(Boolean);
     const runCommands = decodeRunCommands(variables.RUN_COMMANDS ?? '');
     const system = (variables.SYSTEM_PACKAGES ?? '').split(' ').filter(Boolean);
-    await checkSystemPackages(system);
-    const interpreter = await findPythonInterpreter(variables.PYTHON_VERSION ?? '', this.deps.python);
+    // Checked only: the image's Dockerfile installs them on AWS; this machine's are the operator's.
+    await ensureSystemPackages(system, { install: 'off', say: line });
+    const interpreter = await findPythonInterpreter(variables.PYTHON_VERSION ?? '', { defaultPython: this.deps.python });
     // As the image's Dockerfile does: Sieve's default packages, unless the version pins its own.
     const venv = await this.environments.ensure(interpreter, { packages, runCommands, defaults: defaultPackagesFor(packages) }, line);
     writeFileSync(join(dir, 'image', 'venv'), venv);

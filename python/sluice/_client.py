@@ -84,13 +84,12 @@ class Client:
         """The inputs with each File that is a local file uploaded (POST /v2/uploads, then a PUT
         of its bytes), given as ``{"_type": "sieve.File", "upload_id", "name"}``: as Sieve's SDK
         uploads a local file, so its size is the upload limit's, not the request body's."""
-        from sluice._types import FILE_MARKER_KEY, File
+        from sluice._types import File, file_marker
 
         if isinstance(value, File):
             if value.url or os.path.getsize(value.path) == 0:  # the service takes no empty upload
                 return encode_value(value)
-            return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "upload_id": self.upload(value.path),
-                    "name": os.path.basename(value.path)}
+            return file_marker(value, upload_id=self.upload(value.path), name=os.path.basename(value.path))
         if isinstance(value, (list, tuple)):
             return [self.upload_local_files(item) for item in value]
         if isinstance(value, dict):
@@ -146,13 +145,13 @@ def _detail(error: urllib.error.HTTPError) -> Any:
 def encode_value(value: Any) -> Any:
     """JSON for the SDK's own types in inputs: a File as ``{"_type": "sieve.File", "url": ...}``
     (a local file not uploaded, an empty one, as a data: URL), a Struct as its fields."""
-    from sluice._types import FILE_MARKER_KEY, File, loaded_struct
+    from sluice._types import File, file_marker, loaded_struct
 
     if isinstance(value, File):
         # Marked, so a File in a dict or list is one too; a whole File input reads the url alone.
         if value.url:
-            return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "url": value.url}
-        return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "url": _data_url(value.path)}
+            return file_marker(value, url=value.url)
+        return file_marker(value, url=_data_url(value.path))
     struct = loaded_struct()
     if struct is not None and isinstance(value, struct):
         return value.to_dict()
@@ -173,5 +172,5 @@ def decode_output(output: Dict[str, Any]) -> Any:
     data = output.get("data")
     kind = str(output.get("type") or "")
     if kind.endswith(".File") and isinstance(data, dict) and isinstance(data.get("url"), str):
-        return file_from({"url": data["url"], **{key: value for key, value in data.items() if key not in ("path", "url")}})
+        return file_from({key: value for key, value in data.items() if key != "path"})  # by its URL, with its attributes
     return decode_files(data)

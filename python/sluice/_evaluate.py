@@ -101,7 +101,7 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, Gpu):
         return value.to_dict()
     if isinstance(value, Env):
-        return {"name": value.name, "description": value.description, "default": jsonable(value.default)}
+        return jsonable(value.to_dict())
     if isinstance(value, (list, tuple)):
         return [jsonable(item) for item in value]
     if isinstance(value, dict):

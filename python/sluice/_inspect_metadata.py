@@ -18,12 +18,12 @@ from typing import Any, Callable, Dict
 
 from sluice._inspect_names import Invalid, Names, NotLiteral, is_computed, literal
 from sluice._metadata import METADATA_FIELDS, Metadata
+from sluice._types import URL_PREFIXES
 
 __all__ = ["metadata_from", "metadata_value"]
 
 MAX_IMAGE_BYTES = 1_000_000
 FILE_TYPES = ("sluice.File", "sluice.Image", "sluice.Video", "sluice.Audio")
-URL_PREFIXES = ("http://", "https://", "data:")
 Warn = Callable[[str], None]
 
 

@@ -31,41 +31,63 @@ from sluice._types import File
 __all__ = ["Array", "Audio", "Image", "Video", "file_from", "media_class"]
 
 
-class Image(File):
-    """An image: a File, with its pixels as ``.array`` and its place in a video (``frame_number``, ``fps``)."""
+class Array(File):
+    """Sieve's ``sieve.Array``: a numpy array kept as a .npy file, with ``.array``, ``.height`` and ``.width``.
+    One made from an array is written to a file the first time its ``.path`` is read."""
 
-    TRAVELLING = ("frame_number", "fps")
-
-    def __init__(self, path: Any = None, *, url: Optional[str] = None, array: Any = None,
-                 frame_number: Optional[int] = None, fps: Optional[float] = None, **attributes: Any) -> None:
+    def __init__(self, path: Any = None, *, url: Optional[str] = None, array: Any = None, **attributes: Any) -> None:
         self._array = array
-        if path is None and url is None and array is not None:
-            super().__init__("", **attributes)
-            self._path = None  # written to a file when first needed as one
-        else:
-            super().__init__(path, url=url, **attributes)
-        self.frame_number = frame_number
-        self.fps = fps
+        unwritten = path is None and url is None and array is not None
+        super().__init__("" if unwritten else path, url=url, **attributes)
+        if unwritten:
+            self._path = None
 
     @property
     def path(self) -> str:
-        if self._path is None and self._url is None and self._array is not None:
-            self._path = _write_image(self._array)
+        if self._path is None and self._url is None:
+            self._path = self._write(self._array)
         return super().path
 
     @property
     def array(self) -> Any:
         if self._array is None:
-            self._array = _read_image(self.path)
+            self._array = self._read(self.path)
         return self._array
 
-    @property
-    def height(self) -> int:
-        return int(self.array.shape[0])
+    @staticmethod
+    def _write(array: Any) -> str:
+        fd, path = tempfile.mkstemp(prefix="sluice-array-", suffix=".npy")
+        os.close(fd)
+        _numpy().save(path, array)
+        return path
 
-    @property
-    def width(self) -> int:
-        return int(self.array.shape[1])
+    @staticmethod
+    def _read(path: str) -> Any:
+        return _numpy().load(path)
+
+    height = property(lambda self: int(self.array.shape[0]))
+    width = property(lambda self: int(self.array.shape[1]))
+
+
+class Image(Array):
+    """An image: an Array (as Sieve's is) kept as an image file, with ``.channels`` and its place
+    in a video (``frame_number``, ``fps``). Its pixels are read and written as OpenCV does (BGR)."""
+
+    TRAVELLING = ("frame_number", "fps")
+
+    def __init__(self, path: Any = None, *, url: Optional[str] = None, array: Any = None,
+                 frame_number: Optional[int] = None, fps: Optional[float] = None, **attributes: Any) -> None:
+        super().__init__(path, url=url, array=array, **attributes)
+        self.frame_number = frame_number
+        self.fps = fps
+
+    @staticmethod
+    def _write(array: Any) -> str:
+        return _write_image(array)
+
+    @staticmethod
+    def _read(path: str) -> Any:
+        return _read_image(path)
 
     @property
     def channels(self) -> int:
@@ -125,33 +147,6 @@ class Audio(File):
     sample_rate = property(lambda self: self._probe(0, "sample_rate"))
     channels = property(lambda self: self._probe(1, "channels"))
     duration = property(lambda self: self._probe(2, "duration"))
-
-
-class Array(File):
-    """Sieve's ``sieve.Array``: a numpy array kept as a .npy file, with ``.array``, ``.height`` and ``.width``."""
-
-    def __init__(self, path: Any = None, *, url: Optional[str] = None, array: Any = None, **attributes: Any) -> None:
-        self._array = array
-        super().__init__("" if path is None and url is None and array is not None else path, url=url, **attributes)
-        if self._path == "":
-            self._path = None  # written to a file when first needed as one
-
-    @property
-    def path(self) -> str:
-        if self._path is None and self._url is None:
-            fd, self._path = tempfile.mkstemp(prefix="sluice-array-", suffix=".npy")
-            os.close(fd)
-            _numpy().save(self._path, self._array)
-        return super().path
-
-    @property
-    def array(self) -> Any:
-        if self._array is None:
-            self._array = _numpy().load(self.path)
-        return self._array
-
-    height = property(lambda self: int(self.array.shape[0]))
-    width = property(lambda self: int(self.array.shape[1]))
 
 
 def media_class(attributes: Dict[str, Any]) -> type:

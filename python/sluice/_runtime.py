@@ -45,7 +45,7 @@ from sluice._protocol import JOBS_FD, PROTOCOL_FD, Channel, ChannelClosed, exit_
 from sluice._remote import RemoteError, RemoteJob, set_remote_caller
 from sluice._scheduling import run_as_batch_work
 from sluice._media import file_from
-from sluice._types import FILE_MARKER_KEY, File, decode_files, loaded_struct
+from sluice._types import File, decode_files, file_marker, loaded_struct
 
 Message = Dict[str, Any]
 
@@ -513,7 +513,8 @@ class Runtime:
             path = os.path.abspath(value.path)
             if not os.path.isfile(path):
                 raise OutputError(f"output {index} is a sluice.File but {path} is not a file")
-            travelling = {"attributes": value.travelling()} if value.travelling() else {}
+            attributes = value.travelling()
+            travelling = {"attributes": attributes} if attributes else {}
             return json.dumps({**head, "file": path, "name": os.path.basename(path), **travelling}, separators=(",", ":"))
         try:
             encoded = json.dumps(value, allow_nan=False, separators=(",", ":"), default=lambda item: _output_json(index, item))
@@ -551,11 +552,11 @@ def _output_json(index: int, value: Any) -> Any:
     if isinstance(value, File):
         local = value._path  # noqa: SLF001 - a URL-only File stays one: no download to send it on
         if local is None and value.url is not None:
-            return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "url": value.url}
+            return file_marker(value, url=value.url)
         path = os.path.abspath(value.path)  # an Image made from an array is written now
         if not os.path.isfile(path):
             raise OutputError(f"output {index} holds a sluice.File but {path} is not a file")
-        return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "path": path, "name": os.path.basename(path)}
+        return file_marker(value, path=path, name=os.path.basename(path))
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
@@ -572,11 +573,11 @@ def _call_input(value: Any) -> Any:
         return value.to_dict()
     if isinstance(value, File):
         if value.url:
-            return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "url": value.url}
+            return file_marker(value, url=value.url)
         path = os.path.abspath(value.path)
         if not os.path.isfile(path):
             raise _UnpassableFile(f"a sluice.File passed to another function names {path}, which is not a file")
-        return {**value.travelling(), FILE_MARKER_KEY: "sieve.File", "path": path, "name": os.path.basename(path)}
+        return file_marker(value, path=path, name=os.path.basename(path))
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 

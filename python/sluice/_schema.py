@@ -48,8 +48,8 @@ DEFAULTS: dict[str, object] = {
 }
 # Accepted, but not part of the document: its fields fill the options above.
 METADATA_OPTION = "metadata"
-# Sieve's 2023 decorator arguments, accepted for the code that still uses them (legacy.py says how
-# each maps); none is part of the document.
+# Sieve's 2023 decorator arguments, accepted for the code that still uses them (_with_legacy says
+# how each maps); none is part of the document.
 LEGACY_OPTIONS = ("machine_type", "iterator_input", "persist_output")
 TEXT_FIELDS = ("cuda_version", "title", "description", "readme", "code_url", "cover_image_url")
 
@@ -214,8 +214,9 @@ def _gpu(value: object, fail: _Fail) -> dict[str, object] | None:
         return None
     if value is True:  # Sieve's 2023 gpu=True, without a machine_type: its default GPU
         value = Gpu(DEFAULT_GPU)
-    elif isinstance(value, str) and _machine_type(value) is not None:  # Sieve's gpu="l4", machine_type="a100"
-        value = Gpu(str(_machine_type(value)))
+    elif isinstance(value, str):  # Sieve's gpu="l4", machine_type="a100"; a name of no GPU here is refused below
+        machine_type = _machine_type(value)
+        value = Gpu(machine_type) if machine_type is not None else value
     if not isinstance(value, Gpu) or value.machine_type not in MACHINE_TYPES.values():
         choices = ", ".join(f"sluice.gpu.{n}(split=N)" for n in MACHINE_TYPES)
         fail("gpu", f"gpu must be None or one of {choices} (got {value!r})")

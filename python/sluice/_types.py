@@ -17,7 +17,7 @@ __all__ = ["Env", "File"]
 FILE_MARKER_KEY = "_type"
 FILE_TYPES = ("sieve.File", "sluice.File")
 #: Strings a positional File argument takes for a URL rather than a path.
-_URL_PREFIXES = ("http://", "https://", "data:")
+URL_PREFIXES = ("http://", "https://", "data:")
 
 
 @dataclass(frozen=True, init=False)
@@ -58,7 +58,7 @@ class File:
     def __init__(self, path: str | os.PathLike[str] | None = None, *, url: str | None = None, **attributes: Any) -> None:
         if path is None and url is None:
             raise ValueError("File needs a path or a url")
-        if url is None and isinstance(path, str) and path.startswith(_URL_PREFIXES):
+        if url is None and isinstance(path, str) and path.startswith(URL_PREFIXES):
             path, url = None, path
         self._path: str | None = os.fspath(path) if path is not None else None
         self._url = url
@@ -85,7 +85,7 @@ class File:
 
     def travelling(self) -> Dict[str, Any]:
         """The attributes that go with the file (``frame_number``, ``fps``, its own...), those set."""
-        names = (*self.TRAVELLING, *(name for name in getattr(self, "_extra", ()) if name not in self._given))
+        names = (*self.TRAVELLING, *(name for name in self._extra if name not in self._given))
         found = {name: getattr(self, name) for name in names if getattr(self, name, None) is not None}
         given = {name: value for name, value in self._given.items() if value is not None}
         # A numpy number (a frame index from an array, say) as the plain number JSON holds.
@@ -129,6 +129,12 @@ class File:
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(request) as response:  # noqa: S310
             shutil.copyfileobj(response, out)
         return target
+
+
+def file_marker(file: File, **where: str) -> Dict[str, Any]:
+    """A File as its JSON marker: its attributes, then ``_type`` and where it is (``url=``, or
+    ``path=`` and ``name=``), which no attribute can take the place of."""
+    return {**file.travelling(), FILE_MARKER_KEY: "sieve.File", **where}
 
 
 def loaded_struct() -> Optional[type]:

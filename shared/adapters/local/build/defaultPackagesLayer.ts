@@ -4,6 +4,7 @@ import { constants } from 'node:fs';
 import { copyFile, lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { installDefaultPackages } from './defaultPackagesStep.js';
+import { PIP_INSTALL } from './pipConfiguration.js';
 import type { PythonInterpreter } from './pythonInterpreters.js';
 
 type OutputLine = (line: string) => void;
@@ -82,7 +83,7 @@ export class DefaultPackagesLayers {
     output(`Installing the default packages for Python ${interpreter.version}, once for every environment of it: ${defaults.join(' ')}`);
     const venv = await this.options.run(interpreter.executable, ['-m', 'venv', installer], scratch, output);
     if (venv !== null) throw new Error(`Creating the default packages' installer failed (${venv})`);
-    const pip = (names: string[]) => this.options.run(join(installer, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...this.options.pipArgs, '--target', site, ...names], scratch, output);
+    const pip = (names: string[]) => this.options.run(join(installer, 'bin', 'python'), [...PIP_INSTALL, ...this.options.pipArgs, '--target', site, ...names], scratch, output);
     const missing = await installDefaultPackages(defaults, interpreter.version, pip, output);
     await rm(installer, { recursive: true, force: true });
     if (missing.length > 0) return { site, missing };

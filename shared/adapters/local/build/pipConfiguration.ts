@@ -15,3 +15,6 @@ export function pipConfiguration(env: NodeJS.ProcessEnv): { files: string[]; env
   const found = candidates.find((file) => existsSync(file));
   return found === undefined ? { files: [], env: {} } : { files: [found], env: { PIP_CONFIG_FILE: found } };
 }
+
+/** `python -m pip install` as every build runs it: no prompts, no version nag. */
+export const PIP_INSTALL = ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input'] as const;

@@ -7,7 +7,7 @@ import { runCommand } from '../process/runCommand.js';
 import type { Sandbox, SandboxSpec } from '../sandbox/sandbox.js';
 import { BuildFailure } from './buildFailure.js';
 import { DefaultPackagesLayers } from './defaultPackagesLayer.js';
-import { pipConfiguration } from './pipConfiguration.js';
+import { PIP_INSTALL, pipConfiguration } from './pipConfiguration.js';
 import type { PythonInterpreter } from './pythonInterpreters.js';
 import { pythonInstallation } from './pythonInterpreters.js';
 
@@ -59,10 +59,8 @@ export class PythonEnvironments {
       run: async (command, args, writable, output) => {
         const scratch = join(writable, 'tmp');
         await mkdir(scratch, { recursive: true });
-        const pipConfig = pipConfiguration(process.env);
-        const installation = pythonInstallation(command);
-        const spec: SandboxSpec = { readOnly: [...(installation === null ? [] : [installation]), ...pipConfig.files], writable: [writable], scratch, devices: [] };
-        return this.run(command, args, spec, pipConfig.env, output);
+        const { spec, pipEnv } = buildSandbox(command, writable, scratch);
+        return this.run(command, args, spec, pipEnv, output);
       },
     });
   }
@@ -109,15 +107,13 @@ export class PythonEnvironments {
     await mkdir(scratch, { recursive: true });
     await mkdir(this.options.scratchFolder, { recursive: true });
     const work = await mkdtemp(join(this.options.scratchFolder, 'build-'));
-    const pipConfig = pipConfiguration(process.env);
-    const installation = pythonInstallation(interpreter.executable);
-    const spec: SandboxSpec = { readOnly: [...(installation === null ? [] : [installation]), ...pipConfig.files], writable: [scratch], scratch: work, devices: [] };
+    const { spec, pipEnv } = buildSandbox(interpreter.executable, scratch, work);
     const python = join(scratch, 'bin', 'python');
-    const pip = (names: string[]) => this.run(python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...this.options.pipArgs, ...names], spec, pipConfig.env, output);
+    const pip = (names: string[]) => this.run(python, [...PIP_INSTALL, ...this.options.pipArgs, ...names], spec, pipEnv, output);
     try {
       output(`Creating a Python ${interpreter.version} environment.`);
       const venvArgs = ['-m', 'venv', ...(packages.length === 0 ? ['--without-pip'] : []), scratch];
-      await this.step(interpreter.executable, venvArgs, spec, pipConfig.env, output, 'Creating the virtual environment failed');
+      await this.step(interpreter.executable, venvArgs, spec, pipEnv, output, 'Creating the virtual environment failed');
       const missing = await this.defaults.copyInto(interpreter, defaults, scratch, output);
       if (packages.length > 0) {
         output(`Installing ${packages.join(' ')}`);
@@ -125,7 +121,7 @@ export class PythonEnvironments {
         if (failed !== null) throw new BuildFailure(`pip install failed (${failed}); see the build logs.`);
       }
       // As a Dockerfile's RUN lines: each in a shell, in the environment, its output in the build log.
-      const activated = { ...pipConfig.env, VIRTUAL_ENV: scratch, PATH: `${join(scratch, 'bin')}:${process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}` };
+      const activated = { ...pipEnv, VIRTUAL_ENV: scratch, PATH: `${join(scratch, 'bin')}:${process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'}` };
       for (const [index, command] of runCommands.entries()) {
         output(`Running build command ${index + 1} of ${runCommands.length}: ${command}`);
         await this.step('/bin/sh', ['-c', command], { ...spec, cwd: scratch }, activated, output, `Build command ${index + 1} (${command}) failed`);
@@ -162,6 +158,17 @@ export class PythonEnvironments {
     if (result.exitCode === 0) return null;
     return result.spawnError ?? (result.timedOut ? 'timed out' : error || `exit status ${result.exitCode ?? result.signal}`);
   }
+}
+
+/**
+ * What a build step of `executable` sees: the interpreter's installation and pip's configuration
+ * read-only, `writable` (what it makes), `scratch` as its /tmp and home; and the pip variables
+ * that name that configuration.
+ */
+function buildSandbox(executable: string, writable: string, scratch: string): { spec: SandboxSpec; pipEnv: Record<string, string> } {
+  const pipConfig = pipConfiguration(process.env);
+  const installation = pythonInstallation(executable);
+  return { spec: { readOnly: [...(installation === null ? [] : [installation]), ...pipConfig.files], writable: [writable], scratch, devices: [] }, pipEnv: pipConfig.env };
 }
 
 /**

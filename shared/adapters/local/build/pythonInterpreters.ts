@@ -17,9 +17,7 @@ const PROBE = 'import sys; print(sys.executable); print("%d.%d" % sys.version_in
  * Finds an installed interpreter for a version like "3.8" (interpreterCandidates.ts says where
  * it looks). None found: the build fails naming the versions this machine has and how to add one.
  */
-export async function findPythonInterpreter(version: string, where: InterpreterSearch | string): Promise<PythonInterpreter> {
-  // A string: the default interpreter alone names the search (the AWS emulator's builds).
-  const search = typeof where === 'string' ? { defaultPython: where } : where;
+export async function findPythonInterpreter(version: string, search: InterpreterSearch): Promise<PythonInterpreter> {
   for (const candidate of candidatesFor(version, search)) {
     const found = await probe(candidate);
     if (found?.version === version) return found;

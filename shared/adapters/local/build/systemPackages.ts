@@ -46,11 +46,6 @@ export async function ensureSystemPackages(packages: readonly string[], options:
   throw new BuildFailure(`System package${still.length > 1 ? 's' : ''} not installed: ${still.join(', ')}; apt-get install ${installed === null ? 'left them missing' : `failed (${installed})`}: see the build logs.`);
 }
 
-/** Checks only, whatever the setting (the AWS emulator's builds: the image installs them). */
-export async function checkSystemPackages(packages: readonly string[]): Promise<void> {
-  await ensureSystemPackages(packages, { install: 'off', say: () => undefined });
-}
-
 /** apt-get holds dpkg's lock: two builds installing at once would fail one of them. */
 let aptTurn: Promise<unknown> = Promise.resolve();
 function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
