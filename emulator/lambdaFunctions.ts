@@ -27,6 +27,7 @@ export function lambdaFunctions(assembly: CloudAssembly, resolve: Resolver): Lam
         environment: resolve(stack, props.Environment?.Variables ?? {}) as Record<string, string>,
         timeoutMs: Number(props.Timeout ?? 3) * 1000,
         memoryMb: Number(props.MemorySize ?? 128),
+        runtime: String(props.Runtime ?? 'nodejs24.x'),
       },
     ];
   });

@@ -1,4 +1,5 @@
 import { App } from 'aws-cdk-lib/core';
+import { parseApiThrottle } from './apiThrottle.js';
 import { createSluiceStacks, parseCorsContext, parseNatGateways } from './sluiceApp.js';
 
 /**
@@ -15,7 +16,8 @@ const prefix = (app.node.tryGetContext('sluice:tablePrefix') as string | undefin
 const publicUrl = app.node.tryGetContext('sluice:publicUrl') as string | undefined;
 const natGateways = parseNatGateways(app.node.tryGetContext('sluice:natGateways'));
 const corsOrigins = parseCorsContext(app.node.tryGetContext('sluice:corsOrigins'));
+const apiThrottle = parseApiThrottle(app.node.tryGetContext('sluice:apiThrottleRate'), app.node.tryGetContext('sluice:apiThrottleBurst'));
 
-createSluiceStacks(app, { prefix, env, publicUrl, natGateways, corsOrigins });
+createSluiceStacks(app, { prefix, env, publicUrl, natGateways, corsOrigins, apiThrottle });
 
 app.synth();

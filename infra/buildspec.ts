@@ -109,6 +109,9 @@ line 'COPY code/ /app/code/'
 # where the task's AWS credentials are (handlers/worker/replicaProcess.ts).
 line 'RUN groupadd --system --gid 10001 sluice-fn && useradd --system --uid 10001 --gid 10001 --create-home --home-dir /home/sluice-fn --shell /usr/sbin/nologin sluice-fn'
 line 'ENV SLUICE_REPLICA_UID=10001 SLUICE_REPLICA_GID=10001 SLUICE_REPLICA_HOME=/home/sluice-fn'
+# After run_commands and the packages: no setuid or setgid file is left for a replica to gain
+# root through (the container and the replicas also run with no-new-privileges).
+line 'RUN find / -xdev -type f -perm /6000 -exec chmod ug-s {} +'
 line 'WORKDIR /app/code'
 if [[ $check_import = 1 ]]; then
   line "RUN [\"env\", \"PYTHONPATH=/app/sdk:/app/code\", \"PYTHONDONTWRITEBYTECODE=1\", \"SLUICE_ENTRY_FILE=$ENTRY_FILE\", \"SLUICE_ENTRY_SYMBOL=$ENTRY_SYMBOL\", \"python\", \"-m\", \"sluice._check_import\"]"

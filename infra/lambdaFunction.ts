@@ -1,4 +1,5 @@
 import { RemovalPolicy, Stack, type Duration } from 'aws-cdk-lib/core';
+import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -52,11 +53,23 @@ export interface SluiceFunctionProps {
   deployRoles?: DeployRoles;
 }
 
-/** A Node.js 22 function of the shared bundle, with its log group and exactly the given permissions. */
+/** The Lambda runtime of every function: the newest Node.js that aws-cdk-lib offers (the bundle targets Node 22, which it runs). */
+export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
+
+/**
+ * A Node.js function of the shared bundle, with its log group and exactly the given
+ * permissions. Its role writes its own log group only (an inline policy, in place of the AWS
+ * managed AWSLambdaBasicExecutionRole, which allows any log group of the account).
+ */
 export function sluiceFunction(scope: Construct, id: string, props: SluiceFunctionProps): LambdaFunction {
   const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+  const role = new Role(scope, `${id}Role`, {
+    assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    inlinePolicies: { logs: new PolicyDocument({ statements: [new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] })] }) },
+  });
   const fn = new LambdaFunction(scope, id, {
-    runtime: Runtime.NODEJS_22_X,
+    runtime: LAMBDA_RUNTIME,
+    role,
     architecture: Architecture.ARM_64,
     code: lambdaCode(scope, props.codeFolder),
     handler: `${props.entry}.handler`,
@@ -66,7 +79,6 @@ export function sluiceFunction(scope: Construct, id: string, props: SluiceFuncti
     environment: { ...serviceEnvironment(scope, props.names), ...props.environment },
     logGroup,
   });
-  if (!fn.role) throw new Error(`${id} has no role`);
-  grantPermissions(fn.role, props.names, props.permissions, props.deployRoles);
+  grantPermissions(role, props.names, props.permissions, props.deployRoles);
   return fn;
 }

@@ -18,6 +18,8 @@ export interface LambdaFunctionSpec {
   environment: Record<string, string>;
   timeoutMs: number;
   memoryMb: number;
+  /** The template's runtime (`nodejs24.x`); the emulation runs it on this machine's Node. */
+  runtime: string;
 }
 
 /** A function error, as Lambda reports it (`Unhandled`, or a timeout). */
@@ -141,7 +143,7 @@ export class LambdaService {
         _HANDLER: spec.handler,
         AWS_LAMBDA_FUNCTION_NAME: spec.name,
         AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.memoryMb),
-        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+        AWS_EXECUTION_ENV: `AWS_Lambda_${spec.runtime}`,
         NODE_OPTIONS: `--max-old-space-size=${Math.floor(spec.memoryMb * 0.9)}`,
       },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

@@ -1,13 +1,16 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib/core';
-import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib/core';
+import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { FunctionUrlAuthType, HttpMethod as FunctionUrlMethod, InvokeMode, type Function as LambdaFunction, type FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { Route } from '../../shared/http/route.js';
 import { corsPolicy, type CorsPolicy } from '../../shared/http/cors.js';
+import { DEFAULT_API_THROTTLE, type ApiThrottle } from '../apiThrottle.js';
 import { sluiceFunction } from '../lambdaFunction.js';
+import { acknowledge } from '../nag.js';
 import type { SluiceNames } from '../names.js';
 import { routePermissions } from '../routePermissions.js';
 
@@ -19,6 +22,8 @@ export interface ApiStackProps extends StackProps {
   codeFolder: string;
   /** Who browsers may call from (default: any origin): API Gateway answers preflights and adds the headers. */
   cors?: CorsPolicy;
+  /** The default stage's throttle, all routes together (default: DEFAULT_API_THROTTLE). */
+  throttle?: ApiThrottle;
 }
 
 /** The route that waits for a job; API Gateway cannot hold it for the interface's 10 minutes. */
@@ -48,8 +53,17 @@ export const DASHBOARD_PATHS = ['/', '/{file}', '/assets/{file}'] as const;
 /** A deploy reads its bundle through (gunzip and tar, checking the limits): a whole vCPU's worth. */
 export const DEPLOY_MEMORY_MB = 1769;
 
+/**
+ * Why the routes have no API Gateway authorizer (cdk-nag APIG4): each route's Lambda checks
+ * the caller's X-API-Key itself (the Sieve v2 interface's authentication), as the function URL's do.
+ */
+const ROUTES_AUTHENTICATE = 'Every route authenticates the caller’s X-API-Key in its Lambda (the Sieve v2 interface’s API keys, hashed in the api_keys table); an API Gateway authorizer would check the same key a second time.';
+
 export class ApiStack extends Stack {
   readonly httpApi: HttpApi;
+  /** The API's one stage, `$default`: throttled, with access logs. */
+  readonly stage: HttpStage;
+  readonly accessLogs: LogGroup;
   /** Each route's function, by route name. */
   readonly routeFunctions: Record<string, LambdaFunction>;
   readonly awaitFunction: LambdaFunction;
@@ -71,6 +85,17 @@ export class ApiStack extends Stack {
         exposeHeaders: [...cors.exposeHeaders],
         maxAge: Duration.seconds(cors.maxAgeS),
       },
+      // The stage below replaces the default one, to set its throttle and access logs.
+      createDefaultStage: false,
+    });
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    // Under the API, with the default stage's id: the same resource as CDK's default stage.
+    this.stage = new HttpStage(this.httpApi, 'DefaultStage', {
+      httpApi: this.httpApi,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle ?? DEFAULT_API_THROTTLE,
+      accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs) },
     });
 
     const routeFunction = (functionId: string, route: Route, timeout: Duration, environment: Record<string, string>) =>
@@ -89,11 +114,12 @@ export class ApiStack extends Stack {
     for (const route of routes) {
       const awaits = route.name === AWAIT_ROUTE;
       const fn = routeFunction(route.name, route, Duration.seconds(29), awaits ? { SLUICE_AWAIT_TIMEOUT_S: String(API_AWAIT_TIMEOUT_S) } : {});
-      new HttpRoute(this, `${route.name}Route`, {
+      const httpRoute = new HttpRoute(this, `${route.name}Route`, {
         httpApi: this.httpApi,
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
         integration: new HttpLambdaIntegration(`${route.name}Integration`, fn),
       });
+      acknowledge(httpRoute, [{ id: 'AwsSolutions-APIG4', reason: ROUTES_AUTHENTICATE }]);
       this.routeFunctions[route.name] = fn;
     }
 
@@ -116,7 +142,11 @@ export class ApiStack extends Stack {
       permissions: {},
     });
     const dashboardIntegration = new HttpLambdaIntegration('dashboardIntegration', this.dashboardFunction);
-    DASHBOARD_PATHS.forEach((path, index) => new HttpRoute(this, `dashboardRoute${index}`, { httpApi: this.httpApi, routeKey: HttpRouteKey.with(path, HttpMethod.GET), integration: dashboardIntegration }));
+    DASHBOARD_PATHS.forEach((path, index) => {
+      const route = new HttpRoute(this, `dashboardRoute${index}`, { httpApi: this.httpApi, routeKey: HttpRouteKey.with(path, HttpMethod.GET), integration: dashboardIntegration });
+      // The page signs in with an API key typed into it and calls the API's routes with it.
+      acknowledge(route, [{ id: 'AwsSolutions-APIG4', reason: 'The dashboard’s page and static assets are public files (no data); the page calls the API’s routes with an API key, which they authenticate.' }]);
+    });
     if (!existsSync(join(codeFolder, 'dashboard', 'index.html'))) Annotations.of(this).addWarning('The dashboard is not built (web/dist): run `npm run build` before deploying, or / answers how to.');
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'The Sieve v2 API (SLUICE_URL)' });

@@ -11,8 +11,9 @@ import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import type { Construct } from 'constructs';
 import { UPLOAD_KEPT_DAYS } from '../../shared/domain/upload.js';
 import { BASE_IMAGES, DEFAULT_PYTHON_VERSION, PER_BUILD_VARIABLES, imageBuildSpec } from '../buildspec.js';
-import { permissionStatements } from '../grants.js';
+import { permissionPolicy } from '../grants.js';
 import { sluiceFunction } from '../lambdaFunction.js';
+import { acknowledge, ANY_RESOURCE, wildcardArnMatching } from '../nag.js';
 import type { SluiceNames } from '../names.js';
 import { ROLE_PERMISSIONS } from '../routePermissions.js';
 import type { ComputeStack } from './computeStack.js';
@@ -75,6 +76,12 @@ export class BuildStack extends Stack {
       // Bundles are the versions' code: the bucket outlives the stack, like the tables.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    acknowledge(this.bucket, [
+      {
+        id: 'AwsSolutions-S1',
+        reason: 'Objects are reached only through the service’s roles and the presigned URLs they sign; server access logs would need a second bucket (itself unlogged). Where an audit trail is needed, CloudTrail S3 data events cover it.',
+      },
+    ]);
 
     this.repository = new Repository(this, 'Images', {
       repositoryName: names.repository,
@@ -103,7 +110,8 @@ export class BuildStack extends Stack {
     });
     // The worker's one object (Asset.grantRead would allow s3:GetObject*, s3:List* and s3:GetBucket*).
     this.project.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [worker.bucket.arnForObjects(worker.s3ObjectKey)] }));
-    for (const statement of permissionStatements(this, names, { bucket: { read: ['bundles/'] } })) this.project.addToRolePolicy(statement);
+    const bundles = permissionPolicy(this, names, { bucket: { read: ['bundles/'] } });
+    for (const statement of bundles.statements) this.project.addToRolePolicy(statement);
     this.project.addToRolePolicy(new PolicyStatement({ actions: ['ecr:GetAuthorizationToken'], resources: ['*'] }));
     this.project.addToRolePolicy(
       new PolicyStatement({
@@ -111,6 +119,23 @@ export class BuildStack extends Stack {
         resources: [this.repository.repositoryArn],
       }),
     );
+    acknowledge(this.project, [
+      {
+        id: 'AwsSolutions-CB4',
+        reason: 'The project has no artifacts (its output is the image pushed to ECR); CodeBuild encrypts its logs and build environment with the AWS managed key, and a customer key would add a key policy to keep without protecting more.',
+      },
+    ]);
+    if (this.project.role) {
+      acknowledge(this.project.role, [
+        ...bundles.wildcards,
+        { id: 'AwsSolutions-IAM5', reason: 'ecr:GetAuthorizationToken takes no resource in IAM (the push actions are held to the function repository).', appliesTo: [ANY_RESOURCE] },
+        {
+          id: 'AwsSolutions-IAM5',
+          reason: 'CDK’s grants to a CodeBuild project’s role: log streams of its own log group (/aws/codebuild/<project>:*, one stream per build) and its own report groups (<project>-*), named at run time.',
+          appliesTo: [wildcardArnMatching('logs', 'log-group:\\/aws\\/codebuild\\/<ImageBuild[0-9A-F]+>:\\*'), wildcardArnMatching('codebuild', 'report-group\\/<ImageBuild[0-9A-F]+>-\\*')],
+        },
+      ]);
+    }
 
     this.buildEventFunction = sluiceFunction(this, 'BuildEvents', {
       names,

@@ -1,6 +1,6 @@
 import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib/core';
 import { AutoScalingGroup } from 'aws-cdk-lib/aws-autoscaling';
-import { BlockDeviceVolume, EbsDeviceVolumeType, GatewayVpcEndpointAwsService, InstanceType, LaunchTemplate, SecurityGroup, SubnetType, UserData, Vpc, type ISubnet } from 'aws-cdk-lib/aws-ec2';
+import { BlockDeviceVolume, EbsDeviceVolumeType, FlowLogDestination, FlowLogTrafficType, GatewayVpcEndpointAwsService, InstanceType, LaunchTemplate, SecurityGroup, SubnetType, UserData, Vpc, type ISubnet } from 'aws-cdk-lib/aws-ec2';
 import { AmiHardwareType, AsgCapacityProvider, Cluster, EcsOptimizedImage, MachineImageType } from 'aws-cdk-lib/aws-ecs';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -8,6 +8,7 @@ import type { Construct } from 'constructs';
 import { grantPermissions } from '../grants.js';
 import { MACHINE_CAPACITY, MACHINE_TYPES, isGpuCapacity, type MachineType } from '../machineTypes.js';
 import { arns, type SluiceNames } from '../names.js';
+import { acknowledge, ANY_RESOURCE } from '../nag.js';
 import { ROLE_PERMISSIONS } from '../routePermissions.js';
 
 export interface ComputeStackProps extends StackProps {
@@ -28,8 +29,8 @@ export interface ComputeStackProps extends StackProps {
  * idle deployment runs no instances.
  *
  * Scaling: the per-version ECS services and their Application Auto Scaling targets (between
- * the version's minimum and maximum replicas, tracking its queue's depth) are not in this
- * stack. The service creates them when a version's image is built (the build-event Lambda
+ * the version's minimum and maximum replicas, step-scaled by two alarms on its queue's backlog,
+ * shared/adapters/aws/queueScaling.ts) are not in this stack. The service creates them when a version's image is built (the build-event Lambda
  * through shared/adapters/aws/ecsCompute.ts), with the task roles, log group, subnets and
  * security group exported here; the build stack grants that Lambda the permissions to do so.
  */
@@ -70,8 +71,18 @@ export class ComputeStack extends Stack {
     // Free gateway endpoints: DynamoDB and S3 traffic (most of a worker's) bypasses the NAT.
     this.vpc.addGatewayEndpoint('DynamoDb', { service: GatewayVpcEndpointAwsService.DYNAMODB });
     this.vpc.addGatewayEndpoint('S3', { service: GatewayVpcEndpointAwsService.S3 });
+    // Rejected traffic only: the record of what was turned away, without paying to log every
+    // image pull and job's traffic.
+    const flowLogs = new LogGroup(this, 'RejectedFlowLogs', { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    this.vpc.addFlowLog('RejectedFlows', { trafficType: FlowLogTrafficType.REJECT, destination: FlowLogDestination.toCloudWatchLogs(flowLogs) });
 
     this.cluster = new Cluster(this, 'Cluster', { vpc: this.vpc, clusterName: names.cluster });
+    acknowledge(this.cluster, [
+      {
+        id: 'AwsSolutions-ECS4',
+        reason: 'Container Insights is billed per metric of every task and service, and versions come and go as services; scaling reads the queues’ SQS metrics, and worker logs go to the worker log group. Enable it with `aws ecs update-cluster-settings` where wanted.',
+      },
+    ]);
     this.taskSecurityGroup = new SecurityGroup(this, 'TaskSecurityGroup', { vpc: this.vpc, description: 'Sluice worker tasks (outbound only)', allowAllOutbound: true });
 
     const instanceSecurityGroup = new SecurityGroup(this, 'InstanceSecurityGroup', { vpc: this.vpc, description: 'Sluice ECS container instances (outbound only)', allowAllOutbound: true });
@@ -80,6 +91,18 @@ export class ComputeStack extends Stack {
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
     });
     this.grantContainerInstance(instanceRole);
+    acknowledge(instanceRole, [
+      {
+        id: 'AwsSolutions-IAM4',
+        reason: 'AmazonSSMManagedInstanceCore: Session Manager access to container instances (no SSH, no inbound rule). AWS maintains its action list (ssm, ssmmessages, ec2messages), which the agent’s releases follow.',
+        appliesTo: ['Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore'],
+      },
+      {
+        id: 'AwsSolutions-IAM5',
+        reason: 'ecs:DiscoverPollEndpoint and ecr:GetAuthorizationToken take no resource in IAM; ecs:Poll and ecs:StartTelemetrySession are held to this cluster by an ecs:cluster condition; logs:CreateLogStream and PutLogEvents are the ECS agent’s own logs, whose group the agent names.',
+        appliesTo: [ANY_RESOURCE],
+      },
+    ]);
     this.capacityProviders = Object.fromEntries(
       // The groups get the role without its policy updates: CDK's own grant to container instances
       // has a wildcard action (ecs:Submit*); grantContainerInstance writes the list out instead.
@@ -94,6 +117,7 @@ export class ComputeStack extends Stack {
       new PolicyStatement({ actions: ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'], resources: [arns.repository(this, names.repository)] }),
     );
     this.executionRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }));
+    acknowledge(this.executionRole, [{ id: 'AwsSolutions-IAM5', reason: 'ecr:GetAuthorizationToken takes no resource in IAM (the pull actions are held to the function repository).', appliesTo: [ANY_RESOURCE] }]);
 
     this.taskRole = new Role(this, 'TaskRole', { assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'Sluice worker tasks: run jobs of one version' });
     grantPermissions(this.taskRole, names, ROLE_PERMISSIONS.worker);
@@ -124,8 +148,9 @@ export class ComputeStack extends Stack {
     if (publicInstances) userData.addCommands('echo ECS_ENABLE_TASK_IAM_ROLE=true >> /etc/ecs/ecs.config');
     const launchTemplate = new LaunchTemplate(this, `${id}LaunchTemplate`, {
       instanceType: new InstanceType(capacity.instanceType),
-      // GPU groups: the ECS GPU-optimized AMI (NVIDIA driver and container runtime).
-      machineImage: gpu ? EcsOptimizedImage.amazonLinux2(AmiHardwareType.GPU) : EcsOptimizedImage.amazonLinux2023(),
+      // The ECS-optimized Amazon Linux 2023 AMI; for GPU groups its GPU variant (NVIDIA driver
+      // and container toolkit). Amazon Linux 2's ECS AMIs leave support on 2026-06-30.
+      machineImage: EcsOptimizedImage.amazonLinux2023(gpu ? AmiHardwareType.GPU : AmiHardwareType.STANDARD),
       userData,
       role,
       securityGroup,
@@ -141,12 +166,19 @@ export class ComputeStack extends Stack {
       minCapacity: 0,
       maxCapacity: capacity.maxInstances,
     });
+    acknowledge(group, [
+      {
+        id: 'AwsSolutions-AS3',
+        reason: 'ECS managed scaling (the capacity provider) sizes the group from its tasks; its launches and terminations are listed by `aws autoscaling describe-scaling-activities` and in the ECS service events, and no one would subscribe to a notification topic.',
+      },
+    ]);
     const provider = new AsgCapacityProvider(this, `${id}CapacityProvider`, {
       autoScalingGroup: group,
       capacityProviderName: names.capacityProvider(machineType),
       enableManagedScaling: true,
       enableManagedTerminationProtection: true,
       targetCapacityPercent: 100,
+      // "Amazon Linux" user data (ECS_CLUSTER in /etc/ecs/ecs.config): AL2023 reads it as AL2 did.
       machineImageType: MachineImageType.AMAZON_LINUX_2,
     });
     this.cluster.addAsgCapacityProvider(provider);

@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib/core';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { acknowledge } from '../nag.js';
 import { arns, type SluiceNames } from '../names.js';
 
 export interface QueuesStackProps extends StackProps {
@@ -31,6 +32,7 @@ export class QueuesStack extends Stack {
       enforceSSL: true,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    acknowledge(this.deadLetterQueue, [{ id: 'AwsSolutions-SQS3', reason: 'This is the dead-letter queue: the versions’ queues, created at deploy time, redrive to it.' }]);
     this.versionQueuesArn = arns.queue(this, props.names.versionQueuePattern);
   }
 }

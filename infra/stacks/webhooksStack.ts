@@ -6,6 +6,7 @@ import type { Construct } from 'constructs';
 import { MAX_DELIVERY_HOLDS } from '../../shared/domain/deliveryOrder.js';
 import { MAX_DELIVERY_ATTEMPTS } from '../../shared/domain/webhookDelivery.js';
 import { sluiceFunction } from '../lambdaFunction.js';
+import { acknowledge } from '../nag.js';
 import type { SluiceNames } from '../names.js';
 import { ROLE_PERMISSIONS } from '../routePermissions.js';
 
@@ -96,5 +97,17 @@ export class WebhooksStack extends Stack {
       // this; it only stops a runaway execution.
       timeout: Duration.days(7),
     });
+    acknowledge(this.stateMachine, [
+      {
+        id: 'AwsSolutions-SF1',
+        reason: 'Step Functions keeps every execution’s history (90 days) and each attempt is recorded on its delivery in the store; logging ALL events would bill each delivery’s every state transition again.',
+      },
+      { id: 'AwsSolutions-SF2', reason: 'A delivery is one Lambda invocation per attempt with waits between; X-Ray traces would show nothing the execution history and the deliver Lambda’s logs do not.' },
+      {
+        id: 'AwsSolutions-IAM5',
+        reason: 'CDK’s LambdaInvoke grant: the deliver function and its versions (<function ARN>:*), so an alias or version could be invoked; the function is the one named.',
+        appliesTo: [{ regex: '/^Resource::<Deliver[0-9A-F]+\\.Arn>:\\*$/' }],
+      },
+    ]);
   }
 }

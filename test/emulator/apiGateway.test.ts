@@ -24,7 +24,7 @@ describe('the emulated API Gateway: CORS as the template configures it', () => {
   beforeAll(async () => {
     writeFileSync(join(dir, 'fn.mjs'), HANDLER);
     lambdas = new LambdaService({ PATH: process.env.PATH ?? '' }, () => join(dir, 'fn.log'));
-    lambdas.register({ name: 'fn', arn: 'arn:aws:lambda:us-east-1:123456789012:function:fn', codeDir: dir, handler: 'fn.handler', environment: {}, timeoutMs: 5000, memoryMb: 128 });
+    lambdas.register({ name: 'fn', arn: 'arn:aws:lambda:us-east-1:123456789012:function:fn', codeDir: dir, handler: 'fn.handler', environment: {}, timeoutMs: 5000, memoryMb: 128, runtime: 'nodejs24.x' });
     // The CorsConfiguration of the API the stacks synthesize.
     const [httpApi] = Object.values(resourcesOf(sluiceApp().templates.api, 'AWS::ApiGatewayV2::Api'));
     const cors = corsOf(httpApi?.Properties.CorsConfiguration);

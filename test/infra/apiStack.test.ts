@@ -34,7 +34,7 @@ describe('ApiStack', () => {
   describe('the dashboard', () => {
     it('serves GET /, the files beside the page and /assets/ from one Lambda of the shared bundle, which may touch no table, bucket or queue', () => {
       const [id, fn] = routeFunctionWithId('GET /');
-      expect(fn.Properties).toMatchObject({ Handler: 'dashboard.handler', Runtime: 'nodejs22.x' });
+      expect(fn.Properties).toMatchObject({ Handler: 'dashboard.handler', Runtime: 'nodejs24.x' });
       for (const path of ['/{file}', '/assets/{file}']) expect(routeFunctionWithId(`GET ${path}`)[0]).toBe(id);
       expect(functionStatements(api, id)).toEqual([]);
     });
@@ -58,9 +58,9 @@ describe('ApiStack', () => {
       expect(fn.Properties.Environment.Variables.SLUICE_ROUTE).toBe(name);
     });
 
-    it('runs the shared bundle on Node.js 22 with 512 MB (a deploy, which reads its bundle through, a vCPU), a 29 s timeout and the service environment', () => {
+    it('runs the shared bundle on Node.js 24 with 512 MB (a deploy, which reads its bundle through, a vCPU), a 29 s timeout and the service environment', () => {
       const fn = routeFunction(`${route.method} ${route.path}`).Properties;
-      expect(fn).toMatchObject({ Runtime: 'nodejs22.x', Handler: 'route.handler', MemorySize: name === 'deployVersion' ? DEPLOY_MEMORY_MB : 512, Timeout: 29 });
+      expect(fn).toMatchObject({ Runtime: 'nodejs24.x', Handler: 'route.handler', MemorySize: name === 'deployVersion' ? DEPLOY_MEMORY_MB : 512, Timeout: 29 });
       expect(Object.keys(fn.Environment.Variables)).toEqual(
         expect.arrayContaining(['SLUICE_MODE', 'SLUICE_TABLE_PREFIX', 'SLUICE_BUCKET', 'SLUICE_STATE_MACHINE_ARN', 'SLUICE_CODEBUILD_PROJECT', 'SLUICE_REPOSITORY_URI', 'SLUICE_CLUSTER', 'SLUICE_CAPACITY_PROVIDERS']),
       );

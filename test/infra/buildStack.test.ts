@@ -116,7 +116,7 @@ describe('BuildStack', () => {
       });
       const [id, fn] = onlyFunctionWithHandler(template, 'onBuildEvent.handler');
       expect(rule.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [id, 'Arn'] } })]);
-      expect(fn.Properties).toMatchObject({ Handler: 'onBuildEvent.handler', Runtime: 'nodejs22.x' });
+      expect(fn.Properties).toMatchObject({ Handler: 'onBuildEvent.handler', Runtime: 'nodejs24.x' });
     });
 
     it('tells the build-event Lambda the task roles, log group, subnets, security group and the API URL', () => {
@@ -225,6 +225,10 @@ describe('the Dockerfile the build writes', () => {
     expect(dockerfile).toContain('useradd --system --uid 10001 --gid 10001');
     expect(dockerfile).toContain('ENV SLUICE_REPLICA_UID=10001 SLUICE_REPLICA_GID=10001 SLUICE_REPLICA_HOME=/home/sluice-fn');
     expect(dockerfile).not.toMatch(/^USER /m);
+    // What run_commands left setuid or setgid (a planted copy of a shell) loses the bit, after every RUN that could make one.
+    const strip = dockerfile.indexOf('RUN find / -xdev -type f -perm /6000 -exec chmod ug-s {} +');
+    expect(strip).toBeGreaterThan(dockerfile.lastIndexOf('pip install'));
+    expect(strip).toBeGreaterThan(dockerfile.indexOf('useradd'));
   });
 
   it('starts from the NVIDIA CUDA runtime when a CUDA version is set, installing the Python version with uv', () => {

@@ -61,12 +61,18 @@ describe('ComputeStack', () => {
       expect(provider.Properties.AutoScalingGroupProvider.ManagedScaling.Status).toBe('ENABLED');
     });
 
-    it(isGpuCapacity(machineType) ? 'boots the ECS GPU-optimized AMI' : 'boots the ECS-optimized Amazon Linux 2023 AMI', () => {
+    it(isGpuCapacity(machineType) ? 'boots the ECS GPU-optimized Amazon Linux 2023 AMI' : 'boots the ECS-optimized Amazon Linux 2023 AMI', () => {
       const { launchTemplate } = capacityOf(machineType);
       const parameter = template.toJSON().Parameters[refOf(launchTemplate.Properties.LaunchTemplateData.ImageId)];
       expect(parameter.Default).toBe(
-        isGpuCapacity(machineType) ? '/aws/service/ecs/optimized-ami/amazon-linux-2/gpu/recommended/image_id' : '/aws/service/ecs/optimized-ami/amazon-linux-2023/recommended/image_id',
+        isGpuCapacity(machineType) ? '/aws/service/ecs/optimized-ami/amazon-linux-2023/gpu/recommended/image_id' : '/aws/service/ecs/optimized-ami/amazon-linux-2023/recommended/image_id',
       );
+    });
+
+    it('joins the cluster through /etc/ecs/ecs.config, as Amazon Linux 2023’s ECS agent reads it', () => {
+      const userData = JSON.stringify(capacityOf(machineType).launchTemplate.Properties.LaunchTemplateData.UserData);
+      expect(userData).toContain('echo ECS_CLUSTER=');
+      expect(userData).toContain(' >> /etc/ecs/ecs.config');
     });
 
     it('requires IMDSv2 and an encrypted root volume of the table’s size', () => {
@@ -80,6 +86,17 @@ describe('ComputeStack', () => {
       expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', HttpPutResponseHopLimit: 1 });
       expect(JSON.stringify(data.UserData)).toContain('echo ECS_AWSVPC_BLOCK_IMDS=true >> /etc/ecs/ecs.config');
     });
+  });
+
+  it('boots no Amazon Linux 2 AMI (out of support on 2026-06-30)', () => {
+    const parameters = Object.values(template.toJSON().Parameters as Record<string, { Default?: string }>).map((parameter) => parameter.Default ?? '');
+    expect(parameters.filter((name) => name.includes('/amazon-linux-2/'))).toEqual([]);
+  });
+
+  it('logs the VPC’s rejected traffic to a log group kept a month', () => {
+    const flowLogs = Object.values(resourcesOf(template, 'AWS::EC2::FlowLog'));
+    expect(flowLogs).toHaveLength(1);
+    expect(flowLogs[0]?.Properties).toMatchObject({ ResourceType: 'VPC', TrafficType: 'REJECT', LogDestinationType: 'cloud-watch-logs' });
   });
 
   it('maps a100-20gb to whole A100s (p4d.24xlarge, like a100)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { actionsOf, functionStatements, resourcesOf, routeFunctionIdIn, sluiceApp, tablesNamed, type Statement } from './sluiceTemplates.js';
+import { actionsOf, functionStatements, refOf, resourcesIn, resourcesOf, routeFunctionIdIn, sluiceApp, tablesNamed, type Resource, type Statement } from './sluiceTemplates.js';
 
 const { templates } = sluiceApp();
 const everyTemplate = Object.entries(templates);
@@ -24,13 +24,30 @@ describe('IAM across the app', () => {
     expect(wildcards).toEqual([]);
   });
 
-  it('attaches only the AWS managed policies Lambda logging and SSM access to instances need', () => {
+  it('attaches only the AWS managed policy SSM access to instances needs (Lambda roles write their own log group inline)', () => {
     const managed = new Set(
       everyTemplate.flatMap(([, template]) =>
         Object.values(resourcesOf(template, 'AWS::IAM::Role')).flatMap((role) => ((role.Properties.ManagedPolicyArns ?? []) as unknown[]).map((arn) => JSON.stringify(arn).replace(/.*:iam::aws:policy\/([^"]+)".*/, '$1'))),
       ),
     );
-    expect([...managed].sort()).toEqual(['AmazonSSMManagedInstanceCore', 'service-role/AWSLambdaBasicExecutionRole']);
+    expect([...managed].sort()).toEqual(['AmazonSSMManagedInstanceCore']);
+  });
+
+  it('lets each Lambda write its own log group only', () => {
+    for (const template of Object.values(templates)) {
+      for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
+        const role = resourcesOf(template, 'AWS::IAM::Role')[refOf(fn.Properties.Role)] as Resource;
+        const statements = (role.Properties.Policies as { PolicyDocument: { Statement: Statement[] } }[]).flatMap((policy) => policy.PolicyDocument.Statement);
+        expect(statements).toEqual([{ Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [refOf(fn.Properties.LoggingConfig.LogGroup), 'Arn'] } }]);
+      }
+    }
+  });
+
+  it('names each DynamoDB index it grants (no index/*), and every index of a granted table', () => {
+    const resources = everyStatement().flatMap(({ statement }) => (actionsOf([statement]).some((action) => action.startsWith('dynamodb:')) ? resourcesIn(statement) : []));
+    const text = JSON.stringify(resources);
+    expect(text).not.toContain('/index/*');
+    expect(text).toMatch(/\/index\/[a-z_]+/);
   });
 });
 

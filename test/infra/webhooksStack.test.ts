@@ -161,7 +161,7 @@ describe('WebhooksStack', () => {
     expect(deliver.Type).toBe('Task');
     expect(deliver.Resource).toBe(DELIVER_ARN);
     const [, fn] = onlyFunctionWithEnv(template, 'SLUICE_MODE', 'aws');
-    expect(fn.Properties).toMatchObject({ Handler: 'deliver.handler', Runtime: 'nodejs22.x' });
+    expect(fn.Properties).toMatchObject({ Handler: 'deliver.handler', Runtime: 'nodejs24.x' });
   });
 
   it('ends after one Deliver step once the delivery is delivered', () => {
