@@ -110,7 +110,24 @@ class Client:
         return str(upload["upload_id"])
 
     def job(self, job_id: str, offset: int = 0) -> Dict[str, Any]:
-        return self.request("GET", f"/v2/jobs/{urllib.parse.quote(job_id)}?offset={offset}")
+        """The job now, with all its outputs from ``offset`` (see ``_with_all_outputs``)."""
+        return self._with_all_outputs(self.request("GET", f"/v2/jobs/{urllib.parse.quote(job_id)}?offset={offset}"))
+
+    def _with_all_outputs(self, job: Dict[str, Any]) -> Dict[str, Any]:
+        """An answer holds only so many bytes of outputs and says where the rest begin
+        (``next_output_offset``, a Sluice field): read on, so the caller sees them all. The
+        status stays the first answer's."""
+        offset = job.pop("next_output_offset", None)
+        job.pop("outputs_truncated", None)
+        outputs = list(job.get("outputs") or [])
+        while offset is not None:
+            more = self.request("GET", f"/v2/jobs/{urllib.parse.quote(str(job['id']))}?offset={offset}")
+            outputs.extend(more.get("outputs") or [])
+            # Each answer holds at least one output; one holding none ends the walk anyway.
+            offset = more.get("next_output_offset") if more.get("outputs") else None
+        if outputs:
+            job["outputs"] = outputs
+        return job
 
     def wait(self, job_id: str) -> Dict[str, Any]:
         """The job once it has ended: the service's await, asked again while it answers 408, and
@@ -130,7 +147,7 @@ class Client:
                 continue
             restarting_since = None
             if job is not None and job.get("status") in FINAL_STATUSES:
-                return job
+                return self._with_all_outputs(job)
             if job is not None:  # answered before the end (should not happen): don't spin
                 time.sleep(0.5)
 

@@ -1,6 +1,7 @@
 import type { EventStream, StreamEvent } from '../services/eventStream.js';
 import { CAUGHT_UP } from '../services/eventStream.js';
 import { stringifyJson } from './json.js';
+import { ANSWER_BYTES, textAnswerBytes } from '../domain/answerBudget.js';
 
 /** No cache or proxy may hold the stream back. */
 export const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
@@ -23,16 +24,27 @@ export function formatEvent(event: StreamEvent): string {
 /**
  * A stream's answer when the response cannot be streamed (Lambda buffers it): what exists at
  * once, or else the first new events within the window, then the end. An answer without `done`
- * tells the client to reconnect. `windowMs` is cut to the invocation's remaining time.
+ * tells the client to reconnect. `windowMs` is cut to the invocation's remaining time. It also
+ * ends before an event that would take it past `budgetBytes` (answerBudget.ts, counted as Lambda
+ * counts its answer): that event is left for the reconnection, which resumes after the last id
+ * sent. One event always goes, so a stream always moves on.
  */
-export async function collectEvents(stream: EventStream, windowMs: number): Promise<string> {
+export async function collectEvents(stream: EventStream, windowMs: number, budgetBytes = ANSWER_BYTES): Promise<string> {
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), windowMs);
   let text = '';
+  let bytes = 0;
   try {
     for await (const item of stream(stop.signal)) {
-      if (item !== CAUGHT_UP) text += formatEvent(item);
-      else if (text !== '') break;
+      if (item === CAUGHT_UP) {
+        if (text !== '') break;
+        continue;
+      }
+      const formatted = formatEvent(item);
+      const size = textAnswerBytes(formatted);
+      if (text !== '' && bytes + size > budgetBytes) break;
+      text += formatted;
+      bytes += size;
     }
   } finally {
     clearTimeout(timer);

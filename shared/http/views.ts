@@ -4,6 +4,7 @@ import type { VersionRecord } from '../domain/version.js';
 import { serializeJob } from '../domain/wire/job.js';
 import type { JobView } from '../services/jobService.js';
 import { pageWithNext } from './schemas.js';
+import { ANSWER_BYTES, answerBytes, leadingFit } from '../domain/answerBudget.js';
 import type { FunctionView } from '../services/functionService.js';
 import type { Services } from '../services/services.js';
 import { capacityWarning } from '../services/capacityWarning.js';
@@ -20,11 +21,21 @@ export async function versionView(services: Services, version: VersionRecord, in
 }
 
 export function jobView(view: JobView) {
-  return serializeJob(view.job, view.outputs, view.children, view.childrenCut);
+  return serializeJob(view.job, view.outputs, view.children, view);
 }
 
-/** A Job page from one more row than the page holds (see pageWithNext). */
+/**
+ * A Job page from one more row than the page holds (see pageWithNext), cut short where its jobs
+ * would pass the answer's budget (answerBudget.ts: its values are bounded by listPreview.ts, but
+ * not its errors and envelopes, nor the escaping Lambda counts); `next_offset` then goes on from there.
+ */
 export function jobPage(views: JobView[], page: { limit: number; offset: number }) {
   const { data, next_offset } = pageWithNext(views, page.limit, page.offset);
-  return { data: data.map(jobView), next_offset };
+  const jobs = data.map(jobView);
+  const kept = leadingFit(
+    jobs.map((job) => answerBytes(job) + 1),
+    ANSWER_BYTES,
+  );
+  if (kept < jobs.length) return { data: jobs.slice(0, kept), next_offset: page.offset + kept };
+  return { data: jobs, next_offset };
 }

@@ -172,8 +172,12 @@ export interface JobStore {
   listQueuedBefore(createdBefore: number, limit: number): Promise<JobRecord[]>;
   /** Stores one output; an output with the same job and index is stored once. */
   appendOutput(output: JobOutput): Promise<void>;
-  /** A job's outputs by index, skipping the first `offset`. */
-  listOutputs(jobId: string, offset: number): Promise<JobOutput[]>;
+  /**
+   * A job's outputs by index, skipping the first `offset`. With `maxBytes`, only enough for one
+   * answer (answerBudget.ts): those within `maxBytes` of stored data, the one that passes it, and
+   * one more, so that the caller sees whether more follow; the rest are not read.
+   */
+  listOutputs(jobId: string, offset: number, maxBytes?: number): Promise<JobOutput[]>;
   /**
    * A job's first outputs as a list page shows them (listPreview.ts): the data of those that
    * inlinedBySize leaves out is never read, only its stored size.

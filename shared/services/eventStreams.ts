@@ -76,11 +76,12 @@ export class EventStreams {
         cursor.outputs += 1;
         events.push(event('output', serializeOutput(output)));
       }
-      const more = lines.length === LOG_PAGE;
+      // A read holds one answer's worth of outputs (answerBudget.ts): the rest come with the next.
+      const more = lines.length === LOG_PAGE || view.nextOutputOffset !== undefined;
       if (!ended || more) return { events, ended: false, more };
       if (status !== cursor.status) events.push(statusEvent(status));
       const whole = await this.deps.jobs.get(principal, job.id, 0);
-      events.push(event('done', serializeJob(whole.job, whole.outputs, whole.children)));
+      events.push(event('done', serializeJob(whole.job, whole.outputs, whole.children, whole)));
       return { events, ended: true };
     };
     return this.slots.hold(principal.organizationId, (signal) => follow(wakeups, signal, readNew));

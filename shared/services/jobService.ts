@@ -1,10 +1,9 @@
 import { badRequest, notFound, RateLimitedError, ServiceError, ValidationError } from '../domain/errors.js';
 import type { FunctionRecord } from '../domain/function.js';
 import { newShortId, newTimeOrderedId } from '../domain/ids.js';
-import type { ChildJob, JobOutput, JobRecord, JobStatus, PushedJobWait, PushSource } from '../domain/job.js';
+import type { JobOutput, JobRecord, JobStatus, PushedJobWait, PushSource } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
-import { jsonBytes, LIST_MAX_CHILDREN, LIST_MAX_OUTPUTS, LIST_PAGE_INLINE_BYTES, type ListedOutput } from '../domain/listPreview.js';
-import { FILE_MARKER_KEY, withSignedFileUrls, type FileSlot } from '../domain/fileOutputs.js';
+import { FILE_MARKER_KEY, type FileSlot } from '../domain/fileOutputs.js';
 import { isFileType } from '../domain/functionMetadata.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Webhook } from '../domain/webhook.js';
@@ -18,6 +17,7 @@ import type { FunctionAccess } from './functionAccess.js';
 import type { JobLifecycle } from './jobLifecycle.js';
 import type { JobNotifier } from './jobNotifier.js';
 import type { WebhookUrlPolicy } from './webhookUrlPolicy.js';
+import { JobViews, type JobView } from './jobViews.js';
 import { readOwnJob } from './ownJob.js';
 import type { Principal } from './principal.js';
 import { checkInputs, mergeEnvironment, namedInputs, namePositionalInputs, parseFunctionReference } from './pushRequest.js';
@@ -51,15 +51,7 @@ export interface PushBody {
   timeout?: number;
 }
 
-export interface JobView {
-  job: JobRecord;
-  /** All of them (from an offset) for one job; on a list page, as listed (listPreview.ts). */
-  outputs: (JobOutput | ListedOutput)[];
-  /** All of them for one job; on a list page, the first LIST_MAX_CHILDREN. */
-  children: ChildJob[];
-  /** On a list page: the job has more children than it shows. */
-  childrenCut?: boolean;
-}
+export type { JobView } from './jobViews.js';
 
 export interface JobServiceDeps {
   store: Store;
@@ -79,7 +71,11 @@ export interface JobServiceDeps {
 
 /** Pushing, reading, awaiting and cancelling jobs. A job is visible only to the organization that pushed it. */
 export class JobService {
-  constructor(private readonly deps: JobServiceDeps) {}
+  private readonly views: JobViews;
+
+  constructor(private readonly deps: JobServiceDeps) {
+    this.views = new JobViews(deps);
+  }
 
   async push(principal: Principal, body: PushBody, source: PushSource, parentJobId: string | null = null, jobId = newTimeOrderedId()): Promise<{ job: JobRecord; version: VersionRecord }> {
     const { store, queue, clock } = this.deps;
@@ -320,39 +316,16 @@ export class JobService {
     return readOwnJob(this.deps.store, principal, jobId);
   }
 
-  private async view(job: JobRecord, outputOffset: number): Promise<JobView> {
-    const [outputs, children] = await Promise.all([this.deps.store.jobs.listOutputs(job.id, outputOffset), this.deps.store.jobs.listChildSummaries(job.id)]);
-    return { job, outputs: await this.withSignedFileUrls(job.id, outputs), children };
+  private view(job: JobRecord, outputOffset: number): Promise<JobView> {
+    return this.views.one(job, outputOffset);
   }
 
-  /** The job's outputs with their File URLs signed now (fileOutputs.ts). */
-  private withSignedFileUrls<Output extends JobOutput>(jobId: string, outputs: Output[]): Promise<Output[]> {
-    return withSignedFileUrls(jobId, outputs, (slot, name) => this.deps.artifacts.signedOutputFileUrl(jobId, slot, name));
+  private listed(jobs: JobRecord[]): Promise<JobView[]> {
+    return this.views.listed(jobs);
   }
 
-  /**
-   * A list page's jobs (listPreview.ts): their values inline while the page's budget lasts, one
-   * job after another, each taking what those before it left; the rest are null.
-   */
-  private async listed(jobs: JobRecord[]): Promise<JobView[]> {
-    let budget = LIST_PAGE_INLINE_BYTES;
-    const views: JobView[] = [];
-    for (const job of jobs) {
-      const inputBytes = jsonBytes(job.inputs);
-      const fits = inputBytes <= budget;
-      if (fits) budget -= inputBytes;
-      const inputs = fits ? job.inputs : Object.fromEntries(Object.keys(job.inputs).map((name) => [name, null]));
-      // One child more than a list shows: whether there are more.
-      const [outputs, children] = await Promise.all([
-        this.deps.store.jobs.listOutputPreviews(job.id, { budget, max: LIST_MAX_OUTPUTS }),
-        this.deps.store.jobs.listChildSummaries(job.id, LIST_MAX_CHILDREN + 1),
-      ]);
-      for (const output of outputs) if (!output.omitted) budget -= output.bytes ?? jsonBytes(output.data);
-      const signed = await this.withSignedFileUrls(job.id, outputs);
-      const childrenCut = children.length > LIST_MAX_CHILDREN;
-      views.push({ job: { ...job, inputs }, outputs: signed, children: children.slice(0, LIST_MAX_CHILDREN), ...(childrenCut ? { childrenCut } : {}) });
-    }
-    return views;
+  private withSignedFileUrls(jobId: string, outputs: JobOutput[]): Promise<JobOutput[]> {
+    return this.views.withSignedFileUrls(jobId, outputs);
   }
 
   /** `function` (owner/name[:version]) or `id` (a function id or a version id): exactly one. */

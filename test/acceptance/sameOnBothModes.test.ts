@@ -7,6 +7,7 @@ import { py } from '../support/python.js';
 import { runSdkProgram } from '../support/sdkProgram.js';
 import { openEventStream, type ReadEvent } from '../e2e/support/eventStream.js';
 import { startAwsTarget, startLocalTarget, type Target } from './targets.js';
+import { ANSWER_BYTES, followToDone, readOnByOffset, SEVEN_BIG_OUTPUTS, SEVEN_BIG_SOURCE, shortened, sizedGet } from '../support/largeJob.js';
 
 /**
  * One black-box acceptance, run against `npm start` and against `npm run aws:local`: what a
@@ -72,7 +73,7 @@ def dies_once(token: str, mode: str) -> str:
         os.kill(os.getppid() if mode == "aws" else os.getpid(), signal.SIGKILL)
         os._exit(1)
     return "survived"
-`,
+${SEVEN_BIG_SOURCE}`,
 };
 
 /** A Sieve user's own program, with only SIEVE_API_URL and SIEVE_API_KEY set: every way Sieve's SDK calls a function. */
@@ -267,6 +268,27 @@ describe.each(targets)('the same behaviour in the %s mode', (mode) => {
     expect(job.error).toBe('');
     expect(job.outputs[0].data).toEqual({ shouted: 'MADE IN A JOB', first: 'x', rest: ['y'] });
   }, 90_000);
+
+  it('reads a job of seven 0.9 MB outputs (past Lambda’s 6 MB) through GET, await, the lists and the stream, each answer within the budget (test/e2e/largeJobs.test.ts has the SDKs)', async () => {
+    const pushed = await call('POST', '/v2/push', { function: 'local/seven-big', inputs: { count: 7 } });
+    const { id, model_id: versionId } = pushed.body;
+    expect((await awaitJob(id)).status).toBe('finished');
+    for (const route of [`${target.url}/v2/jobs/${id}`, `${target.awaitBase}v2/jobs/${id}/await`]) {
+      const read = await readOnByOffset(route, target.key);
+      expect(read.answers.map((answer) => answer.status)).toEqual([200, 200]);
+      expect(read.outputs).toEqual(SEVEN_BIG_OUTPUTS);
+      for (const answer of read.answers) expect(answer.bytes).toBeLessThan(ANSWER_BYTES);
+    }
+    for (const path of ['/v2/jobs', '/v2/functions/local/seven-big/jobs', `/v2/functions/local/seven-big/versions/${versionId}/jobs`]) {
+      const page = await sizedGet(`${target.url}${path}`, target.key);
+      expect(page.status, path).toBe(200);
+      expect(page.body.data.find((job: any) => job.id === id).outputs).toHaveLength(7);
+    }
+    const streamed = await followToDone(`${target.url}/v2/jobs/${id}/events`, target.key);
+    expect(streamed.statuses.every((status) => status === 200)).toBe(true);
+    expect(streamed.events.filter((event) => event.event === 'output').map((event) => shortened(event.data.data))).toEqual(SEVEN_BIG_OUTPUTS);
+    expect(streamed.events.at(-1)?.event).toBe('done');
+  }, 120_000);
 
   it('reports usage by machine type', async () => {
     await awaitJob(await push('greet', { name: 'usage' }));

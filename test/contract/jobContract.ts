@@ -319,6 +319,14 @@ export function describeJobContract(store: CurrentStore): void {
       expect(await store().jobs.listOutputs('job-1', 4)).toEqual([]);
     });
 
+    it('listOutputs with a byte budget reads only what one answer holds: those within it, the one passing it, and one more to show more follow', async () => {
+      for (const index of [0, 1, 2, 3, 4, 5]) await store().jobs.appendOutput(anOutput({ index, data: 'x'.repeat(98) })); // 100 bytes of JSON each
+      expect(indexes(await store().jobs.listOutputs('job-1', 0, 250))).toEqual([0, 1, 2, 3]);
+      expect(indexes(await store().jobs.listOutputs('job-1', 3, 250))).toEqual([3, 4, 5]);
+      expect(indexes(await store().jobs.listOutputs('job-1', 0, 10))).toEqual([0, 1]);
+      expect(indexes(await store().jobs.listOutputs('job-1', 0, 10_000))).toEqual([0, 1, 2, 3, 4, 5]);
+    });
+
     it('listOutputs round-trips output data of any JSON shape', async () => {
       const outputs = [
         anOutput({ index: 0, type: 'dict', name: 'result', data: { nested: [1, 'two', null, { deep: 1e300 }], text: 'héllo ✓' } }),

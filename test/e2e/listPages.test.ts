@@ -91,9 +91,15 @@ describe('list pages of jobs holding hundreds of MB (generators of ~1 MB outputs
     }
   }, 30_000);
 
-  it('returns the whole job, every output and input in full, from GET /v2/jobs/{id}', async () => {
+  it('returns the whole job, every output and input in full, from GET /v2/jobs/{id} read on at each next_output_offset', async () => {
     const job = (await call('GET', `/v2/jobs/${jobIds[0]}`)).body;
     expect(job.inputs.blob).toHaveLength(INPUT_BYTES);
+    // One answer holds 4 MB of values (docs/api.md, "Large jobs"): the rest come with `offset`.
+    for (let offset = job.next_output_offset; offset !== undefined; ) {
+      const more = (await call('GET', `/v2/jobs/${jobIds[0]}?offset=${offset}`)).body;
+      job.outputs.push(...more.outputs);
+      offset = more.next_output_offset;
+    }
     expect(job.outputs).toHaveLength(OUTPUTS);
     const expected = job.outputs.map((_: unknown, index: number) => ({ type: 'str', length: OUTPUT_KB * 1024, first: String.fromCharCode(97 + (index % 26)) }));
     expect(job.outputs.map((output: { type: string; data: string }) => ({ type: output.type, length: output.data.length, first: output.data[0] }))).toEqual(expected);

@@ -133,6 +133,12 @@ export type Job = {
     created_at: Timestamp;
   }[]>;
   children_truncated?: true;
+  /** Sluice's, present only then: some inputs passed the answer's byte budget and are shown `null`. */
+  inputs_truncated?: true;
+  /** Sluice's, present only then: the job has more outputs than fit this answer's byte budget (4 MB of values); read on from `next_output_offset`. */
+  outputs_truncated?: true;
+  /** Sluice's, present only with `outputs_truncated`: the `offset` that gets the outputs after these (GET /v2/jobs/{job_id}?offset=N, or its await). */
+  next_output_offset?: number;
   restarts?: Record<string, unknown>[] | null;
 };
 

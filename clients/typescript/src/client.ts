@@ -64,11 +64,14 @@ export class SluiceClient {
     return this.await((await this.push(fn, inputs, pushOptions)).id, { signal });
   }
 
-  /** Waits for a job to end, however long: the service answers within minutes, and is asked again. */
+  /**
+   * Waits for a job to end, however long: the service answers within minutes, and is asked again.
+   * The job comes with all its outputs, however many answers they took (see `job`).
+   */
   async await(jobId: string, options: { signal?: AbortSignal } = {}): Promise<Job> {
     for (;;) {
       try {
-        return await this.transport.json<Job>('GET', `/v2/jobs/${segment(jobId)}/await`, { signal: options.signal });
+        return await this.withAllOutputs(await this.transport.json<Job>('GET', `/v2/jobs/${segment(jobId)}/await`, { signal: options.signal }), options.signal);
       } catch (error) {
         if (!(error instanceof SluiceError) || (error.status !== 408 && error.status !== 503)) throw error;
         // 503: the service is stopping or starting; give it a moment rather than asking at once.
@@ -77,16 +80,37 @@ export class SluiceClient {
     }
   }
 
-  job(jobId: string): Promise<Job> {
-    return this.transport.json('GET', `/v2/jobs/${segment(jobId)}`);
+  /**
+   * The job as it is now, with all its outputs: an answer holds only so many bytes of them, and
+   * says where the rest begin (`next_output_offset`), which this reads on from.
+   */
+  async job(jobId: string): Promise<Job> {
+    return this.withAllOutputs(await this.transport.json<Job>('GET', `/v2/jobs/${segment(jobId)}`));
   }
 
-  /** A job's statuses, outputs and log lines as they happen, then `done` with the whole job. */
+  /** A job's statuses, outputs and log lines as they happen, then `done` with the whole job (all its outputs). */
   async *events(jobId: string, options: StreamOptions = {}): AsyncGenerator<JobEvent> {
     for await (const event of resumableEvents(this.transport, `/v2/jobs/${segment(jobId)}/events`, {}, 'done', options)) {
       const jobEvent = jobEventOf(event);
-      if (jobEvent) yield jobEvent;
+      if (jobEvent?.type === 'done') yield { type: 'done', job: await this.withAllOutputs(jobEvent.job, options.signal) };
+      else if (jobEvent) yield jobEvent;
     }
+  }
+
+  /**
+   * A job answer with the outputs it left out read on (GET with `offset`), the truncation fields
+   * gone: what the caller sees is the whole job. The status is the first answer's.
+   */
+  private async withAllOutputs(first: Job, signal?: AbortSignal): Promise<Job> {
+    const { outputs_truncated: _truncated, next_output_offset: _next, ...job } = first;
+    const outputs = [...(job.outputs ?? [])];
+    for (let offset = first.next_output_offset; offset !== undefined; ) {
+      const more = await this.transport.json<Job>('GET', `/v2/jobs/${segment(first.id)}`, { query: { offset }, signal });
+      outputs.push(...(more.outputs ?? []));
+      // An answer always holds at least one output; one that holds none ends the walk anyway.
+      offset = more.outputs?.length ? more.next_output_offset : undefined;
+    }
+    return first.next_output_offset === undefined ? first : { ...job, outputs };
   }
 
   /** A job's outputs as they come (a generator function's yields one by one), until it ends. */

@@ -23,6 +23,17 @@ export const jobWireSchema = z.strictObject({
   children: z.record(z.string(), z.array(z.strictObject({ id: z.string(), status: z.enum(JOB_STATUSES), created_at: timestampSchema }))).optional(),
   /** Sluice's: on a list page, the job has more children than `children` shows (GET the job for all). */
   children_truncated: z.literal(true).optional(),
+  /** Sluice's: some inputs passed the answer's budget and are shown null (the pusher has them). */
+  inputs_truncated: z.literal(true).optional().describe("Sluice's, present only then: some inputs passed the answer's byte budget and are shown `null`."),
+  /** Sluice's: the job has outputs past those shown; `next_output_offset` reads on. */
+  outputs_truncated: z
+    .literal(true)
+    .optional()
+    .describe("Sluice's, present only then: the job has more outputs than fit this answer's byte budget (4 MB of values); read on from `next_output_offset`."),
+  next_output_offset: z
+    .int()
+    .optional()
+    .describe("Sluice's, present only with `outputs_truncated`: the `offset` that gets the outputs after these (GET /v2/jobs/{job_id}?offset=N, or its await)."),
   restarts: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
 });
 export type WireJob = z.infer<typeof jobWireSchema>;
@@ -52,8 +63,15 @@ export function serializeOutput(output: JobOutput | ListedOutput): WireInputOutp
   return { type: output.type, name: output.name, data: output.data, description, schema: {}, run_id: output.runId, is_optional: false };
 }
 
-/** A job as the interface prints it, with its outputs (from `offset`) and its children (`childrenCut`: more than these). */
-export function serializeJob(job: JobRecord, outputs: (JobOutput | ListedOutput)[], children: ChildJob[], childrenCut = false): WireJob {
+/** What a job's answer says it left out: more children (a list's), inputs past the budget, outputs from an offset on. */
+export interface JobCuts {
+  childrenCut?: boolean;
+  inputsCut?: boolean;
+  nextOutputOffset?: number;
+}
+
+/** A job as the interface prints it, with its outputs (from `offset`), its children, and what it left out (Sluice's fields, present only then). */
+export function serializeJob(job: JobRecord, outputs: (JobOutput | ListedOutput)[], children: ChildJob[], cuts: JobCuts = {}): WireJob {
   return {
     id: job.id,
     function_id: job.functionId,
@@ -69,7 +87,9 @@ export function serializeJob(job: JobRecord, outputs: (JobOutput | ListedOutput)
     inputs: job.inputs,
     outputs: outputs.map(serializeOutput),
     children: serializeChildren(children),
-    ...(childrenCut ? { children_truncated: true as const } : {}),
+    ...(cuts.childrenCut ? { children_truncated: true as const } : {}),
+    ...(cuts.inputsCut ? { inputs_truncated: true as const } : {}),
+    ...(cuts.nextOutputOffset === undefined ? {} : { outputs_truncated: true as const, next_output_offset: cuts.nextOutputOffset }),
     restarts: job.restarts.map((restart) => ({ ...restart, timestamp: formatTimestamp(restart.timestamp) })),
   };
 }

@@ -6,6 +6,7 @@ import { ifConditionHolds, writeIf } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
 import { placeholders } from './expressionValues.js';
 import { getItem } from './itemReads.js';
+import { itemsForAnswer } from './outputReads.js';
 import { inlinedBySize, inputsPreview, jsonBytes, type ListedOutput } from '../../../domain/listPreview.js';
 import { spillableDataOf, withSpillableData } from './jsonData.js';
 import { collect, pageSizeFor, queryItems, scanItems } from './pagedItems.js';
@@ -334,7 +335,7 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
       const written = await writeIf(() => context.client.send(new PutCommand({ TableName: OutputsTableName, Item: attributes, ConditionExpression: 'attribute_not_exists(job_id)' })));
       if (!written) await spill.discard(spilledKey);
     },
-    async listOutputs(jobId, offset) {
+    async listOutputs(jobId, offset, maxBytes) {
       // Read consistently: a reader polling by offset must not see output n+1 before output n.
       const items = queryItems(context, {
         TableName: OutputsTableName,
@@ -342,7 +343,8 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         ExpressionAttributeValues: { ':job': jobId },
         ConsistentRead: true,
       });
-      return Promise.all((await collect(items, { offset: Math.max(0, offset) })).map((item) => spillableDataOf<JobOutput>(spill, item)));
+      const wanted = maxBytes === undefined ? await collect(items, { offset: Math.max(0, offset) }) : await itemsForAnswer(items, Math.max(0, offset), maxBytes);
+      return Promise.all(wanted.map((item) => spillableDataOf<JobOutput>(spill, item)));
     },
     async listOutputPreviews(jobId, limits) {
       // Heads and sizes first; then the data of those that inline, each one item of at most LIST_INLINE_BYTES.

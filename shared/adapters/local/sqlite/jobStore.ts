@@ -1,6 +1,7 @@
 import { isFinalJobStatus, JOB_STATUSES, type ChildJob, type JobOutput, type JobPatch, type JobRecord, type JobStatus } from '../../../domain/job.js';
 import { cappedJobError } from '../../../domain/jobError.js';
 import { inlinedBySize, inputsPreview, jsonBytes, type ListedOutput } from '../../../domain/listPreview.js';
+import { outputsForAnswer } from '../../../domain/answerBudget.js';
 import type { JobFilter, JobStore, Page } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
 import type { GroupCommit } from './groupCommit.js';
@@ -204,6 +205,7 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
   const outputs = db.prepare<[string, number], string>('SELECT data FROM job_outputs WHERE job_id = ? ORDER BY idx LIMIT -1 OFFSET ?').pluck();
   // The columns before data only: SQLite does not follow a large value's overflow pages for them.
   const outputHeads = db.prepare<[string, number], OutputHeadRow>('SELECT idx, bytes, head FROM job_outputs WHERE job_id = ? ORDER BY idx LIMIT ?');
+  const outputSizes = db.prepare<[string, number], { idx: number; bytes: number }>('SELECT idx, bytes FROM job_outputs WHERE job_id = ? ORDER BY idx LIMIT -1 OFFSET ?');
   const outputById = db.prepare<[string, number], string>('SELECT data FROM job_outputs WHERE job_id = ? AND idx = ?').pluck();
 
   return {
@@ -269,10 +271,13 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
       remembered.gained(output.jobId);
       await writes.write(() => insertOutput.run(output.jobId, output.index, jsonBytes(data), JSON.stringify(head), JSON.stringify(output)));
     },
-    async listOutputs(jobId, offset) {
+    async listOutputs(jobId, offset, maxBytes) {
       // A job known to have none (most reads of a job just pushed or just ended) reads no row.
       if (remembered.isBare(jobId)) return [];
-      return outputs.all(jobId, Math.max(0, offset)).map(parseOutput);
+      if (maxBytes === undefined) return outputs.all(jobId, Math.max(0, offset)).map(parseOutput);
+      // Sizes first: only the outputs one answer can hold are read.
+      const sizes = outputSizes.all(jobId, Math.max(0, offset));
+      return sizes.slice(0, outputsForAnswer(sizes.map((row) => row.bytes), maxBytes)).map((row) => parseOutput(outputById.get(jobId, row.idx) as string));
     },
     async listOutputPreviews(jobId, limits) {
       if (remembered.isBare(jobId)) return [];
