@@ -13,18 +13,18 @@ type WorkerSettings = ReturnType<typeof workerSettings>;
  * AWS credentials (AWS_CONTAINER_CREDENTIALS_*, AWS_ACCESS_KEY_ID, ...), not the ECS agent's
  * endpoints (ECS_*), not the service's settings (SLUICE_*). It runs as another user than the
  * agent, so it cannot read the agent's /proc/<pid>/environ either: it talks to the agent only,
- * over its protocol.
+ * over its protocol. setpriv (util-linux, in every Debian and Ubuntu image) starts it with no
+ * new privileges, so a setuid file left in the image runs as the replica's user, not as root,
+ * and with no capabilities to inherit.
  */
 export function workerReplicaProcess(settings: WorkerSettings, version: VersionRecord, env: NodeJS.ProcessEnv = process.env): ReplicaCommand {
-  return {
-    ...runtimeCommand({
-      python: settings.python,
-      sdkDir: settings.sdkDir,
-      codeDir: settings.codeDir,
-      version,
-      env: { ...inheritedEnvironment(env, /^VIRTUAL_ENV$/), HOME: settings.replicaHome },
-    }),
-    uid: settings.replicaUid,
-    gid: settings.replicaGid,
-  };
+  const runtime = runtimeCommand({
+    python: settings.python,
+    sdkDir: settings.sdkDir,
+    codeDir: settings.codeDir,
+    version,
+    env: { ...inheritedEnvironment(env, /^VIRTUAL_ENV$/), HOME: settings.replicaHome },
+  });
+  const user = settings.replicaUid === undefined ? [] : [`--reuid=${settings.replicaUid}`, `--regid=${settings.replicaGid ?? settings.replicaUid}`, '--clear-groups'];
+  return { ...runtime, command: 'setpriv', args: ['--no-new-privs', '--inh-caps=-all', ...user, '--', runtime.command, ...runtime.args] };
 }

@@ -34,9 +34,6 @@ export interface ReplicaCommand {
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** Another user to run as (the AWS worker's unprivileged one); absent: the agent's own. */
-  uid?: number;
-  gid?: number;
 }
 
 export interface ReplicaSpawn extends ReplicaCommand {
@@ -89,7 +86,7 @@ export class Replica {
     // the first job's once that job has been handed out on `ready`.
     const setupMarker = `sluice-end-of-setup ${randomUUID()}`;
     const env = { ...spec.env, SLUICE_SETUP_END_MARKER: setupMarker };
-    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env, uid: spec.uid, gid: spec.gid, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], detached: true });
+    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'], detached: true });
     this.awaitEndMarker(setupMarker);
     this.channel = this.child.stdio[3] as Socket;
     this.jobs = this.child.stdio[4] as Socket;

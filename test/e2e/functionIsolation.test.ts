@@ -53,6 +53,29 @@ def snoop(data_dir: str, other_code: str, canary: str) -> dict:
     return {"tried": tried, "found": found, "own_code": os.path.exists("main.py") and os.path.exists("result.txt")}
 `;
 
+/**
+ * Tries to gain privileges: a setuid-root copy of \`id\` planted by its build command, the
+ * capabilities of the sandbox's root, a read-only mount made writable again.
+ */
+const ESCALATE = `import os, subprocess, sys
+import sluice
+
+PLANTED = os.path.join(sys.prefix, "bin", "rootid")
+
+@sluice.function(name="escalate", run_commands=["cp /usr/bin/id $VIRTUAL_ENV/bin/rootid && chmod u+s,g+s $VIRTUAL_ENV/bin/rootid"])
+def escalate() -> dict:
+    status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+    remount = subprocess.run(["mount", "-o", "remount,rw,bind", sys.prefix], capture_output=True)
+    return {
+        "set_id_bits": oct(os.stat(PLANTED).st_mode & 0o6000),
+        "planted_euid": subprocess.run([PLANTED, "-u"], capture_output=True, text=True).stdout.strip(),
+        "own_euid": str(os.geteuid()),
+        "effective_capabilities": status["CapEff"].strip(),
+        "no_new_privileges": status["NoNewPrivs"].strip(),
+        "remounted_writable": remount.returncode == 0,
+    }
+`;
+
 /** Hands out a file of the service's by talking the replica protocol itself. */
 const SMUGGLE = `import json, os, socket, time
 import sluice
@@ -171,7 +194,8 @@ afterAll(async () => {
 
 async function deploy(service: TestService, source: string, key = service.key, owner = 'local') {
   const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }), key, owner);
-  const version = await waitForBuild(service, `${owner}/${deployed.body.function.name}`, deployed.body.version.id, key);
+  // A build command makes an environment of its own, Sieve's default packages included: longer.
+  const version = await waitForBuild(service, `${owner}/${deployed.body.function.name}`, deployed.body.version.id, key, 180_000);
   expect(version.build_status).toBe('ready');
   return deployed.body.version.id as string;
 }
@@ -194,9 +218,9 @@ describe('function code in the local mode', () => {
     const otherKey = await service.createOrganization('other');
     const otherVersion = await deploy(service, SECRET_CODE, otherKey, 'other');
     otherCode = join(service.dataDir, 'versions', otherVersion, 'code', 'main.py');
-    for (const source of [SNOOP, SMUGGLE, SPAWNER, LINGER]) await deploy(service, source);
+    for (const source of [SNOOP, SMUGGLE, SPAWNER, LINGER, ESCALATE]) await deploy(service, source);
     scribbleVersion = await deploy(service, SCRIBBLE);
-  }, 60_000);
+  }, 240_000);
   afterAll(async () => {
     delete process.env.SERVICE_DATABASE_PASSWORD;
     await service.close();
@@ -209,6 +233,19 @@ describe('function code in the local mode', () => {
     expect(tried).toHaveLength(10);
     expect(found).toEqual([]);
     expect(own_code).toBe(true);
+  });
+
+  it('gains no privileges: no setuid file from its build, no capabilities, no read-only mount made writable', async () => {
+    const job = await run('escalate', {});
+    expect(job.status, job.error).toBe('finished');
+    expect(job.outputs[0].data).toEqual({
+      set_id_bits: '0o0',
+      planted_euid: job.outputs[0].data.own_euid,
+      own_euid: job.outputs[0].data.own_euid,
+      effective_capabilities: '0000000000000000',
+      no_new_privileges: '1',
+      remounted_writable: false,
+    });
   });
 
   it('cannot hand out a file of the service’s as an output', async () => {

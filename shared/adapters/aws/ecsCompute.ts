@@ -10,6 +10,7 @@ import type { Compute } from '../../ports/compute.js';
 import { createServiceDescriber } from './serviceDescriber.js';
 import { queueNameOf } from './sqsJobQueue.js';
 import { serviceNameOf } from './taskStateChange.js';
+import { workerContainerSecurity } from './workerContainerSecurity.js';
 import { workerContainerLimits } from './workerContainerLimits.js';
 
 export interface EcsComputeOptions {
@@ -69,6 +70,8 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
 
   const registerTaskDefinition = async (version: VersionRecord, imageUri: string) => {
     const environment = { ...options.environment, SLUICE_MODE: 'aws', SLUICE_VERSION_ID: version.id };
+    const limits = workerContainerLimits(version.computeType);
+    const { capabilities, dockerSecurityOptions } = workerContainerSecurity();
     const { taskDefinition } = await ecs.send(
       new RegisterTaskDefinitionCommand({
         // Under the deployment's prefix, like its queues: two deployments in one account keep apart.
@@ -82,7 +85,9 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
             name: 'worker',
             image: imageUri,
             essential: true,
-            ...workerContainerLimits(version.computeType),
+            ...limits,
+            linuxParameters: { ...limits.linuxParameters, capabilities },
+            dockerSecurityOptions,
             environment: Object.entries(environment).map(([name, value]) => ({ name, value })),
             logConfiguration: { logDriver: 'awslogs', options: { 'awslogs-group': options.logGroup, 'awslogs-region': options.region, 'awslogs-stream-prefix': serviceNameOf(version.id) } },
             // One GPU per task: the worker inside runs `split` replicas that share it.

@@ -88,8 +88,8 @@ export async function deployDirectory(service: Pick<TestService, 'url' | 'key'>,
 }
 
 /** Polls a version until its build ends. */
-export async function waitForBuild(service: Pick<TestService, 'url' | 'key'>, fn: string, versionId: string, key = service.key): Promise<any> {
-  for (let attempt = 0; attempt < 600; attempt++) {
+export async function waitForBuild(service: Pick<TestService, 'url' | 'key'>, fn: string, versionId: string, key = service.key, timeoutMs = 30_000): Promise<any> {
+  for (let attempt = 0; attempt < timeoutMs / 50; attempt++) {
     const { body } = await api(service.url, key, 'GET', `/v2/functions/${fn}/versions/${versionId}`);
     if (body.build_status === 'ready' || body.build_status === 'error') return body;
     await new Promise((resolve) => setTimeout(resolve, 50));

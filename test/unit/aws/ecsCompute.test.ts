@@ -84,7 +84,8 @@ describe('createEcsCompute: deployVersion', () => {
             image: IMAGE,
             essential: true,
             memory: 14 * 1024,
-            linuxParameters: { sharedMemorySize: 7 * 1024 },
+            linuxParameters: { sharedMemorySize: 7 * 1024, capabilities: { drop: ['ALL'], add: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETGID', 'SETUID'] } },
+            dockerSecurityOptions: ['no-new-privileges'],
             ulimits: [{ name: 'memlock', softLimit: -1, hardLimit: -1 }],
             environment: [
               { name: 'SLUICE_TABLE_PREFIX', value: 'sluice-' },

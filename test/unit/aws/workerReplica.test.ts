@@ -1,4 +1,4 @@
-import { chmod, chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,13 +32,17 @@ const TASK_ENV = {
   SLUICE_VERSION_ID: 'version-1',
 };
 
-const SOURCE = `import ctypes, os, threading, time
+const SOURCE = `import ctypes, os, subprocess, threading, time
 import sluice
 
 @sluice.function(name="probe")
 def probe(what: str) -> dict:
     if what == "env":
         return dict(os.environ)
+    if what == "escalate":
+        status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+        planted = subprocess.run([os.path.join(os.getcwd(), "rootid"), "-u"], capture_output=True, text=True)
+        return {"planted_euid": planted.stdout.strip(), "no_new_privileges": status["NoNewPrivs"].strip(), "effective_capabilities": status["CapEff"].strip()}
     if what == "logs":
         libc = ctypes.CDLL(None)
         def after():
@@ -113,6 +117,15 @@ describe('the AWS worker’s replicas', () => {
     expect(await runProbe(codeDir, 'agent', NOBODY)).toEqual({ error: 'PermissionError' });
     // The same probe as the agent's own user does read it: the user is what keeps it out.
     expect(await runProbe(codeDir, 'agent')).toEqual({ read: expect.any(Number) });
+  });
+
+  it.runIf(asRoot)('gain no privileges from a setuid-root file the image left: no new privileges, no capabilities', async () => {
+    // What a run_command could leave if the image's strip of setuid bits missed a file.
+    const planted = join(codeDir, 'rootid');
+    await copyFile('/usr/bin/id', planted);
+    await chown(planted, 0, 0);
+    await chmod(planted, 0o4755);
+    expect(await runProbe(codeDir, 'escalate', NOBODY)).toEqual({ planted_euid: String(NOBODY), no_new_privileges: '1', effective_capabilities: '0000000000000000' });
   });
 });
 

@@ -9,6 +9,7 @@ import { BuildFailure } from './buildFailure.js';
 import { DefaultPackagesLayers } from './defaultPackagesLayer.js';
 import { PIP_INSTALL, pipConfiguration } from './pipConfiguration.js';
 import type { PythonInterpreter } from './pythonInterpreters.js';
+import { clearSetIdBits } from './setIdBits.js';
 import { pythonInstallation } from './pythonInterpreters.js';
 
 export type OutputLine = (line: string) => void;
@@ -126,6 +127,8 @@ export class PythonEnvironments {
         output(`Running build command ${index + 1} of ${runCommands.length}: ${command}`);
         await this.step('/bin/sh', ['-c', command], { ...spec, cwd: scratch }, activated, output, `Build command ${index + 1} (${command}) failed`);
       }
+      const cleared = runCommands.length > 0 ? await clearSetIdBits(scratch) : [];
+      if (cleared.length > 0) output(`Cleared the setuid/setgid bits the build commands left on ${cleared.length} file${cleared.length > 1 ? 's' : ''}: a function runs with no more privileges than its own.`);
       const target = missing.length === 0 ? path : `${path}.without-${missing.join('-')}-${randomUUID().slice(0, 8)}`;
       await relocateScripts(scratch, target);
       await writeFile(join(scratch, '.ready'), `${interpreter.executable}\n${[...defaults, ...packages, ...runCommands].join('\n')}\n`);

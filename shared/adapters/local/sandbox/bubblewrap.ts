@@ -5,7 +5,8 @@ import type { Sandbox, SandboxSpec } from './sandbox.js';
 const SCRATCH = '/tmp';
 
 /**
- * Bubblewrap: new user, PID, IPC, UTS and cgroup namespaces, the network shared unless the spec
+ * Bubblewrap: new user, PID, IPC, UTS and cgroup namespaces, no capabilities in them, no new
+ * privileges (bwrap sets no_new_privs: a setuid file runs as its caller), the network shared unless the spec
  * says otherwise (functions download things), a read-only view of the system's software, and only the spec's folders
  * besides. The PID namespace ends with bwrap, and bwrap with its parent (--die-with-parent), so
  * killing bwrap or the service ends every process the function started.
@@ -33,6 +34,9 @@ export function bwrapArguments(command: string, args: string[], spec: SandboxSpe
   return [
     '--die-with-parent',
     '--unshare-all',
+    // Run by root, bwrap leaves the function every capability in its namespaces: enough to make
+    // a read-only mount writable again and write through it to the host's files.
+    '--cap-drop', 'ALL',
     ...(spec.network === false ? [] : ['--share-net']),
     '--new-session',
     ...systemMounts,
