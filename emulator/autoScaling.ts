@@ -1,8 +1,8 @@
 import { DescribeScalableTargetsCommand, DescribeScalingPoliciesCommand, type ScalingPolicy } from '@aws-sdk/client-application-auto-scaling';
-import { DescribeAlarmsCommand, GetMetricStatisticsCommand, PutMetricDataCommand, SetAlarmStateCommand, type MetricAlarm, type Statistic } from '@aws-sdk/client-cloudwatch';
+import { DescribeAlarmsCommand, GetMetricStatisticsCommand, SetAlarmStateCommand, type MetricAlarm, type Statistic } from '@aws-sdk/client-cloudwatch';
 import { DescribeServicesCommand, UpdateServiceCommand } from '@aws-sdk/client-ecs';
-import { GetQueueAttributesCommand, ListQueuesCommand } from '@aws-sdk/client-sqs';
 import type { AwsClients } from './awsClients.js';
+import { AWS_SQS_METRIC_TIMES, SqsMetrics, type SqsMetricTimes } from './sqsMetrics.js';
 
 export interface AutoScalingOptions {
   clients: AwsClients;
@@ -13,6 +13,10 @@ export interface AutoScalingOptions {
   onEvent: (message: string) => void;
   /** Called after a service's desired count changed, so ECS acts at once. */
   onScaled: () => void;
+  /** When SQS's datapoints reach CloudWatch (AWS's times by default, divided by timeScale). */
+  sqsMetricTimes?: SqsMetricTimes;
+  /** The clock of metric timestamps and alarm periods; specs step it a minute a tick. */
+  now?: () => number;
 }
 
 const COMPARE: Record<string, (value: number, threshold: number) => boolean> = {
@@ -24,9 +28,11 @@ const COMPARE: Record<string, (value: number, threshold: number) => boolean> = {
 
 /**
  * What AWS does between the queues and the services, once per (scaled) minute: SQS publishes
- * each queue's ApproximateNumberOfMessagesVisible and ...NotVisible to CloudWatch (moto);
- * CloudWatch evaluates the alarms from those metrics (a metric or a sum of metrics, over the
- * alarm's evaluation periods) and records their state; while an alarm is in ALARM, Application
+ * each queue's ApproximateNumberOfMessagesVisible and ...NotVisible to CloudWatch (moto), late,
+ * and not at all for an inactive queue (./sqsMetrics.ts); CloudWatch evaluates the alarms from
+ * the latest datapoints it has (a metric or a sum of metrics, over the alarm's evaluation
+ * periods; no datapoint counts as the alarm's TreatMissingData says) and records their state;
+ * while an alarm is in ALARM, Application
  * Auto Scaling runs its step scaling policies (ExactCapacity, ChangeInCapacity), clamped to
  * the scalable target's minimum and maximum, and sets the ECS service's desired count. A
  * target below its minimum is raised to it, as registering a target does.
@@ -35,8 +41,18 @@ export class AutoScalingEmulator {
   private readonly history = new Map<string, boolean[]>();
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | null = null;
+  private readonly sqsMetrics: SqsMetrics;
+  private readonly now: () => number;
 
-  constructor(private readonly options: AutoScalingOptions) {}
+  constructor(private readonly options: AutoScalingOptions) {
+    this.now = options.now ?? Date.now;
+    this.sqsMetrics = new SqsMetrics({ clients: options.clients, queuePrefix: options.queuePrefix, timeScale: options.timeScale, times: options.sqsMetricTimes ?? AWS_SQS_METRIC_TIMES, now: this.now });
+  }
+
+  /** The product's API call on a queue (its URL or name): SQS counts it as activity. */
+  queueAccessed(queue: string): void {
+    this.sqsMetrics.accessed(queue);
+  }
 
   start(): void {
     this.timer = setInterval(() => {
@@ -55,7 +71,7 @@ export class AutoScalingEmulator {
   }
 
   async tick(): Promise<void> {
-    await this.publishQueueMetrics();
+    await this.sqsMetrics.publish();
     const { MetricAlarms = [] } = await this.options.clients.cloudWatch.send(new DescribeAlarmsCommand({}));
     const policies = await this.policies();
     let scaled = false;
@@ -72,40 +88,32 @@ export class AutoScalingEmulator {
     if (scaled) this.options.onScaled();
   }
 
-  private async publishQueueMetrics(): Promise<void> {
-    const { sqs, cloudWatch } = this.options.clients;
-    const { QueueUrls = [] } = await sqs.send(new ListQueuesCommand({ QueueNamePrefix: this.options.queuePrefix }));
-    for (const queueUrl of QueueUrls) {
-      const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
-      const dimensions = [{ Name: 'QueueName', Value: queueUrl.split('/').pop() as string }];
-      await cloudWatch.send(
-        new PutMetricDataCommand({
-          Namespace: 'AWS/SQS',
-          MetricData: [
-            { MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: dimensions, Value: Number(Attributes.ApproximateNumberOfMessages ?? 0) },
-            { MetricName: 'ApproximateNumberOfMessagesNotVisible', Dimensions: dimensions, Value: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) },
-          ],
-        }),
-      );
-    }
-  }
-
-  /** The alarm's latest value and whether it is in ALARM (its last EvaluationPeriods datapoints breach); null without data. */
+  /**
+   * The alarm's latest value and whether it is in ALARM (its last EvaluationPeriods datapoints
+   * breach); null when it cannot say. A period without a datapoint breaches with
+   * TreatMissingData breaching, does not with notBreaching, and leaves the state as it is
+   * otherwise. A missing datapoint that breaches stands for a value beyond any step's bound.
+   */
   private async evaluate(alarm: MetricAlarm): Promise<{ value: number } | false | null> {
-    const value = await this.alarmValue(alarm);
-    if (value === null) return null;
     const compare = COMPARE[alarm.ComparisonOperator ?? ''];
     if (!compare) return null;
+    const measured = await this.alarmValue(alarm);
+    const missing = alarm.TreatMissingData === 'breaching' || alarm.TreatMissingData === 'notBreaching' ? alarm.TreatMissingData : null;
+    if (measured === null && missing === null) return null;
+    const beyond = compare(Number.POSITIVE_INFINITY, 0) ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+    const value = measured ?? (missing === 'breaching' ? beyond : null);
+    const breaches = value === null ? false : compare(value, alarm.Threshold ?? 0);
     const name = alarm.AlarmName as string;
     const periods = alarm.EvaluationPeriods ?? 1;
-    const history = [...(this.history.get(name) ?? []), compare(value, alarm.Threshold ?? 0)].slice(-periods);
+    const history = [...(this.history.get(name) ?? []), breaches].slice(-periods);
     this.history.set(name, history);
     const inAlarm = history.length === periods && history.every(Boolean);
     const state = inAlarm ? 'ALARM' : 'OK';
     if (alarm.StateValue !== state) {
-      await this.options.clients.cloudWatch.send(new SetAlarmStateCommand({ AlarmName: name, StateValue: state, StateReason: `Emulated evaluation: ${value} against ${alarm.Threshold}` }));
+      const reading = measured === null ? `no datapoint (TreatMissingData ${missing})` : String(measured);
+      await this.options.clients.cloudWatch.send(new SetAlarmStateCommand({ AlarmName: name, StateValue: state, StateReason: `Emulated evaluation: ${reading} against ${alarm.Threshold}` }));
     }
-    return inAlarm ? { value } : false;
+    return inAlarm && value !== null ? { value } : false;
   }
 
   /** A metric alarm's value over its last period; for metric math, the sum its expression names (`a + b`). */
@@ -126,15 +134,18 @@ export class AutoScalingEmulator {
     return sum;
   }
 
+  /** The latest minute's datapoints CloudWatch has: those of a minute ago and before, since SQS's arrive late. */
   private async statistic(namespace: string, metric: string, dimensions: { Name?: string; Value?: string }[], statistic: Statistic): Promise<number | null> {
-    const now = Date.now();
+    const now = this.now();
+    const minute = this.sqsMetrics.scaled(60);
+    const lateness = this.sqsMetrics.scaled((this.options.sqsMetricTimes ?? AWS_SQS_METRIC_TIMES).delaySeconds);
     const { Datapoints = [] } = await this.options.clients.cloudWatch.send(
       new GetMetricStatisticsCommand({
         Namespace: namespace,
         MetricName: metric,
         Dimensions: dimensions.map((dimension) => ({ Name: dimension.Name, Value: dimension.Value })),
-        StartTime: new Date(now - 60_000 / this.options.timeScale - 1_000),
-        EndTime: new Date(now + 1_000),
+        StartTime: new Date(now - lateness - minute * 1.5),
+        EndTime: new Date(now + minute / 2),
         Period: 60,
         Statistics: [statistic],
       }),

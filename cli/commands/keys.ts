@@ -1,22 +1,22 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { Config } from '../../shared/config.js';
 import type { KeyService } from '../../shared/services/keyService.js';
-import { CliError } from '../client.js';
+import { openKeysStore } from '../openKeysStore.js';
 import { readUserConfig } from '../settings/userConfig.js';
 
 /**
  * `sluice keys ...`: an operator's commands. They open the store directly (the local data
- * directory; or DynamoDB with SLUICE_MODE=aws), so they work whether or not the service is
- * running. The data directory is --data-dir, else SLUICE_DATA_DIR, else the one `sluice start`
- * last saved in the user config, else ./.data. One with no store is refused, never silently
+ * directory; DynamoDB with SLUICE_MODE=aws; the emulated DynamoDB of a running `npm run
+ * aws:local` whose data directory it is: cli/openKeysStore.ts), so they work whether or not the
+ * service is running (aws:local's store, in memory, only while it runs). The data directory is
+ * --data-dir, else SLUICE_DATA_DIR, else the one `sluice start` last saved in the user config,
+ * else ./.data. One with no store is refused, never silently
  * created: only `keys create` in a data directory named outright (--data-dir, SLUICE_DATA_DIR)
  * makes a new store, as an operator does to provision keys before the first start.
  */
 export function registerKeyCommands(program: Command, print: (line: string) => void): void {
   const keys = program
     .command('keys')
-    .description('manage organizations and their API keys (opens the local store directly)')
+    .description('manage organizations and their API keys (opens the store directly)')
     .option('--data-dir <dir>', 'the service\'s data directory (default: SLUICE_DATA_DIR, the one `sluice start` saved, or .data)');
   const dataDirOption = () => keys.opts<{ dataDir?: string }>().dataDir;
 
@@ -64,9 +64,8 @@ export function registerKeyCommands(program: Command, print: (line: string) => v
 
 async function withKeys(dataDir: string | undefined, store: { mayCreate: boolean }, work: (keys: KeyService) => Promise<void>): Promise<void> {
   // The store and its drivers load only for these commands: every other one starts faster.
-  const [{ loadConfig }, { openStore, sqliteStorePath }, { createSystemClock }, { KeyService }] = await Promise.all([
+  const [{ loadConfig }, { createSystemClock }, { KeyService }] = await Promise.all([
     import('../../shared/config.js'),
-    import('../../shared/app/openStore.js'),
     import('../../shared/adapters/systemClock.js'),
     import('../../shared/services/keyService.js'),
   ]);
@@ -74,19 +73,10 @@ async function withKeys(dataDir: string | undefined, store: { mayCreate: boolean
   const chosen = dataDir ?? saved;
   const config = loadConfig(chosen === undefined ? process.env : { ...process.env, SLUICE_DATA_DIR: chosen });
   const named = dataDir !== undefined || process.env.SLUICE_DATA_DIR !== undefined;
-  if (!(store.mayCreate && named)) refuseMissingStore(config, sqliteStorePath(config.dataDir));
-  const opened = openStore(config);
+  const opened = await openKeysStore(config, store.mayCreate && named, process.argv.slice(2));
   try {
     await work(new KeyService(opened, createSystemClock()));
   } finally {
     await opened.close();
   }
-}
-
-function refuseMissingStore(config: Config, storePath: string): void {
-  if (config.mode !== 'local' || existsSync(storePath)) return;
-  throw new CliError(
-    `No Sluice data in ${config.dataDir}: the keys commands open the store of a local service. ` +
-      'Pass --data-dir (or set SLUICE_DATA_DIR) to the folder `sluice start` uses, or run `sluice start` once to create it.',
-  );
 }
