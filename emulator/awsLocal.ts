@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { createDocumentClient, createDynamoDbStore } from '../shared/adapters/aws/dynamodb/dynamoDbStore.js';
 import { ensureBootstrapKey, type BootstrapKey } from '../shared/app/bootstrapKey.js';
+import { announceRunningEmulation } from '../cli/settings/awsLocalData.js';
+import { SQS_MAX_VISIBILITY_SECONDS } from '../shared/adapters/aws/sqsJobQueue.js';
 import { KeyService } from '../shared/services/keyService.js';
 import { createSystemClock } from '../shared/adapters/systemClock.js';
 import { apiCors, apiRoutes, corsOf, startHttpFront } from './apiGateway.js';
@@ -20,6 +22,8 @@ import { LambdaService } from './lambda/lambdaService.js';
 import { lambdaFunctions } from './lambdaFunctions.js';
 import { startMoto } from './moto.js';
 import { provision } from './provision.js';
+import { SqsVisibilityCap } from './sqsVisibilityCap.js';
+import type { SqsMetricTimes } from './sqsMetrics.js';
 import { StepFunctionsEmulator } from './stepFunctions.js';
 
 export interface AwsLocalOptions {
@@ -32,12 +36,20 @@ export interface AwsLocalOptions {
   prefix: string;
   /** AWS's minute-long cadences (metrics, alarms, schedules) divided by this. */
   timeScale: number;
+  /** When SQS's metrics reach CloudWatch, in AWS seconds (default AWS's: emulator/sqsMetrics.ts). */
+  sqsMetricTimes?: SqsMetricTimes;
   python: string;
   pipArgs: string[];
   /** Added to every Lambda's environment: what the emulation must change (loopback webhooks, shorter retries). */
   lambdaEnvironment: Record<string, string>;
   /** Added to every ECS task's environment. */
   taskEnvironment: Record<string, string>;
+  /** SQS's cap on a message's invisibility from its receipt (AWS: 12 hours); shortened, the workers are told too. */
+  sqsMaxVisibilitySeconds?: number;
+  /** Machine types whose capacity providers have no instance to give (a GPU vCPU quota of 0): their tasks wait in PROVISIONING, then stop. */
+  noCapacityFor?: string[];
+  /** How long such a task waits in PROVISIONING (default ECS's 30 minutes on the emulation's clock); tests shorten it. */
+  provisioningTimeoutMs?: number;
   onEvent: (message: string) => void;
 }
 
@@ -74,7 +86,15 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     const clients = awsClients(moto.endpoint, dynalite.endpoint);
 
     let observe: (call: ObservedCall) => void = () => undefined;
-    const proxy = await startAwsProxy(moto.endpoint, (call) => observe(call));
+    const visibilityCap = new SqsVisibilityCap(options.sqsMaxVisibilitySeconds ?? SQS_MAX_VISIBILITY_SECONDS);
+    const proxy = await startAwsProxy(
+      moto.endpoint,
+      (call) => {
+        visibilityCap.observe(call);
+        observe(call);
+      },
+      (target, request) => visibilityCap.refuse(target, request),
+    );
     cleanups.push(() => proxy.close());
     const environment = awsEnvironment(proxy.endpoint, dynalite.endpoint);
 
@@ -123,9 +143,12 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
       cluster,
       images,
       awsEnvironment: environment,
-      extraEnvironment: options.taskEnvironment,
+      extraEnvironment: { ...options.taskEnvironment, ...(options.sqsMaxVisibilitySeconds ? { SLUICE_QUEUE_MAX_VISIBILITY_S: String(options.sqsMaxVisibilitySeconds) } : {}) },
       logDir,
       onEvent: options.onEvent,
+      noCapacity: (provider) => (options.noCapacityFor ?? []).some((machineType) => provider === `${options.prefix}${machineType}`),
+      // ECS's 30 minutes in PROVISIONING, on the emulation's clock.
+      provisioningTimeoutMs: options.provisioningTimeoutMs ?? (30 * 60_000) / options.timeScale,
       onTaskStopped: (detail) => bus.put({ source: 'aws.ecs', 'detail-type': 'ECS Task State Change', detail, resources: [String(detail.taskArn)] }),
     });
     await ecs.start();
@@ -133,14 +156,16 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     const reconcile = () => void ecs.reconcile().catch((error: unknown) => options.onEvent(`ECS: ${(error as Error).message}`));
     const scheduler = setInterval(reconcile, 1000);
     cleanups.push(() => clearInterval(scheduler));
-    const autoScaling = new AutoScalingEmulator({ clients, queuePrefix: options.prefix, timeScale: options.timeScale, onEvent: options.onEvent, onScaled: reconcile });
+    const autoScaling = new AutoScalingEmulator({ clients, queuePrefix: options.prefix, timeScale: options.timeScale, sqsMetricTimes: options.sqsMetricTimes, onEvent: options.onEvent, onScaled: reconcile });
     autoScaling.start();
     cleanups.push(() => autoScaling.stop());
 
     observe = (call) => {
       options.onEvent(`${call.target} -> ${call.status}`);
-      if (call.status !== 200) return;
       const request = call.request as Record<string, any>;
+      // Any call on a queue keeps it active for SQS's metrics, a refused one too (emulator/sqsMetrics.ts).
+      if (call.target.startsWith('AmazonSQS.') && typeof (request?.QueueUrl ?? request?.QueueName) === 'string') autoScaling.queueAccessed(request.QueueUrl ?? request.QueueName);
+      if (call.status !== 200) return;
       const response = call.response as Record<string, any>;
       switch (call.target) {
         case 'CodeBuild_20161006.StartBuild':
@@ -148,6 +173,8 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
         case 'AWSStepFunctions.StartExecution':
           return stepFunctions.start({ executionArn: response.executionArn, stateMachineArn: request.stateMachineArn, input: request.input ?? '{}' });
         case 'AmazonEC2ContainerServiceV20141113.CreateService':
+          ecs.noteCapacityProvider(request.serviceName, request.capacityProviderStrategy?.[0]?.capacityProvider);
+          return reconcile();
         case 'AmazonEC2ContainerServiceV20141113.UpdateService':
         case 'AmazonEC2ContainerServiceV20141113.DeleteService':
           return reconcile();
@@ -157,6 +184,8 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     // The operator's part: the first key, as `sluice keys create` would make it in DynamoDB.
     const store = createDynamoDbStore({ tablePrefix: options.prefix, client: createDocumentClient(clients.dynamoDb) });
     const bootstrapKey = await ensureBootstrapKey(new KeyService(store, createSystemClock()), dataDir, options.organization, options.apiKey);
+    // Where `sluice keys --data-dir <this folder>` finds that DynamoDB, while it exists.
+    cleanups.push(announceRunningEmulation(dataDir, { dynamoDbEndpoint: dynalite.endpoint, tablePrefix: options.prefix, region: EMULATED_REGION, pid: process.pid }));
 
     return { url: api.url, awaitUrl, bootstrapKey, ecs, clients, close };
   } catch (error) {

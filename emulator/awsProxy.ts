@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { RefusedCall } from './sqsVisibilityCap.js';
 
 /** A call the product made to an AWS API, and moto's answer. */
 export interface ObservedCall {
@@ -11,27 +12,36 @@ export interface ObservedCall {
 }
 
 export type CallObserver = (call: ObservedCall) => void;
+/** Answers a call in AWS's place where AWS would refuse what moto allows (a limit moto lacks); null passes it on. */
+export type CallRefuser = (target: string, request: unknown) => RefusedCall | null;
 
 /**
  * The endpoint the product's AWS clients talk to (AWS_ENDPOINT_URL): every request goes to
  * moto unchanged, and moto's answer comes back unchanged. Calls to the JSON-protocol
  * operations that set AWS's own machinery going (StartBuild, StartExecution, UpdateService)
  * are shown to the emulation once moto has answered them, which is when AWS would start work.
+ * A call past a limit AWS enforces and moto does not is refused here, as AWS refuses it.
  */
-export function startAwsProxy(motoEndpoint: string, observe: CallObserver): Promise<{ endpoint: string; close(): Promise<void> }> {
+export function startAwsProxy(motoEndpoint: string, observe: CallObserver, refuse: CallRefuser = () => null): Promise<{ endpoint: string; close(): Promise<void> }> {
   const target = new URL(motoEndpoint);
   const server = createServer((incoming, outgoing) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
       const body = Buffer.concat(chunks);
+      const operation = incoming.headers['x-amz-target'];
+      const refused = typeof operation === 'string' ? refuse(operation, parse(body)) : null;
+      if (refused) {
+        const answer = Buffer.from(JSON.stringify(refused.body));
+        outgoing.writeHead(refused.status, { ...refused.headers, 'content-length': String(answer.length) });
+        return void outgoing.end(answer);
+      }
       const forward = httpRequest(
         { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: target.host } },
         (answer: IncomingMessage) => {
           const answerChunks: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
           answer.on('end', () => {
-            const operation = incoming.headers['x-amz-target'];
             const answerBody = typeof operation === 'string' ? mendMotoAnswer(operation, Buffer.concat(answerChunks)) : Buffer.concat(answerChunks);
             outgoing.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'content-length': String(answerBody.length) });
             outgoing.end(answerBody);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DescribeServicesCommand, DescribeTaskDefinitionCommand, ListServicesCommand, type Service } from '@aws-sdk/client-ecs';
 import { constants as osConstants } from 'node:os';
 import { EMULATED_ACCOUNT, EMULATED_REGION, type AwsClients } from './awsClients.js';
+import { containerConfinement } from './containerSecurity.js';
 import type { ImageRegistry } from './imageRegistry.js';
 
 /** ECS's default wait between SIGTERM and SIGKILL when it stops a task. */
@@ -33,14 +34,32 @@ export interface EcsEmulatorOptions {
   onEvent: (message: string) => void;
   /** The detail of ECS's "ECS Task State Change" event for a task that stopped, as EventBridge carries it. */
   onTaskStopped: (detail: Record<string, unknown>) => void;
+  /** Capacity providers with no instance to give (a vCPU quota of 0, no capacity in the zone): their tasks wait in PROVISIONING. */
+  noCapacity?: (capacityProvider: string) => boolean;
+  /** How long a task waits in PROVISIONING before ECS stops it. */
+  provisioningTimeoutMs?: number;
 }
+
+/** A task waiting in PROVISIONING for an instance its capacity provider cannot give. */
+interface ProvisioningTask {
+  id: string;
+  service: string;
+  taskDefinition: string;
+  timer: NodeJS.Timeout;
+}
+
+/** What ECS says of a task stopped in PROVISIONING (its wording varies: taskStateChange.ts matches it loosely). */
+export const NO_CAPACITY_REASON = 'Timeout waiting for capacity: the capacity provider could not launch an instance for the task';
+/** ECS's wait in PROVISIONING (as documented for capacity providers' managed scaling). */
+const PROVISIONING_TIMEOUT_MS = 30 * 60_000;
 
 /**
  * ECS's service scheduler, emulated: every `reconcile` reads the cluster's services from moto
  * and starts or stops tasks until each service runs its desiredCount of its current task
  * definition. A task is a process of the image's command (`node /app/worker.mjs`) with the
  * task definition's environment, the image's environment (its venv on PATH) and the agent
- * endpoint ECS gives every task (ECS_AGENT_URI, here serving task scale-in protection). Scale-in
+ * endpoint ECS gives every task (ECS_AGENT_URI, here serving task scale-in protection), confined
+ * as the container definition says (no-new-privileges, capabilities: containerSecurity.ts). Scale-in
  * stops unprotected tasks first and never a protected one; a stopped task gets SIGTERM, then
  * SIGKILL after 30 s. A task that exits is replaced at the next reconcile, after a pause that
  * doubles with each failure in a row (ECS's own throttle; its pauses grow to 15 minutes, here
@@ -48,6 +67,9 @@ export interface EcsEmulatorOptions {
  */
 export class EcsEmulator {
   private readonly tasks = new Map<string, EmulatedTask>();
+  private readonly provisioning = new Map<string, ProvisioningTask>();
+  /** Service -> its capacity provider, from its CreateService call: moto's DescribeServices leaves the strategy out. */
+  private readonly capacityProviders = new Map<string, string>();
   private agent: Server | undefined;
   private agentUrl = '';
   private counter = 0;
@@ -80,6 +102,11 @@ export class EcsEmulator {
     return [...this.tasks.values()];
   }
 
+  /** The capacity provider a CreateService asked for, which moto does not keep. */
+  noteCapacityProvider(service: string, provider: string | undefined): void {
+    if (provider) this.capacityProviders.set(service, provider);
+  }
+
   /** Brings the tasks in line with the services; concurrent calls coalesce. */
   reconcile(): Promise<void> {
     if (this.reconciling) {
@@ -98,6 +125,7 @@ export class EcsEmulator {
   }
 
   async stop(): Promise<void> {
+    for (const waiting of this.provisioning.values()) this.cancelProvisioning(waiting);
     await Promise.all([...this.tasks.values()].map((task) => this.stopTask(task, 5_000)));
     await new Promise<void>((resolve) => (this.agent ? this.agent.close(() => resolve()) : resolve()));
   }
@@ -116,15 +144,23 @@ export class EcsEmulator {
     const services = await this.services();
     const names = new Set(services.map((service) => service.serviceName));
     for (const task of this.tasks.values()) if (!names.has(task.service)) void this.stopTask(task, STOP_TIMEOUT_MS);
+    for (const waiting of this.provisioning.values()) if (!names.has(waiting.service)) this.cancelProvisioning(waiting);
     for (const service of services) {
       const name = service.serviceName as string;
       const current = [...this.tasks.values()].filter((task) => task.service === name && !task.stopping);
       // A new task definition (a redeploy) replaces the tasks of the old one.
       for (const task of current.filter((candidate) => candidate.taskDefinition !== service.taskDefinition)) void this.stopTask(task, STOP_TIMEOUT_MS);
       const live = current.filter((task) => task.taskDefinition === service.taskDefinition);
+      const waiting = [...this.provisioning.values()].filter((task) => task.service === name);
       const desired = service.desiredCount ?? 0;
       const throttled = (this.throttle.get(name)?.notBefore ?? 0) > Date.now();
-      for (let count = live.length; count < desired && !throttled; count++) await this.startTask(name, service.taskDefinition as string);
+      const provider = service.capacityProviderStrategy?.[0]?.capacityProvider ?? this.capacityProviders.get(name) ?? '';
+      for (let count = live.length + waiting.length; count < desired && !throttled; count++) {
+        if (this.options.noCapacity?.(provider)) this.provision(name, service.taskDefinition as string, provider);
+        else await this.startTask(name, service.taskDefinition as string);
+      }
+      // Fewer wanted: the tasks still waiting for an instance go first.
+      for (const task of waiting.slice(0, Math.max(0, live.length + waiting.length - desired))) this.cancelProvisioning(task);
       const excess = live.length - desired;
       if (excess > 0) {
         const stoppable = live.filter((task) => task.protectedUntil < Date.now()).slice(0, excess);
@@ -134,6 +170,28 @@ export class EcsEmulator {
         }
       }
     }
+  }
+
+  /** A task its capacity provider cannot place: it waits in PROVISIONING, then ECS stops it as unable to start. */
+  private provision(service: string, taskDefinition: string, provider: string): void {
+    const id = `task-${++this.counter}`;
+    const startedAt = Date.now();
+    this.options.onEvent(`(service ${service}) task ${id} is PROVISIONING: capacity provider ${provider} has no instance for it.`);
+    const timer = setTimeout(() => {
+      this.provisioning.delete(id);
+      this.options.onEvent(`(service ${service}) task ${id} stopped: ${NO_CAPACITY_REASON}`);
+      const task = { id, service, taskDefinition, startedAt, stopping: false } as EmulatedTask;
+      this.options.onTaskStopped({ ...taskStoppedDetail(task, this.options.cluster, null, null), stopCode: 'TaskFailedToStart', stoppedReason: NO_CAPACITY_REASON, containers: [{ name: 'worker', lastStatus: 'STOPPED' }] });
+      this.throttleAfterExit(task, 1);
+      void this.reconcile().catch(() => undefined);
+    }, this.options.provisioningTimeoutMs ?? PROVISIONING_TIMEOUT_MS);
+    timer.unref();
+    this.provisioning.set(id, { id, service, taskDefinition, timer });
+  }
+
+  private cancelProvisioning(task: ProvisioningTask): void {
+    clearTimeout(task.timer);
+    this.provisioning.delete(task.id);
   }
 
   private async startTask(service: string, taskDefinitionArn: string): Promise<void> {
@@ -148,7 +206,9 @@ export class EcsEmulator {
     }
     const log = createWriteStream(join(this.options.logDir, `${service}-${id}.log`), { flags: 'a' });
     const environment = Object.fromEntries((container.environment ?? []).map((entry) => [entry.name as string, entry.value as string]));
-    const child = spawn(process.execPath, [join(image.appDir, 'worker.mjs')], {
+    // As Docker starts the container: its security options and capabilities applied.
+    const [command = process.execPath, ...args] = [...containerConfinement(container, process.getuid?.() === 0), process.execPath, join(image.appDir, 'worker.mjs')];
+    const child = spawn(command, args, {
       cwd: image.codeDir,
       env: {
         PATH: `${image.venv}/bin:${process.env.PATH ?? ''}`,

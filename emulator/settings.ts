@@ -12,10 +12,18 @@ const schema = z.object({
   SLUICE_PIP_ARGS: z.string().default(''),
   /** AWS's minute-long cadences (metrics, alarms, schedules) run this many times faster. */
   SLUICE_AWS_TIME_SCALE: z.coerce.number().positive().default(60),
+  /** SQS's metrics in CloudWatch, in AWS seconds (scaled): a minute's datapoint seen this late; none for a queue idle this long; back this long after it wakes (emulator/sqsMetrics.ts). */
+  SLUICE_AWS_SQS_METRIC_DELAY_S: z.coerce.number().min(0).default(60),
+  SLUICE_AWS_SQS_IDLE_S: z.coerce.number().positive().default(21_600),
+  SLUICE_AWS_SQS_WAKE_S: z.coerce.number().min(0).default(900),
   SLUICE_WEBHOOK_RETRY_BASE_MS: z.string().default('1000'),
   SLUICE_AWS_VERBOSE: z.enum(['0', '1']).default('0'),
   /** A worker task's job lease; tests shorten it so a killed task's job comes back sooner. */
   SLUICE_QUEUE_VISIBILITY_S: z.string().default('60'),
+  /** SQS's 12-hour cap on a message's invisibility from its receipt; shortened to reach it in seconds. */
+  /** Machine types (comma-separated) whose tasks find no instance, as with an EC2 vCPU quota of 0: they wait in PROVISIONING, then stop. */
+  SLUICE_AWS_NO_CAPACITY: z.string().default(''),
+  SLUICE_AWS_SQS_MAX_VISIBILITY_S: z.coerce.number().int().min(10).max(43_200).default(43_200),
 });
 
 /** `npm run aws:local`'s settings: the same variables as `npm start`, and the emulation's own. */
@@ -29,11 +37,14 @@ export function awsLocalSettings(env: NodeJS.ProcessEnv) {
     organization: values.SLUICE_BOOTSTRAP_ORG,
     prefix: values.SLUICE_TABLE_PREFIX,
     timeScale: values.SLUICE_AWS_TIME_SCALE,
+    sqsMetricTimes: { delaySeconds: values.SLUICE_AWS_SQS_METRIC_DELAY_S, idleSeconds: values.SLUICE_AWS_SQS_IDLE_S, wakeSeconds: values.SLUICE_AWS_SQS_WAKE_S },
     python: values.SLUICE_PYTHON,
     pipArgs: values.SLUICE_PIP_ARGS.split(/\s+/).filter(Boolean),
     verbose: values.SLUICE_AWS_VERBOSE === '1',
     // On AWS, receivers are public addresses; here they are on this machine.
     lambdaEnvironment: { SLUICE_WEBHOOK_ALLOW: 'loopback', SLUICE_WEBHOOK_RETRY_BASE_MS: values.SLUICE_WEBHOOK_RETRY_BASE_MS },
+    sqsMaxVisibilitySeconds: values.SLUICE_AWS_SQS_MAX_VISIBILITY_S,
+    noCapacityFor: values.SLUICE_AWS_NO_CAPACITY.split(',').map((type) => type.trim()).filter(Boolean),
     taskEnvironment: { SLUICE_QUEUE_VISIBILITY_S: values.SLUICE_QUEUE_VISIBILITY_S } as Record<string, string>,
   };
 }

@@ -2,6 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { ConcurrencyPool, DEFAULT_ACCOUNT_CONCURRENCY } from './concurrency.js';
 
 const RUNTIME = fileURLToPath(new URL('./runtime.mjs', import.meta.url));
 /** Lambda's limit on a synchronous invocation's request and response payloads. */
@@ -20,7 +21,12 @@ export interface LambdaFunctionSpec {
   memoryMb: number;
   /** The template's runtime (`nodejs24.x`); the emulation runs it on this machine's Node. */
   runtime: string;
+  /** The template's ReservedConcurrentExecutions: at most this many at once, carved out of the account's pool. */
+  reservedConcurrency?: number;
 }
+
+/** Lambda's error for a throttled invocation (HTTP 429), whatever the function's code. */
+export const THROTTLED = 'TooManyRequestsException';
 
 /** A function error, as Lambda reports it (`Unhandled`, or a timeout). */
 export class LambdaInvocationError extends Error {
@@ -50,13 +56,15 @@ type Reply = { type: 'result'; result: unknown } | { type: 'error'; error: { err
  * invocation at a time; a concurrent invocation gets another environment, a cold start. When
  * a handler returns, its environment is frozen (SIGSTOP) until its next invocation (SIGCONT),
  * so timers, sockets and promises left behind stop exactly as they do on AWS. A handler that
- * runs past the function's timeout has its environment killed.
+ * runs past the function's timeout has its environment killed. Invocations past the account's
+ * concurrency, or past a function's reservation, are throttled (concurrency.ts).
  */
 export class LambdaService {
   private readonly functions = new Map<string, LambdaFunctionSpec>();
   private readonly idle = new Map<string, Environment[]>();
   private readonly all = new Set<Environment>();
   private readonly reaper: NodeJS.Timeout;
+  private readonly concurrency: ConcurrencyPool;
   private closed = false;
 
   constructor(
@@ -64,12 +72,16 @@ export class LambdaService {
     private readonly baseEnvironment: Record<string, string>,
     /** Where each function's output goes (CloudWatch Logs on AWS). */
     private readonly logFile: (functionName: string) => string,
+    /** The account's quota "Lambda concurrent executions"; the emulation sets it low to reach it in seconds. */
+    accountConcurrency: number = DEFAULT_ACCOUNT_CONCURRENCY,
   ) {
+    this.concurrency = new ConcurrencyPool(accountConcurrency);
     this.reaper = setInterval(() => this.reap(), 30_000);
     this.reaper.unref();
   }
 
   register(spec: LambdaFunctionSpec): void {
+    this.concurrency.reserve(spec.name, spec.reservedConcurrency);
     this.functions.set(spec.name, spec);
   }
 
@@ -87,6 +99,20 @@ export class LambdaService {
     if (Buffer.byteLength(JSON.stringify(event)) > PAYLOAD_LIMIT_BYTES) {
       throw new LambdaInvocationError(name, 'RequestEntityTooLargeException', `Request must be smaller than ${PAYLOAD_LIMIT_BYTES} bytes for the InvokeFunction operation`);
     }
+    if (!this.concurrency.acquire(name)) {
+      const reason = spec.reservedConcurrency === undefined ? 'ConcurrentInvocationLimitExceeded' : 'ReservedFunctionConcurrentInvocationLimitExceeded';
+      throw new LambdaInvocationError(name, THROTTLED, `Rate Exceeded. (${reason})`);
+    }
+    try {
+      return await this.run(spec, event);
+    } finally {
+      this.concurrency.release(name);
+    }
+  }
+
+  /** One invocation in an environment, the concurrency for it taken. */
+  private async run(spec: LambdaFunctionSpec, event: unknown): Promise<unknown> {
+    const { name } = spec;
     const environment = this.idle.get(name)?.pop() ?? (await this.coldStart(spec));
     const id = randomUUID();
     const reply = new Promise<Reply>((resolve) => {

@@ -6,12 +6,13 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createCodeBuildBuilder } from '../adapters/aws/codeBuildBuilder.js';
-import { createDynamoDbStore } from '../adapters/aws/dynamodb/dynamoDbStore.js';
+import { createDocumentClient, createDynamoDbStore } from '../adapters/aws/dynamodb/dynamoDbStore.js';
 import { createEcsCompute } from '../adapters/aws/ecsCompute.js';
 import { createPollingJobEvents } from '../adapters/aws/pollingJobEvents.js';
 import { unpublishedLogs } from '../adapters/aws/unpublishedLogs.js';
 import { createS3Artifacts } from '../adapters/aws/s3Artifacts.js';
 import { createS3Spill } from '../adapters/aws/s3Spill.js';
+import { dynamoDbJobLeases } from '../adapters/aws/dynamodb/jobLeases.js';
 import { createQueueUrlResolver, createSqsJobQueue } from '../adapters/aws/sqsJobQueue.js';
 import { createStepFunctionsScheduler } from '../adapters/aws/stepFunctionsScheduler.js';
 import { dnsResolver } from '../adapters/dnsResolver.js';
@@ -54,13 +55,16 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
   const clock = createSystemClock();
   const s3 = new S3Client({ region: aws.region });
   // Inputs, outputs, errors and webhook payloads too large for an item go to the bucket's spill/.
-  const store = createDynamoDbStore({ tablePrefix: config.tablePrefix, spill: createS3Spill({ client: s3, bucket: aws.bucket }) });
+  const documents = createDocumentClient();
+  const store = createDynamoDbStore({ client: documents, tablePrefix: config.tablePrefix, spill: createS3Spill({ client: s3, bucket: aws.bucket }) });
   const sqs = new SQSClient({ region: aws.region });
   const queue = createSqsJobQueue({
     client: sqs,
     queueUrlOf: createQueueUrlResolver({ client: sqs, prefix: config.tablePrefix }),
     visibilityTimeoutSeconds: aws.queueVisibilitySeconds,
     heartbeatSeconds: Math.max(1, Math.floor(aws.queueVisibilitySeconds / 3)),
+    maxVisibilitySeconds: aws.queueMaxVisibilitySeconds,
+    leases: dynamoDbJobLeases(documents, config.tablePrefix),
   });
   const compute = createEcsCompute({
     ecs: new ECSClient({ region: aws.region }),

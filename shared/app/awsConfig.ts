@@ -22,6 +22,8 @@ const awsSchema = z.object({
   SLUICE_SECURITY_GROUPS: z.string().default(''),
   /** How long a taken job's message stays invisible between heartbeats; a dead worker's job reappears after it. */
   SLUICE_QUEUE_VISIBILITY_S: z.coerce.number().int().min(3).max(43_200).default(60),
+  /** SQS's cap on a message's invisibility from its receipt (12 hours); emulations shorten it to reach it in seconds. */
+  SLUICE_QUEUE_MAX_VISIBILITY_S: z.coerce.number().int().min(10).max(43_200).default(43_200),
 });
 
 export interface AwsConfig {
@@ -39,6 +41,7 @@ export interface AwsConfig {
   subnets: string[];
   securityGroups: string[];
   queueVisibilitySeconds: number;
+  queueMaxVisibilitySeconds: number;
 }
 
 export function loadAwsConfig(env: NodeJS.ProcessEnv = process.env): AwsConfig {
@@ -61,6 +64,7 @@ export function loadAwsConfig(env: NodeJS.ProcessEnv = process.env): AwsConfig {
     subnets: list(values.SLUICE_SUBNETS),
     securityGroups: list(values.SLUICE_SECURITY_GROUPS),
     queueVisibilitySeconds: values.SLUICE_QUEUE_VISIBILITY_S,
+    queueMaxVisibilitySeconds: values.SLUICE_QUEUE_MAX_VISIBILITY_S,
   };
 }
 

@@ -43,9 +43,11 @@ export interface VersionRecord {
   entrypoint: Entrypoint;
   /** AWS: worker tasks that stopped in a row without their worker starting (absent: none). */
   taskFailures?: number;
+  /** AWS: why its last task found no capacity (ECS's reason and what to do), until a worker starts; null or absent: none. */
+  capacityShortage?: string | null;
 }
 
-export type VersionPatch = Partial<Pick<VersionRecord, 'buildStatus' | 'builtAt' | 'readyAt' | 'buildError' | 'taskFailures'>>;
+export type VersionPatch = Partial<Pick<VersionRecord, 'buildStatus' | 'builtAt' | 'readyAt' | 'buildError' | 'taskFailures' | 'capacityShortage'>>;
 
 /** What an edit of a version changes without a redeploy (the edit-version route). */
 export type ReplicaBounds = Pick<VersionRecord, 'minimumReplicas' | 'maximumReplicas'>;

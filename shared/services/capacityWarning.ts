@@ -1,12 +1,14 @@
-import type { MachineType } from '../domain/machineTypes.js';
+import type { VersionRecord } from '../domain/version.js';
 import type { Compute } from '../ports/compute.js';
 
 /**
- * Why a version's jobs would wait for ever: no machine of its type here, and none emulated.
- * Deploy, push and the version say it, so nobody finds out from a job that never starts. Null
- * when its machine type can run.
+ * Why a version's jobs wait: its tasks found no capacity (AWS: no instance, a quota of 0), or
+ * no machine of its type here and none emulated. Deploy, push and the version say it, so
+ * nobody finds out from a job that never starts. Null when its machine type can run.
  */
-export async function capacityWarning(compute: Compute, machineType: MachineType): Promise<string | null> {
+export async function capacityWarning(compute: Compute, version: Pick<VersionRecord, 'computeType' | 'capacityShortage'>): Promise<string | null> {
+  if (version.capacityShortage) return version.capacityShortage;
+  const machineType = version.computeType;
   if (machineType === 'cpu') return null;
   const availability = (await compute.machineTypes()).find((candidate) => candidate.machineType === machineType);
   if (!availability || availability.available) return null;

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startAwsLocal } from '../../emulator/awsLocal.js';
+import { startAwsLocal, type AwsLocalOptions } from '../../emulator/awsLocal.js';
 import type { AwsClients } from '../../emulator/awsClients.js';
 import type { EcsEmulator } from '../../emulator/ecs.js';
 import { startTestService } from '../e2e/support/testService.js';
@@ -31,7 +31,7 @@ export async function startLocalTarget(): Promise<Target> {
 export type AwsTarget = Target & { ecs: EcsEmulator; clients: AwsClients; dataDir: string };
 
 /** `npm run aws:local`'s deployment: the AWS composition on moto and dynalite, on a free port. */
-export async function startAwsTarget(): Promise<AwsTarget> {
+export async function startAwsTarget(overrides: Partial<AwsLocalOptions> = {}): Promise<AwsTarget> {
   const dataDir = await mkdtemp(join(tmpdir(), 'sluice-aws-'));
   const emulation = await startAwsLocal({
     port: 0,
@@ -46,6 +46,7 @@ export async function startAwsTarget(): Promise<AwsTarget> {
     // A killed task's job comes back after 5 s instead of a minute.
     taskEnvironment: { SLUICE_QUEUE_VISIBILITY_S: '5', SLUICE_LOG_LEVEL: 'warn' },
     onEvent: () => undefined,
+    ...overrides,
   });
   return {
     name: 'aws',

@@ -119,6 +119,15 @@ export function describeVersionContract(store: CurrentStore): void {
       expect((await store().versions.get(version.id))?.taskFailures).toBe(2);
     });
 
+    it('transition sets and clears the capacity shortage a ready version shows', async () => {
+      const version = aVersion({ buildStatus: 'ready' });
+      await store().versions.create(version);
+      await store().versions.transition(version.id, ['ready'], { capacityShortage: 'waiting for a t4 instance' });
+      expect((await store().versions.get(version.id))?.capacityShortage).toBe('waiting for a t4 instance');
+      await store().versions.transition(version.id, ['ready'], { capacityShortage: null });
+      expect((await store().versions.get(version.id))?.capacityShortage ?? null).toBeNull();
+    });
+
     it('transition returns null for an unknown id and creates nothing', async () => {
       expect(await store().versions.transition('no-such-id', ['queued'], { buildStatus: 'building' })).toBeNull();
       expect(await store().versions.get('no-such-id')).toBeNull();

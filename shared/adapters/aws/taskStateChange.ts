@@ -18,12 +18,26 @@ export function versionOfTask(detail: TaskStateChange): string | null {
 }
 
 /**
+ * ECS's reasons for a task that never got an instance: no capacity in the zone, an EC2 vCPU
+ * quota (0 for G and P instances in a new account), a capacity provider that timed out waiting,
+ * no container instance with a free GPU. Matched loosely: ECS words them in several ways.
+ */
+const CAPACITY_REASON = /capacity|no container instance met|insufficient|vcpulimitexceeded|quota|resources? (?:is|are) not available/i;
+
+/** Why a stopped task never found an instance to run on, or null when it stopped for another reason. */
+export function capacityShortage(detail: TaskStateChange): string | null {
+  if (detail.lastStatus !== 'STOPPED' || detail.stopCode !== 'TaskFailedToStart') return null;
+  return CAPACITY_REASON.test(detail.stoppedReason ?? '') ? (detail.stoppedReason as string) : null;
+}
+
+/**
  * Why a stopped task failed, or null when it was stopped on purpose (scale-in, a redeploy, an
- * operator, a Spot reclaim) or its worker exited cleanly. A task that could not start (an image
- * that cannot be pulled, no resources) or whose worker exited by itself with an error failed.
+ * operator, a Spot reclaim), found no capacity (not the version's fault: capacityShortage), or its
+ * worker exited cleanly. A task that could not start (an image that cannot be pulled) or whose
+ * worker exited by itself with an error failed.
  */
 export function taskFailure(detail: TaskStateChange): string | null {
-  if (detail.lastStatus !== 'STOPPED') return null;
+  if (detail.lastStatus !== 'STOPPED' || capacityShortage(detail) !== null) return null;
   if (detail.stopCode === 'TaskFailedToStart') return detail.stoppedReason || 'The task failed to start.';
   if (detail.stopCode !== 'EssentialContainerExited') return null;
   const worker = detail.containers?.[0];

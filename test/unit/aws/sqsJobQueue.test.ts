@@ -1,6 +1,7 @@
 import { ChangeMessageVisibilityCommand, DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { JobLeases } from '../../../shared/adapters/aws/jobLeases.js';
 import { createQueueUrlResolver, createSqsJobQueue, queueNameOf } from '../../../shared/adapters/aws/sqsJobQueue.js';
 
 const sqs = mockClient(SQSClient);
@@ -94,6 +95,67 @@ describe('createSqsJobQueue', () => {
     await queue.ack('version-1', 'job-1');
     await queue.ack('version-1', 'job-never-taken');
     expect(sqs.commandCalls(DeleteMessageCommand).map((call) => call.args[0].input.ReceiptHandle)).toEqual(['receipt-old', 'receipt-new']);
+  });
+
+  describe('a job running past SQS’s 12 hours', () => {
+    /** A store of leases in memory, with every renewal it was asked for. */
+    const leaseStore = (held: Record<string, number> = {}) => {
+      const renewals: [string, number][] = [];
+      const leases: JobLeases = {
+        renew: async (jobId, untilMs) => {
+          renewals.push([jobId, untilMs]);
+          held[jobId] = untilMs;
+        },
+        expiresAt: async (jobId) => held[jobId] ?? null,
+      };
+      return { leases, renewals };
+    };
+
+    it('is held by a lease in the store from two heartbeats before SQS lets go of its message, and the message is extended no further', async () => {
+      vi.useFakeTimers({ now: 0 });
+      sqs.on(ReceiveMessageCommand).resolves(message('job-1', 'receipt-1', 1));
+      const { leases, renewals } = leaseStore();
+      const queue = createSqsJobQueue({ client, queueUrlOf, visibilityTimeoutSeconds: 60, heartbeatSeconds: 20, maxVisibilitySeconds: 300, leases });
+      await queue.take('version-1');
+      // Heartbeats every 20 s extend the message while more than its 60 s remain to the 300 s cap (up to 220 s).
+      await vi.advanceTimersByTimeAsync(200_000);
+      expect(renewals).toEqual([]);
+      await vi.advanceTimersByTimeAsync(20_000);
+      // 220 s: 80 s left, under 60 s and two heartbeats: the store takes over.
+      expect(renewals).toEqual([['job-1', 280_000]]);
+      await vi.advanceTimersByTimeAsync(80_000);
+      expect(renewals.map(([, until]) => until)).toEqual([280_000, 300_000, 320_000, 340_000, 360_000]);
+      expect(sqs.commandCalls(ChangeMessageVisibilityCommand)).toHaveLength(11);
+      await queue.ack('version-1', 'job-1');
+    });
+
+    it('gives way to a delayed watch when its message comes back while its lease is held, and nothing is taken', async () => {
+      vi.useFakeTimers({ now: 1_000 });
+      sqs.on(ReceiveMessageCommand).resolves(message('job-1', 'receipt-2', 2));
+      const { leases } = leaseStore({ 'job-1': 50_000 });
+      const queue = createSqsJobQueue({ client, queueUrlOf, visibilityTimeoutSeconds: 60, leases });
+      expect(await queue.take('version-1')).toBeNull();
+      expect(sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toEqual([{ QueueUrl: URL_OF['version-1'], MessageBody: '{"jobId":"job-1","watch":true}', DelaySeconds: 60 }]);
+      expect(sqs.commandCalls(DeleteMessageCommand).map((call) => call.args[0].input)).toEqual([{ QueueUrl: URL_OF['version-1'], ReceiptHandle: 'receipt-2' }]);
+    });
+
+    it('is reported abandoned when a watch finds its lease lapsed (its worker died)', async () => {
+      vi.useFakeTimers({ now: 100_000 });
+      sqs.on(ReceiveMessageCommand).resolves({ Messages: [{ Body: '{"jobId":"job-1","watch":true}', ReceiptHandle: 'receipt-3', Attributes: { ApproximateReceiveCount: '1' } }] });
+      const { leases } = leaseStore({ 'job-1': 50_000 });
+      expect(await createSqsJobQueue({ client, queueUrlOf, leases }).take('version-1')).toEqual({ jobId: 'job-1', redelivered: true });
+      expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
+    });
+
+    it('acks its stale receipt quietly once the message was received again', async () => {
+      vi.useFakeTimers({ now: 0 });
+      sqs.on(ReceiveMessageCommand).resolves(message('job-1', 'receipt-1', 1));
+      sqs.on(DeleteMessageCommand).rejects(new Error('ReceiptHandleIsInvalid'));
+      const queue = createSqsJobQueue({ client, queueUrlOf, heartbeatSeconds: 20, maxVisibilitySeconds: 100, leases: leaseStore().leases });
+      await queue.take('version-1');
+      await vi.advanceTimersByTimeAsync(120_000);
+      await expect(queue.ack('version-1', 'job-1')).resolves.toBeUndefined();
+    });
   });
 
   it('reports a depth of 0: ECS scales on the queue depth in CloudWatch', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { taskFailure, versionOfTask } from '../../../shared/adapters/aws/taskStateChange.js';
+import { capacityShortage, taskFailure, versionOfTask } from '../../../shared/adapters/aws/taskStateChange.js';
 
 const stopped = { group: 'service:v-1234', lastStatus: 'STOPPED' };
 
@@ -26,5 +26,21 @@ describe("ECS's stopped-task events", () => {
     for (const stopCode of ['ServiceSchedulerInitiated', 'UserInitiated', 'SpotInterruption', 'TerminationNotice']) expect(taskFailure({ ...stopped, stopCode })).toBeNull();
     expect(taskFailure({ ...stopped, stopCode: 'EssentialContainerExited', containers: [{ exitCode: 0 }] })).toBeNull();
     expect(taskFailure({ ...stopped, lastStatus: 'RUNNING', stopCode: 'TaskFailedToStart' })).toBeNull();
+  });
+
+  it('tell a task that found no instance (no capacity, an EC2 quota) from a failed one: a shortage, not the version’s fault', () => {
+    const reasons = [
+      'Timeout waiting for capacity: the capacity provider could not launch an instance for the task',
+      'RESOURCE:GPU: no container instance met all of its requirements',
+      'Capacity is unavailable at this time. Please try again later or in a different availability zone',
+      'VcpuLimitExceeded: You have requested more vCPU capacity than your current vCPU limit of 0 allows',
+    ];
+    for (const stoppedReason of reasons) {
+      const detail = { ...stopped, stopCode: 'TaskFailedToStart', stoppedReason };
+      expect(capacityShortage(detail)).toBe(stoppedReason);
+      expect(taskFailure(detail)).toBeNull();
+    }
+    expect(capacityShortage({ ...stopped, stopCode: 'TaskFailedToStart', stoppedReason: 'CannotPullContainerError: not found' })).toBeNull();
+    expect(capacityShortage({ ...stopped, stopCode: 'EssentialContainerExited', stoppedReason: 'insufficient memory' })).toBeNull();
   });
 });

@@ -21,13 +21,14 @@ const PATCHABLE: Record<keyof VersionPatch, string> = {
   readyAt: 'ready_at',
   buildError: 'build_error',
   taskFailures: 'task_failures',
+  capacityShortage: 'capacity_shortage',
 };
 const PATCHABLE_FIELDS = Object.keys(PATCHABLE) as (keyof VersionPatch)[];
 
 type FixedFields = Omit<VersionRecord, keyof VersionPatch>;
 
 function toItem(version: VersionRecord): Item {
-  const { buildStatus, builtAt, readyAt, buildError, taskFailures, ...fixed } = version;
+  const { buildStatus, builtAt, readyAt, buildError, taskFailures, capacityShortage, ...fixed } = version;
   const attributes = {
     id: version.id,
     function_id: version.functionId,
@@ -37,6 +38,7 @@ function toItem(version: VersionRecord): Item {
     ready_at: readyAt,
     build_error: buildError,
     task_failures: taskFailures ?? 0,
+    capacity_shortage: capacityShortage ?? null,
     // Editable without a redeploy (setReplicaBounds): attributes of their own, over the JSON's copy.
     minimum_replicas: version.minimumReplicas,
     maximum_replicas: version.maximumReplicas,
@@ -52,6 +54,8 @@ const toVersion = (item: Item): VersionRecord => ({
   buildError: item.build_error as string | null,
   // Absent on versions stored before the count existed.
   taskFailures: (item.task_failures as number | undefined) ?? 0,
+  // Only while there is one, as the record had it.
+  ...(typeof item.capacity_shortage === 'string' ? { capacityShortage: item.capacity_shortage } : {}),
   ...replicaBoundsOf(item),
 });
 
