@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceProcess } from '../e2e/support/serviceProcess.js';
 import { startServiceProcess, stopServiceProcess } from '../e2e/support/serviceProcess.js';
 import { deployDirectory, waitForBuild, writeFunctionDir } from '../e2e/support/testService.js';
+import { SEVEN_BIG_SOURCE } from '../support/largeJob.js';
 import { launchChromium, screenshot } from './support/chromium.js';
 import { buildDashboardIfStale } from './support/dashboardBuild.js';
 
@@ -40,8 +41,10 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
     const target = { url: service.url, key: service.key };
     const broken = await deployDirectory(target, await writeFunctionDir({ 'main.py': 'import sluice\n\n@sluice.function(name="broken", python_version="3.99")\ndef broken(x: str) -> str:\n    return x\n' }));
     const mirror = await deployDirectory(target, await writeFunctionDir({ 'main.py': MIRROR }));
+    const big = await deployDirectory(target, await writeFunctionDir({ 'main.py': `import sluice\nfrom typing import Iterator\n${SEVEN_BIG_SOURCE}` }));
     await waitForBuild(target, 'local/broken', broken.body.version.id);
     await waitForBuild(target, 'local/mirror', mirror.body.version.id);
+    await waitForBuild(target, 'local/seven-big', big.body.version.id);
     pngPath = join(dataDir, 'red.png');
     await writeFile(pngPath, PNG);
     browser = await launchChromium();
@@ -99,6 +102,17 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
     await screenshot(page, '04-job');
   }, 60_000);
 
+  it('shows every output of a job too large for one answer (seven of 0.9 MB), reading on by offset', async () => {
+    const headers = { 'x-api-key': service.key, 'content-type': 'application/json' };
+    const pushed = await (await fetch(`${service.url}/v2/push`, { method: 'POST', headers, body: JSON.stringify({ function: 'local/seven-big', inputs: { count: 7 } }) })).json() as { id: string };
+    for (let status = ''; status !== 'finished'; ) {
+      status = ((await (await fetch(`${service.url}/v2/jobs/${pushed.id}/await?offset=7`, { headers })).json()) as { status: string }).status;
+    }
+    await page.goto(`${service.url}/#/jobs/${pushed.id}`);
+    await page.getByText('finished', { exact: true }).first().waitFor();
+    await expect.poll(() => page.getByTestId('outputs').locator('li').count(), { timeout: 20_000 }).toBe(7);
+  }, 60_000);
+
   it('uploads a file input from the form and previews the image the job returns', async () => {
     await page.goto(`${service.url}/#/functions/local/mirror`);
     await page.getByRole('strong').filter({ hasText: 'the same image' }).waitFor();
@@ -118,7 +132,8 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
   it('lists jobs newest first, filtered by function and status', async () => {
     await page.goto(`${service.url}/#/jobs`);
     const rows = page.getByTestId('jobs').locator('tbody tr');
-    await expect.poll(() => rows.count()).toBe(2);
+    // The jobs of stream-words, seven-big and mirror, pushed in that order.
+    await expect.poll(() => rows.count()).toBe(3);
     expect(await rows.first().textContent()).toContain('local/mirror');
     await page.locator('select[name=function]').selectOption('local/stream-words');
     await expect.poll(() => rows.count()).toBe(1);

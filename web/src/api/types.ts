@@ -69,6 +69,8 @@ export interface Job {
   outputs?: (InputOutput | InputOutput[])[];
   children?: Record<string, ChildJob[]>;
   restarts?: Record<string, unknown>[] | null;
+  /** Sluice: outputs past this answer's byte budget are read on from this offset (docs/api.md, "Large jobs"). */
+  next_output_offset?: number;
 }
 
 export interface Page<T> {

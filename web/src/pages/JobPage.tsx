@@ -2,6 +2,7 @@ import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import { followJob } from '../api/jobFollower.js';
+import { wholeJob } from '../api/wholeJob.js';
 import type { InputOutput, Job, LogLine, LogPage, WebhookDelivery } from '../api/types.js';
 import { Failure, Loading, Section, Status } from '../components/common.js';
 import { LogView } from '../components/LogView.js';
@@ -29,7 +30,7 @@ export function JobPage({ id }: { id: string }) {
     let stop = () => undefined as void;
     let cancelled = false;
     setLive(null);
-    api<Job>(jobPath(id)).then(
+    wholeJob(id).then(
       async (job) => {
         if (cancelled) return;
         if (FINAL.includes(job.status)) {
@@ -45,7 +46,11 @@ export function JobPage({ id }: { id: string }) {
           status: (status) => update((previous) => ({ job: { ...previous.job, status } })),
           output: (output) => update((previous) => ({ outputs: [...previous.outputs, output] })),
           log: (line) => update((previous) => ({ logs: [...previous.logs, line] })),
-          done: (job) => update(() => ({ job, outputs: job.outputs ?? [] })),
+          // A job's answer stops at a byte budget: one with more outputs is read whole.
+          done: (job) => {
+            if (job.next_output_offset === undefined) return update(() => ({ job, outputs: job.outputs ?? [] }));
+            void wholeJob(id).then((whole) => update(() => ({ job: whole, outputs: whole.outputs ?? [] })), (failure: Error) => setError(failure.message));
+          },
         });
       },
       (failure: Error) => setError(failure.message),
