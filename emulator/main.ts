@@ -19,6 +19,18 @@ try {
   process.stderr.write(`${(error as Error).message}\n`);
   process.exit(1);
 }
+// Before the examples deploy (minutes, on a first start): Ctrl+C then still stops moto,
+// dynalite and the tasks, and removes the emulation's aws-local.json.
+const running = emulation;
+let stopping = false;
+const stop = (signal: NodeJS.Signals) => {
+  if (stopping) process.exit(1);
+  stopping = true;
+  print(`\n${signal}: shutting down…`);
+  void running.close().then(() => process.exit(0));
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
 const { url, awaitUrl, bootstrapKey } = emulation;
 keyLines(url, settings.dataDir, bootstrapKey).forEach(print);
 print(`Await up to 10 minutes through the function URL: ${awaitUrl}v2/jobs/JOB_ID/await`);
@@ -34,12 +46,3 @@ for (const { directory } of examples.starters) {
 if (examples.installing.length > 0) print(examplesLeftOutLine(examples.installing));
 tryItLines(url, bootstrapKey, awaitUrl).forEach(print);
 
-let stopping = false;
-const stop = (signal: NodeJS.Signals) => {
-  if (stopping) process.exit(1);
-  stopping = true;
-  print(`\n${signal}: shutting down…`);
-  void emulation.close().then(() => process.exit(0));
-};
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
