@@ -6,7 +6,7 @@ import { readBody } from '../shared/http/readBody.js';
 import { RouteMatcher } from '../shared/http/routeMatcher.js';
 import type { CloudAssembly } from './cloudAssembly.js';
 import type { Resolver } from './intrinsics.js';
-import { LambdaInvocationError, type LambdaService } from './lambda/lambdaService.js';
+import { LambdaInvocationError, THROTTLED, type LambdaService } from './lambda/lambdaService.js';
 
 /** API Gateway's own limits for HTTP APIs. */
 const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -59,7 +59,8 @@ interface LambdaHttpResult {
 /**
  * The HTTP API in front of the route Lambdas, as API Gateway behaves: route keys matched
  * (no match, or another method: 404 `{"message":"Not Found"}`), the payload 2.0 event built,
- * one synchronous invocation per request, 413 past 10 MB, 500 on a function error, 503 past
+ * one synchronous invocation per request, 413 past 10 MB, 500 on a function error or a
+ * throttle (a function URL: 502 and 429), 503 past
  * the 30 s integration timeout. `routeFor` null serves every path with one function: a
  * Lambda function URL. With `cors`, preflights (OPTIONS) on any path are answered 204 without
  * invoking anything, and every answer, the gateway's own errors included, carries the CORS
@@ -112,6 +113,11 @@ export function startHttpFront(
     } catch (error) {
       if (error === TIMED_OUT) return send(response, 503, { message: 'Service Unavailable' });
       if (error instanceof LambdaInvocationError && error.errorType === 'RequestEntityTooLargeException') return send(response, 413, { message: 'Request Entity Too Large' });
+      // A throttled function: API Gateway turns Lambda's 429 into its integration failure, 500
+      // (AWS's HTTP API troubleshooting notes); a function URL passes Lambda's 429 on, with the
+      // body AWS documents for a throttled URL ("Rate Exceeded."). The URL's exact body is not
+      // checked against AWS here: clients should go by the status.
+      if (error instanceof LambdaInvocationError && error.errorType === THROTTLED && single) return send(response, 429, { Message: 'Rate Exceeded.' });
       return send(response, single ? 502 : 500, { message: 'Internal Server Error' });
     }
     // A result without statusCode is the body itself (API Gateway's inference for payload 2.0).

@@ -25,6 +25,7 @@ import { provision } from './provision.js';
 import { SqsVisibilityCap } from './sqsVisibilityCap.js';
 import type { SqsMetricTimes } from './sqsMetrics.js';
 import { StepFunctionsEmulator } from './stepFunctions.js';
+import type { WaiterConcurrency } from '../infra/waiterConcurrency.js';
 
 export interface AwsLocalOptions {
   port: number;
@@ -50,6 +51,10 @@ export interface AwsLocalOptions {
   noCapacityFor?: string[];
   /** How long such a task waits in PROVISIONING (default ECS's 30 minutes on the emulation's clock); tests shorten it. */
   provisioningTimeoutMs?: number;
+  /** The account's Lambda concurrency (AWS's default 1,000); set low, a spec reaches it in seconds (emulator/lambda/concurrency.ts). */
+  lambdaConcurrency?: number;
+  /** The waiting functions' reserved concurrency the stacks are synthesized with (default: infra/waiterConcurrency.ts's). */
+  waiterConcurrency?: WaiterConcurrency;
   onEvent: (message: string) => void;
 }
 
@@ -98,8 +103,8 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     cleanups.push(() => proxy.close());
     const environment = awsEnvironment(proxy.endpoint, dynalite.endpoint);
 
-    const assembly = synthesize(join(dataDir, 'cdk.out'), options.prefix);
-    const lambdas = new LambdaService({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment, SLUICE_LOG_LEVEL: 'info', ...options.lambdaEnvironment }, (name) => join(logDir, `lambda-${name}.log`));
+    const assembly = synthesize(join(dataDir, 'cdk.out'), options.prefix, { waiterConcurrency: options.waiterConcurrency });
+    const lambdas = new LambdaService({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment, SLUICE_LOG_LEVEL: 'info', ...options.lambdaEnvironment }, (name) => join(logDir, `lambda-${name}.log`), options.lambdaConcurrency);
     cleanups.push(() => lambdas.close());
 
     const physicalIds = new Map<string, string>();

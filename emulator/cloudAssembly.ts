@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib/core';
 import { REPOSITORY_ROOT } from '../infra/bundle.js';
-import { createSluiceStacks } from '../infra/sluiceApp.js';
+import { createSluiceStacks, type SluiceAppOptions } from '../infra/sluiceApp.js';
 
 /** A CloudFormation resource as the synthesized template holds it. */
 export interface Resource {
@@ -37,10 +37,10 @@ export interface CloudAssembly {
  * `outdir`, and reads the templates back: the emulator deploys what the templates say, so a
  * route, environment variable or state machine that the templates get wrong fails here too.
  */
-export function synthesize(outdir: string, prefix: string): CloudAssembly {
+export function synthesize(outdir: string, prefix: string, options: Omit<SluiceAppOptions, 'prefix'> = {}): CloudAssembly {
   mkdirSync(outdir, { recursive: true });
   const app = new App({ outdir });
-  createSluiceStacks(app, { prefix });
+  createSluiceStacks(app, { ...options, prefix });
   const assembly = app.synth();
   const stacks: Record<string, Template> = {};
   for (const stack of assembly.stacks) stacks[stack.stackName] = JSON.parse(readFileSync(join(outdir, stack.templateFile), 'utf8')) as Template;

@@ -1,6 +1,6 @@
 import type { CloudAssembly } from './cloudAssembly.js';
 import type { Resolver } from './intrinsics.js';
-import type { LambdaService } from './lambda/lambdaService.js';
+import { LambdaInvocationError, THROTTLED, type LambdaService } from './lambda/lambdaService.js';
 
 /** An EventBridge event, as a rule's target receives it. */
 export interface BusEvent {
@@ -20,17 +20,21 @@ interface Rule {
 
 /** Lambda's own retries of an asynchronous invocation that failed. */
 const ASYNC_INVOKE_RETRIES = 2;
+/** A throttled asynchronous invocation is tried again after this, doubling, up to the cap. */
+const THROTTLE_BACKOFF_MS = 250;
+const MAX_THROTTLE_BACKOFF_MS = 5000;
 
 /**
  * EventBridge for the rules the templates declare: events put on the bus go to the targets of
  * every rule whose pattern matches, as asynchronous invocations (retried twice on a function
- * error, as Lambda does), and scheduled rules fire at their rate, divided by `timeScale`.
+ * error, as Lambda does; a throttled one later, see invokeAsync), and scheduled rules fire at their rate, divided by `timeScale`.
  * Delivery order is the order events were put, which AWS does not promise.
  */
 export class EventBridge {
   private readonly rules: Rule[];
   private readonly timers: NodeJS.Timeout[] = [];
   private chain: Promise<void> = Promise.resolve();
+  private stopped = false;
 
   constructor(
     assembly: CloudAssembly,
@@ -63,6 +67,7 @@ export class EventBridge {
   }
 
   stop(): void {
+    this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
   }
 
@@ -82,18 +87,33 @@ export class EventBridge {
         this.onEvent(`EventBridge: rule ${rule.name} targets ${target.functionName}, which is not emulated`);
         continue;
       }
-      this.chain = this.chain.then(async () => {
-        for (let attempt = 0; attempt <= ASYNC_INVOKE_RETRIES; attempt++) {
-          try {
-            await this.lambdas.invoke(target.functionName, full);
-            this.onEvent(`EventBridge: ${event['detail-type']} -> ${target.functionName}`);
-            return;
-          } catch (error) {
-            if (attempt === ASYNC_INVOKE_RETRIES) this.onEvent(`EventBridge: ${event['detail-type']} -> ${target.functionName} failed: ${(error as Error).message}`);
-          }
-        }
-      });
+      this.invokeAsync(target.functionName, full, 0);
     }
+  }
+
+  /**
+   * One asynchronous invocation, as Lambda's event queue runs it: a function error is retried
+   * twice at once; a throttled one waits in the queue and is tried again with a backoff (on AWS
+   * for up to the event's maximum age, 6 hours, without counting as a retry), in its own time so
+   * that the events behind it are not held.
+   */
+  private invokeAsync(functionName: string, full: BusEvent, throttles: number): void {
+    this.chain = this.chain.then(async () => {
+      for (let attempt = 0; attempt <= ASYNC_INVOKE_RETRIES; attempt++) {
+        try {
+          await this.lambdas.invoke(functionName, full);
+          this.onEvent(`EventBridge: ${full['detail-type']} -> ${functionName}`);
+          return;
+        } catch (error) {
+          if (error instanceof LambdaInvocationError && error.errorType === THROTTLED && !this.stopped) {
+            const timer = setTimeout(() => this.invokeAsync(functionName, full, throttles + 1), Math.min(THROTTLE_BACKOFF_MS * 2 ** throttles, MAX_THROTTLE_BACKOFF_MS));
+            timer.unref();
+            return;
+          }
+          if (attempt === ASYNC_INVOKE_RETRIES) this.onEvent(`EventBridge: ${full['detail-type']} -> ${functionName} failed: ${(error as Error).message}`);
+        }
+      }
+    });
   }
 }
 

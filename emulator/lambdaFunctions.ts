@@ -6,7 +6,7 @@ import type { LambdaFunctionSpec } from './lambda/lambdaService.js';
 
 /**
  * The Lambda functions the templates declare, as Lambda would run them: their code asset,
- * handler, environment (intrinsics resolved), timeout and memory. Functions whose code is not
+ * handler, environment (intrinsics resolved), timeout, memory and reserved concurrency. Functions whose code is not
  * one of the app's assets (none today) are left out.
  */
 export function lambdaFunctions(assembly: CloudAssembly, resolve: Resolver): LambdaFunctionSpec[] {
@@ -28,6 +28,7 @@ export function lambdaFunctions(assembly: CloudAssembly, resolve: Resolver): Lam
         timeoutMs: Number(props.Timeout ?? 3) * 1000,
         memoryMb: Number(props.MemorySize ?? 128),
         runtime: String(props.Runtime ?? 'nodejs24.x'),
+        ...(props.ReservedConcurrentExecutions === undefined ? {} : { reservedConcurrency: Number(props.ReservedConcurrentExecutions) }),
       },
     ];
   });

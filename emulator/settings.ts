@@ -24,6 +24,9 @@ const schema = z.object({
   /** Machine types (comma-separated) whose tasks find no instance, as with an EC2 vCPU quota of 0: they wait in PROVISIONING, then stop. */
   SLUICE_AWS_NO_CAPACITY: z.string().default(''),
   SLUICE_AWS_SQS_MAX_VISIBILITY_S: z.coerce.number().int().min(10).max(43_200).default(43_200),
+  /** The account's Lambda concurrent executions (AWS's default 1,000), and the waiting functions' reservation (each; default the stack's): lowered, throttling is reached in seconds. */
+  SLUICE_AWS_LAMBDA_CONCURRENCY: z.coerce.number().int().min(1).default(1000),
+  SLUICE_AWS_WAITER_CONCURRENCY: z.coerce.number().int().min(0).optional(),
 });
 
 /** `npm run aws:local`'s settings: the same variables as `npm start`, and the emulation's own. */
@@ -45,6 +48,8 @@ export function awsLocalSettings(env: NodeJS.ProcessEnv) {
     lambdaEnvironment: { SLUICE_WEBHOOK_ALLOW: 'loopback', SLUICE_WEBHOOK_RETRY_BASE_MS: values.SLUICE_WEBHOOK_RETRY_BASE_MS },
     sqsMaxVisibilitySeconds: values.SLUICE_AWS_SQS_MAX_VISIBILITY_S,
     noCapacityFor: values.SLUICE_AWS_NO_CAPACITY.split(',').map((type) => type.trim()).filter(Boolean),
+    lambdaConcurrency: values.SLUICE_AWS_LAMBDA_CONCURRENCY,
+    waiterConcurrency: values.SLUICE_AWS_WAITER_CONCURRENCY === undefined ? undefined : { api: values.SLUICE_AWS_WAITER_CONCURRENCY, longAwait: values.SLUICE_AWS_WAITER_CONCURRENCY },
     taskEnvironment: { SLUICE_QUEUE_VISIBILITY_S: values.SLUICE_QUEUE_VISIBILITY_S } as Record<string, string>,
   };
 }

@@ -3,7 +3,7 @@ import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctio
 import type { AwsClients } from './awsClients.js';
 import type { CloudAssembly } from './cloudAssembly.js';
 import type { Resolver } from './intrinsics.js';
-import { LambdaInvocationError, type LambdaService } from './lambda/lambdaService.js';
+import { LambdaInvocationError, THROTTLED, type LambdaService } from './lambda/lambdaService.js';
 
 // aws-local-stepfunctions uses Promise.withResolvers (Node 22); Node 20 lacks it.
 (Promise as unknown as { withResolvers?: unknown }).withResolvers ??= function withResolvers<T>() {
@@ -80,7 +80,9 @@ export class StepFunctionsEmulator {
           return await this.lambdas.invoke(functionName, input);
         } catch (error) {
           if (!(error instanceof LambdaInvocationError)) throw error;
-          throw Object.assign(new Error(error.message), { name: error.errorType });
+          // Lambda's own refusals reach the state machine as `Lambda.<exception>` (a throttle:
+          // Lambda.TooManyRequestsException), which Retry can name; function errors by their type.
+          throw Object.assign(new Error(error.message), { name: error.errorType === THROTTLED ? `Lambda.${THROTTLED}` : error.errorType });
         }
       };
     }

@@ -1,5 +1,6 @@
 import { App } from 'aws-cdk-lib/core';
 import { parseApiThrottle } from './apiThrottle.js';
+import { parseWaiterConcurrency } from './waiterConcurrency.js';
 import { createSluiceStacks, parseCorsContext, parseNatGateways } from './sluiceApp.js';
 
 /**
@@ -17,7 +18,9 @@ const publicUrl = app.node.tryGetContext('sluice:publicUrl') as string | undefin
 const natGateways = parseNatGateways(app.node.tryGetContext('sluice:natGateways'));
 const corsOrigins = parseCorsContext(app.node.tryGetContext('sluice:corsOrigins'));
 const apiThrottle = parseApiThrottle(app.node.tryGetContext('sluice:apiThrottleRate'), app.node.tryGetContext('sluice:apiThrottleBurst'));
+const context = (name: string): unknown => app.node.tryGetContext(name);
+const waiterConcurrency = parseWaiterConcurrency(context('sluice:waiterConcurrency'), context('sluice:longAwaitConcurrency'), context('sluice:lambdaConcurrency'));
 
-createSluiceStacks(app, { prefix, env, publicUrl, natGateways, corsOrigins, apiThrottle });
+createSluiceStacks(app, { prefix, env, publicUrl, natGateways, corsOrigins, apiThrottle, waiterConcurrency });
 
 app.synth();

@@ -47,6 +47,8 @@ export interface SluiceFunctionProps {
   description: string;
   timeout: Duration;
   memorySize?: number;
+  /** Reserved concurrency: at most this many at once, kept out of the account's shared pool (none when absent). */
+  reservedConcurrentExecutions?: number;
   /** Added to the service environment. */
   environment?: Record<string, string>;
   permissions: Permissions;
@@ -76,6 +78,7 @@ export function sluiceFunction(scope: Construct, id: string, props: SluiceFuncti
     description: props.description,
     memorySize: props.memorySize ?? 512,
     timeout: props.timeout,
+    reservedConcurrentExecutions: props.reservedConcurrentExecutions,
     environment: { ...serviceEnvironment(scope, props.names), ...props.environment },
     logGroup,
   });

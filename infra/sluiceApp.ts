@@ -2,6 +2,7 @@ import type { App, Environment } from 'aws-cdk-lib/core';
 import { ROUTES } from '../shared/http/routeTable.js';
 import { corsPolicy, parseCorsOrigins } from '../shared/http/cors.js';
 import type { ApiThrottle } from './apiThrottle.js';
+import type { WaiterConcurrency } from './waiterConcurrency.js';
 import { bundleLambdaCode, bundleWorker } from './bundle.js';
 import { sluiceNames, type SluiceNames } from './names.js';
 import { ApiStack } from './stacks/apiStack.js';
@@ -23,6 +24,8 @@ export interface SluiceAppOptions {
   corsOrigins?: string[];
   /** The API's default-stage throttle (default: DEFAULT_API_THROTTLE, infra/apiThrottle.ts). */
   apiThrottle?: ApiThrottle;
+  /** The waiting functions' reserved concurrency (default: DEFAULT_WAITER_CONCURRENCY, infra/waiterConcurrency.ts). */
+  waiterConcurrency?: WaiterConcurrency;
 }
 
 /** The context value `sluice:corsOrigins`: `*` or comma-separated origins, as SLUICE_CORS_ORIGINS locally. */
@@ -67,7 +70,7 @@ export function createSluiceStacks(app: App, options: SluiceAppOptions): SluiceS
   const compute = new ComputeStack(app, 'SluiceCompute', { env, names, natGateways: options.natGateways, description: 'Sluice: VPC, ECS cluster, a capacity provider per machine type, worker roles' });
   const webhooks = new WebhooksStack(app, 'SluiceWebhooks', { env, names, codeFolder, description: 'Sluice: the webhook delivery state machine' });
   const cors = corsPolicy(options.corsOrigins);
-  const api = new ApiStack(app, 'SluiceApi', { env, names, routes: ROUTES, codeFolder, cors, throttle: options.apiThrottle, description: 'Sluice: the Sieve v2 HTTP API and the await function URL' });
+  const api = new ApiStack(app, 'SluiceApi', { env, names, routes: ROUTES, codeFolder, cors, throttle: options.apiThrottle, waiterConcurrency: options.waiterConcurrency, description: 'Sluice: the Sieve v2 HTTP API and the await function URL' });
   const build = new BuildStack(app, 'SluiceBuild', {
     env,
     names,

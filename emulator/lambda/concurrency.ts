@@ -25,7 +25,7 @@ export class ConcurrencyPool {
     if (reservation === undefined) return void this.reservations.delete(name);
     const others = this.reservedTotal() - (this.reservations.get(name) ?? 0);
     if (others + reservation >= this.accountLimit) {
-      throw new Error(`Reserving ${reservation} for ${name} leaves no unreserved concurrency: the account's limit is ${this.accountLimit}, ${others} already reserved`);
+      throw new Error(`Reserving ${reservation} for ${name} leaves no unreserved concurrency: the account's limit is ${this.accountLimit}, ${others} already reserved (aws:local: lower SLUICE_AWS_WAITER_CONCURRENCY)`);
     }
     this.reservations.set(name, reservation);
   }

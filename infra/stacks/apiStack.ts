@@ -10,6 +10,7 @@ import type { Route } from '../../shared/http/route.js';
 import { corsPolicy, type CorsPolicy } from '../../shared/http/cors.js';
 import { DEFAULT_API_THROTTLE, type ApiThrottle } from '../apiThrottle.js';
 import { sluiceFunction } from '../lambdaFunction.js';
+import { API_WAITING_ROUTES, DEFAULT_WAITER_CONCURRENCY, type WaiterConcurrency } from '../waiterConcurrency.js';
 import { acknowledge } from '../nag.js';
 import type { SluiceNames } from '../names.js';
 import { routePermissions } from '../routePermissions.js';
@@ -24,6 +25,8 @@ export interface ApiStackProps extends StackProps {
   cors?: CorsPolicy;
   /** The default stage's throttle, all routes together (default: DEFAULT_API_THROTTLE). */
   throttle?: ApiThrottle;
+  /** Reserved concurrency of the waiting routes' functions (default: DEFAULT_WAITER_CONCURRENCY; 0: none). */
+  waiterConcurrency?: WaiterConcurrency;
 }
 
 /** The route that waits for a job; API Gateway cannot hold it for the interface's 10 minutes. */
@@ -42,6 +45,11 @@ export const LONG_AWAIT_TIMEOUT_S = 600;
  * answers 408. The full 10-minute wait is served a second way: a Lambda function URL on a
  * separate function (15-minute timeout) running the same route. The URL's auth is NONE
  * because the route authenticates X-API-Key itself, as every route does.
+ *
+ * Waiting: an await or event stream holds its function's execution while it waits, so the
+ * waiting routes' functions and the await URL's have reserved concurrency
+ * (infra/waiterConcurrency.ts): waiters past it are throttled, and never take the executions
+ * that pushes and reads need.
  */
 /**
  * The dashboard's paths (its page, the files beside it, its hashed assets), served by one
@@ -98,7 +106,10 @@ export class ApiStack extends Stack {
       accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs) },
     });
 
-    const routeFunction = (functionId: string, route: Route, timeout: Duration, environment: Record<string, string>) =>
+    const waiters = props.waiterConcurrency ?? DEFAULT_WAITER_CONCURRENCY;
+    // A reservation of 0 would throttle every call: 0 means none, as the context value documents.
+    const reserve = (count: number) => (count > 0 ? count : undefined);
+    const routeFunction = (functionId: string, route: Route, timeout: Duration, environment: Record<string, string>, reservedConcurrentExecutions?: number) =>
       sluiceFunction(this, functionId, {
         names,
         codeFolder,
@@ -107,13 +118,15 @@ export class ApiStack extends Stack {
         timeout,
         memorySize: route.name === 'deployVersion' ? DEPLOY_MEMORY_MB : undefined,
         environment: { SLUICE_ROUTE: route.name, ...environment },
+        reservedConcurrentExecutions,
         permissions: routePermissions(route.name),
       });
 
     this.routeFunctions = {};
     for (const route of routes) {
       const awaits = route.name === AWAIT_ROUTE;
-      const fn = routeFunction(route.name, route, Duration.seconds(29), awaits ? { SLUICE_AWAIT_TIMEOUT_S: String(API_AWAIT_TIMEOUT_S) } : {});
+      const waits = API_WAITING_ROUTES.includes(route.name);
+      const fn = routeFunction(route.name, route, Duration.seconds(29), awaits ? { SLUICE_AWAIT_TIMEOUT_S: String(API_AWAIT_TIMEOUT_S) } : {}, waits ? reserve(waiters.api) : undefined);
       const httpRoute = new HttpRoute(this, `${route.name}Route`, {
         httpApi: this.httpApi,
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
@@ -125,7 +138,7 @@ export class ApiStack extends Stack {
 
     const awaitRoute = routes.find((route) => route.name === AWAIT_ROUTE);
     if (!awaitRoute) throw new Error(`The route table has no ${AWAIT_ROUTE} route`);
-    this.awaitFunction = routeFunction('awaitJobLong', awaitRoute, Duration.minutes(15), { SLUICE_AWAIT_TIMEOUT_S: String(LONG_AWAIT_TIMEOUT_S) });
+    this.awaitFunction = routeFunction('awaitJobLong', awaitRoute, Duration.minutes(15), { SLUICE_AWAIT_TIMEOUT_S: String(LONG_AWAIT_TIMEOUT_S) }, reserve(waiters.longAwait));
     this.awaitFunctionUrl = this.awaitFunction.addFunctionUrl({
       authType: FunctionUrlAuthType.NONE,
       invokeMode: InvokeMode.BUFFERED,

@@ -67,6 +67,8 @@ export class WebhooksStack extends Stack {
       resultPath: '$.result',
     });
     const unrecorded = new Fail(this, 'Failure not recorded', { errorPath: '$.unrecorded.Error', causePath: '$.unrecorded.Cause' });
+    // A throttled invocation (the account's Lambda concurrency used up) is tried again before any Catch sees it.
+    for (const task of [deliver, recordFailure]) task.addRetry({ errors: ['Lambda.TooManyRequestsException'], interval: Duration.seconds(1), maxAttempts: 6, backoffRate: 2 });
     deliver.addCatch(recordFailure, { errors: [Errors.ALL], resultPath: '$.failure' });
     recordFailure.addCatch(unrecorded, { errors: [Errors.ALL], resultPath: '$.unrecorded' });
     const count = new Pass(this, 'Count', {

@@ -5,9 +5,11 @@ import type { Store } from '../../ports/store.js';
 /**
  * JobEvents for the AWS mode. A job's moves happen in an ECS task while its waiters are in
  * Lambdas, with no shared memory between them, so a waiter learns of the completion by reading
- * the job (a consistent read by key) every `intervalMs`. `publish` has nobody to tell.
+ * the job every `intervalMs`: its status only (a consistent read of one attribute, `statusOf`),
+ * and the whole job once that status is final. `publish` has nobody to tell.
  */
 export function createPollingJobEvents(store: Store, intervalMs = 250): JobEvents {
+  const statusOf = async (jobId: string) => (store.jobs.statusOf ? store.jobs.statusOf(jobId) : ((await store.jobs.get(jobId))?.status ?? null));
   return {
     publish() {
       // Waiters poll the store; see above.
@@ -16,7 +18,8 @@ export function createPollingJobEvents(store: Store, intervalMs = 250): JobEvent
       let stopped = false;
       const poll = async () => {
         if (stopped) return;
-        const job = await store.jobs.get(jobId).catch(() => null);
+        const status = await statusOf(jobId).catch(() => null);
+        const job = status !== null && isFinalJobStatus(status) ? await store.jobs.get(jobId).catch(() => null) : null;
         if (stopped) return;
         if (job && isFinalJobStatus(job.status)) return listener({ type: 'completed', job });
         timer = setTimeout(() => void poll(), intervalMs);

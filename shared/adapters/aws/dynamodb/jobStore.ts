@@ -1,4 +1,4 @@
-import { paginateQuery, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChildJob, JobOutput, JobPatch, JobRecord, JobStatus, RestartEntry } from '../../../domain/job.js';
 import { cappedJobError } from '../../../domain/jobError.js';
 import type { ActiveJobCounts, JobFilter, JobStore, Page } from '../../../ports/store.js';
@@ -209,6 +209,11 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
     async get(id) {
       const item = await getItem(context, TableName, { id });
       return item ? toJob(spill, item) : null;
+    },
+    async statusOf(id) {
+      // One attribute, still consistent: a poll costs one read unit, however large the job's item.
+      const { Item: item } = await context.client.send(new GetCommand({ TableName, Key: { id }, ConsistentRead: true, ProjectionExpression: '#status', ExpressionAttributeNames: { '#status': 'status' } }));
+      return item ? (item.status as JobStatus) : null;
     },
     async transition(id, from, patch) {
       if (from.length === 0) return null;
