@@ -60,10 +60,13 @@ export class EventStreams {
       cursor.status = status;
       return event('status', { job_id: job.id, status });
     };
+    const { jobs } = this.deps.store;
+    // Its status alone where the store reads less for it (a stream polls every second on AWS);
+    // a job gone meanwhile is read the checked way, which answers 404.
+    const statusNow = async () => (jobs.statusOf ? await jobs.statusOf(job.id) : (await jobs.get(job.id))?.status) ?? (await this.deps.jobs.get(principal, job.id, 0)).job.status;
     const readNew = async () => {
-      // The job first: once it reads final, the outputs and lines read after it are all there are.
-      const view = await this.deps.jobs.get(principal, job.id, cursor.outputs);
-      const { status } = view.job;
+      // The status first: once it reads final, the outputs and lines read after it are all there are.
+      const status = await statusNow();
       const ended = isFinalJobStatus(status);
       const events: StreamEvent[] = [];
       if (!ended && status !== cursor.status) events.push(statusEvent(status));
@@ -72,6 +75,7 @@ export class EventStreams {
         cursor.logNs = line.timeNs;
         events.push(event('log', { message: line.message, timestamp: line.timeNs.toString() }));
       }
+      const view = await this.deps.jobs.outputsFrom(job.id, cursor.outputs);
       for (const output of view.outputs) {
         cursor.outputs += 1;
         events.push(event('output', serializeOutput(output)));

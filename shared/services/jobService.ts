@@ -209,6 +209,11 @@ export class JobService {
     return this.view(await this.ownJob(principal, jobId), outputOffset);
   }
 
+  /** A followed job's outputs from `outputOffset`, within one answer's budget; its owner was checked when the stream opened. */
+  outputsFrom(jobId: string, outputOffset: number): Promise<Pick<JobView, 'outputs' | 'nextOutputOffset'>> {
+    return this.views.outputsFrom(jobId, outputOffset);
+  }
+
   async listForFunction(principal: Principal, ownerName: string, name: string, status: JobStatus | undefined, page: Page): Promise<JobView[]> {
     const fn = await this.deps.access.readable(principal, ownerName, name);
     return this.listed(await this.deps.store.jobs.listByFunction(fn.id, { organizationId: principal.organizationId, status }, page));

@@ -79,6 +79,19 @@ export class JobViews {
     return views;
   }
 
+  /**
+   * Outputs from `offset` within one job answer's budget (at least one), their File URLs signed,
+   * and where to read on: what a stream reads each time, without the job's inputs or children.
+   */
+  async outputsFrom(jobId: string, offset: number): Promise<Pick<JobView, 'outputs' | 'nextOutputOffset'>> {
+    const outputs = await this.withSignedFileUrls(jobId, await this.deps.store.jobs.listOutputs(jobId, offset, JOB_ANSWER_VALUES_BYTES));
+    const shown = leadingFit(
+      outputs.map((output) => answerBytes(serializeOutput(output)) + 1),
+      JOB_ANSWER_VALUES_BYTES,
+    );
+    return { outputs: outputs.slice(0, shown), ...(shown < outputs.length ? { nextOutputOffset: Math.max(0, offset) + shown } : {}) };
+  }
+
   /** The job's outputs with their File URLs signed now (fileOutputs.ts). */
   withSignedFileUrls<Output extends JobOutput>(jobId: string, outputs: Output[]): Promise<Output[]> {
     return withSignedFileUrls(jobId, outputs, (slot, name) => this.deps.artifacts.signedOutputFileUrl(jobId, slot, name));
