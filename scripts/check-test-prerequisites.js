@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Run by `npm test` first (the pretest script): the suite drives real programs, and a machine
+// missing one would otherwise find out from failing specs minutes later. One message names
+// every missing program and the command that installs it (.ci/run installs them).
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+
+const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+const executable = (path) => {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const chromium = process.env.SLUICE_CHROMIUM ?? '/usr/bin/chromium';
+const needs = [
+  { what: 'python3', present: onPath('python3'), install: 'apt-get install python3 python3-venv' },
+  { what: 'bubblewrap (bwrap)', present: onPath('bwrap'), install: 'apt-get install bubblewrap' },
+  { what: 'ffmpeg', present: onPath('ffmpeg'), install: 'apt-get install ffmpeg' },
+  { what: `chromium (${chromium})`, present: executable(chromium), install: 'apt-get install chromium (or set SLUICE_CHROMIUM to a chromium binary)' },
+  { what: 'moto_server', present: onPath('moto_server'), install: "pip install 'moto[server]>=5' (with pip's scripts folder on PATH)" },
+];
+const missing = needs.filter((need) => !need.present);
+if (missing.length > 0) {
+  process.stderr.write(`npm test needs programs this machine lacks:\n${missing.map((need) => `  - ${need.what}: ${need.install}`).join('\n')}\n.ci/run installs them all on Debian.\n`);
+  process.exit(1);
+}
