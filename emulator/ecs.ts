@@ -40,6 +40,9 @@ export interface EcsEmulatorOptions {
   provisioningTimeoutMs?: number;
 }
 
+/** What ECS's stopped-task event says of a task: a running one's, or one that never got an instance. */
+type StoppedTask = Pick<EmulatedTask, 'id' | 'service' | 'taskDefinition' | 'stopping' | 'startedAt'>;
+
 /** A task waiting in PROVISIONING for an instance its capacity provider cannot give. */
 interface ProvisioningTask {
   id: string;
@@ -180,7 +183,7 @@ export class EcsEmulator {
     const timer = setTimeout(() => {
       this.provisioning.delete(id);
       this.options.onEvent(`(service ${service}) task ${id} stopped: ${NO_CAPACITY_REASON}`);
-      const task = { id, service, taskDefinition, startedAt, stopping: false } as EmulatedTask;
+      const task: StoppedTask = { id, service, taskDefinition, startedAt, stopping: false };
       this.options.onTaskStopped({ ...taskStoppedDetail(task, this.options.cluster, null, null), stopCode: 'TaskFailedToStart', stoppedReason: NO_CAPACITY_REASON, containers: [{ name: 'worker', lastStatus: 'STOPPED' }] });
       this.throttleAfterExit(task, 1);
       void this.reconcile().catch(() => undefined);
@@ -244,7 +247,7 @@ export class EcsEmulator {
     });
   }
 
-  private throttleAfterExit(task: EmulatedTask, code: number | null): void {
+  private throttleAfterExit(task: Pick<EmulatedTask, 'service' | 'startedAt'>, code: number | null): void {
     const ranLong = Date.now() - task.startedAt > 60_000;
     const failures = code === 0 || ranLong ? 0 : (this.throttle.get(task.service)?.failures ?? 0) + 1;
     this.throttle.set(task.service, { failures, notBefore: failures === 0 ? 0 : Date.now() + Math.min(1000 * 2 ** (failures - 1), 30_000) });
@@ -268,7 +271,7 @@ export class EcsEmulator {
 }
 
 /** What ECS says of a stopped task: stopped on purpose (scale-in, a redeploy) or its container exited by itself. */
-function taskStoppedDetail(task: EmulatedTask, cluster: string, code: number | null, signal: NodeJS.Signals | null): Record<string, unknown> {
+function taskStoppedDetail(task: StoppedTask, cluster: string, code: number | null, signal: NodeJS.Signals | null): Record<string, unknown> {
   const clusterArn = `arn:aws:ecs:${EMULATED_REGION}:${EMULATED_ACCOUNT}:cluster/${cluster}`;
   return {
     clusterArn,

@@ -141,10 +141,10 @@ export interface JobStore {
   create(job: JobRecord, options?: WriteOptions): Promise<void>;
   get(id: string): Promise<JobRecord | null>;
   /**
-   * A job's status alone (null: no such job), where that reads much less than `get`: what a
-   * waiter polls for, reading the whole job only once its status changed. Absent: use `get`.
+   * A job's status alone (null: no such job): what a waiter polls for, reading the whole job
+   * only once its status changed. DynamoDB reads one attribute; SQLite its remembered record.
    */
-  statusOf?(id: string): Promise<JobStatus | null>;
+  statusOf(id: string): Promise<JobStatus | null>;
   /**
    * Applies the patch only while the status is one of `from`, so two actors (a replica
    * finishing, a user cancelling) can never both win. Returns the updated job, or null.

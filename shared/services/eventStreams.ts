@@ -60,10 +60,9 @@ export class EventStreams {
       cursor.status = status;
       return event('status', { job_id: job.id, status });
     };
-    const { jobs } = this.deps.store;
-    // Its status alone where the store reads less for it (a stream polls every second on AWS);
-    // a job gone meanwhile is read the checked way, which answers 404.
-    const statusNow = async () => (jobs.statusOf ? await jobs.statusOf(job.id) : (await jobs.get(job.id))?.status) ?? (await this.deps.jobs.get(principal, job.id, 0)).job.status;
+    // Its status alone (a stream polls every second on AWS); a job gone meanwhile is read the
+    // checked way, which answers 404.
+    const statusNow = async () => (await this.deps.store.jobs.statusOf(job.id)) ?? (await this.deps.jobs.get(principal, job.id, 0)).job.status;
     const readNew = async () => {
       // The status first: once it reads final, the outputs and lines read after it are all there are.
       const status = await statusNow();

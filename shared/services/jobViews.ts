@@ -38,20 +38,8 @@ export class JobViews {
     const { inputs, bytes: inputBytes, cut: inputsCut } = boundedInputs(job.inputs);
     // The store reads only what the inputs leave room for (children are read meanwhile, and take their share below).
     const [stored, children] = await Promise.all([store.jobs.listOutputs(job.id, outputOffset, JOB_ANSWER_VALUES_BYTES - inputBytes), store.jobs.listChildSummaries(job.id)]);
-    const outputs = await this.withSignedFileUrls(job.id, stored);
-    const left = JOB_ANSWER_VALUES_BYTES - inputBytes - answerBytes(children);
-    // Each as the answer prints it, with the comma between.
-    const shown = leadingFit(
-      outputs.map((output) => answerBytes(serializeOutput(output)) + 1),
-      left,
-    );
-    return {
-      job: inputsCut ? { ...job, inputs } : job,
-      outputs: outputs.slice(0, shown),
-      children,
-      ...(shown < outputs.length ? { nextOutputOffset: Math.max(0, outputOffset) + shown } : {}),
-      ...(inputsCut ? { inputsCut } : {}),
-    };
+    const fitted = await this.fitted(job.id, stored, outputOffset, JOB_ANSWER_VALUES_BYTES - inputBytes - answerBytes(children));
+    return { job: inputsCut ? { ...job, inputs } : job, ...fitted, children, ...(inputsCut ? { inputsCut } : {}) };
   }
 
   /**
@@ -84,10 +72,18 @@ export class JobViews {
    * and where to read on: what a stream reads each time, without the job's inputs or children.
    */
   async outputsFrom(jobId: string, offset: number): Promise<Pick<JobView, 'outputs' | 'nextOutputOffset'>> {
-    const outputs = await this.withSignedFileUrls(jobId, await this.deps.store.jobs.listOutputs(jobId, offset, JOB_ANSWER_VALUES_BYTES));
+    return this.fitted(jobId, await this.deps.store.jobs.listOutputs(jobId, offset, JOB_ANSWER_VALUES_BYTES), offset, JOB_ANSWER_VALUES_BYTES);
+  }
+
+  /**
+   * The stored outputs from `offset` that fit `budget` as the answer prints them (each with the
+   * comma between; at least one), their File URLs signed, and the offset after them if some are left.
+   */
+  private async fitted(jobId: string, stored: JobOutput[], offset: number, budget: number): Promise<Pick<JobView, 'outputs' | 'nextOutputOffset'>> {
+    const outputs = await this.withSignedFileUrls(jobId, stored);
     const shown = leadingFit(
       outputs.map((output) => answerBytes(serializeOutput(output)) + 1),
-      JOB_ANSWER_VALUES_BYTES,
+      budget,
     );
     return { outputs: outputs.slice(0, shown), ...(shown < outputs.length ? { nextOutputOffset: Math.max(0, offset) + shown } : {}) };
   }

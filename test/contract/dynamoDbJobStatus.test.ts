@@ -33,10 +33,10 @@ describe('the DynamoDB job store’s status read (what an AWS waiter polls)', ()
     const job = aJob({ status: 'processing' });
     await store.jobs.create(job);
     projections.length = 0;
-    expect(await store.jobs.statusOf?.(job.id)).toBe('processing');
+    expect(await store.jobs.statusOf(job.id)).toBe('processing');
     await store.jobs.transition(job.id, ['processing'], { status: 'finished', completedAt: 1 });
-    expect(await store.jobs.statusOf?.(job.id)).toBe('finished');
-    expect(await store.jobs.statusOf?.('no-such-job')).toBeNull();
+    expect(await store.jobs.statusOf(job.id)).toBe('finished');
+    expect(await store.jobs.statusOf('no-such-job')).toBeNull();
     expect(projections).toEqual(['#status', '#status', '#status']);
   });
 });

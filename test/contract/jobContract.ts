@@ -48,6 +48,14 @@ export function describeJobContract(store: CurrentStore): void {
       expect(await store().jobs.get('no-such-id')).toBeNull();
     });
 
+    it('statusOf reads a job’s current status, and null for an unknown id', async () => {
+      const job = aJob({ status: 'processing' });
+      await store().jobs.create(job);
+      await store().jobs.transition(job.id, ['processing'], { status: 'finished', completedAt: 1 });
+      expect(await store().jobs.statusOf(job.id)).toBe('finished');
+      expect(await store().jobs.statusOf('no-such-id')).toBeNull();
+    });
+
     it('create refuses a second job with the same id', async () => {
       const job = aJob();
       await store().jobs.create(job);

@@ -9,7 +9,6 @@ import type { Store } from '../../ports/store.js';
  * and the whole job once that status is final. `publish` has nobody to tell.
  */
 export function createPollingJobEvents(store: Store, intervalMs = 250): JobEvents {
-  const statusOf = async (jobId: string) => (store.jobs.statusOf ? store.jobs.statusOf(jobId) : ((await store.jobs.get(jobId))?.status ?? null));
   return {
     publish() {
       // Waiters poll the store; see above.
@@ -18,7 +17,7 @@ export function createPollingJobEvents(store: Store, intervalMs = 250): JobEvent
       let stopped = false;
       const poll = async () => {
         if (stopped) return;
-        const status = await statusOf(jobId).catch(() => null);
+        const status = await store.jobs.statusOf(jobId).catch(() => null);
         const job = status !== null && isFinalJobStatus(status) ? await store.jobs.get(jobId).catch(() => null) : null;
         if (stopped) return;
         if (job && isFinalJobStatus(job.status)) return listener({ type: 'completed', job });

@@ -208,6 +208,14 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
   const outputSizes = db.prepare<[string, number], { idx: number; bytes: number }>('SELECT idx, bytes FROM job_outputs WHERE job_id = ? ORDER BY idx LIMIT -1 OFFSET ?');
   const outputById = db.prepare<[string, number], string>('SELECT data FROM job_outputs WHERE job_id = ? AND idx = ?').pluck();
 
+  // A job as remembered (write-behind), else as stored.
+  const read = (id: string): JobRecord | null => {
+    const known = remembered.get(id);
+    if (known) return known;
+    const data = byId.get(id);
+    return data === undefined ? null : parse(data);
+  };
+
   return {
     async create(given, options) {
       const job = withCappedError(given);
@@ -221,10 +229,10 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
       else await writes.write(insertJob);
     },
     async get(id) {
-      const known = remembered.get(id);
-      if (known) return known;
-      const data = byId.get(id);
-      return data === undefined ? null : parse(data);
+      return read(id);
+    },
+    async statusOf(id) {
+      return read(id)?.status ?? null;
     },
     async transition(id, from, patch, options) {
       if (from.length === 0) return null;
