@@ -113,7 +113,8 @@ export class PythonEnvironments {
     const pip = (names: string[]) => this.run(python, [...PIP_INSTALL, ...this.options.pipArgs, ...names], spec, pipEnv, output);
     try {
       output(`Creating a Python ${interpreter.version} environment.`);
-      const venvArgs = ['-m', 'venv', ...(packages.length === 0 ? ['--without-pip'] : []), scratch];
+      // Without pip only when nothing installs: build commands run `pip install` as in the image.
+      const venvArgs = ['-m', 'venv', ...(packages.length === 0 && runCommands.length === 0 ? ['--without-pip'] : []), scratch];
       await this.step(interpreter.executable, venvArgs, spec, pipEnv, output, 'Creating the virtual environment failed');
       const missing = await this.defaults.copyInto(interpreter, defaults, scratch, output);
       if (packages.length > 0) {
