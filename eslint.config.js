@@ -1,12 +1,55 @@
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 const EMULATOR_BAN = { group: ['**/emulator/*'], message: 'The AWS emulation (emulator/) is not part of the product.' };
+
+/**
+ * The layers of shared/ (docs/architecture.md, "Layers"): what each may import of the project.
+ * Dependencies point down only; shared/app (the composition roots) may import every layer.
+ */
+const LAYERS = {
+  domain: ['domain'],
+  system: ['system'],
+  ports: ['domain', 'ports'],
+  services: ['domain', 'ports', 'services'],
+  packaging: ['domain', 'system', 'packaging'],
+  runtime: ['domain', 'ports', 'system', 'runtime'],
+  adapters: ['domain', 'ports', 'system', 'packaging', 'runtime', 'adapters'],
+  http: ['domain', 'ports', 'services', 'http'],
+};
+const ENTRY_POINTS = ['./cli', './bin', './handlers', './infra', './emulator', './web'];
+const layerZones = [
+  ...Object.entries(LAYERS).map(([layer, allowed]) => ({
+    target: `./shared/${layer}`,
+    from: './shared',
+    except: allowed.map((name) => `./${name}`),
+    message: `shared/${layer} may import only ${allowed.map((name) => `shared/${name}`).join(', ')} (docs/architecture.md, "Layers").`,
+  })),
+  { target: './shared/config.ts', from: './shared', except: ['./domain', './config.ts'], message: 'shared/config.ts may import only shared/domain.' },
+  { target: './shared', from: ENTRY_POINTS, message: 'shared/ is imported by the entry points, never the other way round.' },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.data/', 'python/', 'examples/', 'web/dist/', 'test-artifacts/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    // Layers and no import cycles, for the TypeScript the service runs (web/ has its own rule below).
+    files: ['shared/**/*.ts', 'cli/**/*.ts', 'handlers/**/*.ts', 'infra/**/*.ts', 'bin/**/*.ts', 'emulator/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Without TypeScript's extensions and parser, no-cycle walks no .ts file and reports nothing.
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones: layerZones }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', AbortController: 'readonly', fetch: 'readonly' } },
     rules: {

@@ -2,6 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { apiKeyPath } from '../shared/app/bootstrapKey.js';
 import { resolve } from 'node:path';
 import { readUserConfig, userConfigPath } from './settings/userConfig.js';
+import { CliError } from './cliError.js';
+
+export { CliError } from './cliError.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
@@ -46,11 +49,6 @@ function isLoopback(url: string): boolean {
 
 async function readLocalKey(dataDir: string): Promise<string | undefined> {
   return (await readFile(apiKeyPath(resolve(dataDir)), 'utf8').catch(() => '')).trim() || undefined;
-}
-
-/** An error to show the user as it is, without a stack trace. */
-export class CliError extends Error {
-  override name = 'CliError';
 }
 
 /** A non-2xx answer of the service: its status and the detail it gave. */

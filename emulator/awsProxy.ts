@@ -1,6 +1,5 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RefusedCall } from './sqsVisibilityCap.js';
 
 /** A call the product made to an AWS API, and moto's answer. */
 export interface ObservedCall {
@@ -9,6 +8,13 @@ export interface ObservedCall {
   request: unknown;
   status: number;
   response: unknown;
+}
+
+/** An answer the pass-through gives itself, without asking moto. */
+export interface RefusedCall {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
 }
 
 export type CallObserver = (call: ObservedCall) => void;

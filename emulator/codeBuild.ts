@@ -8,7 +8,7 @@ import { ensureSystemPackages } from '../shared/adapters/local/build/systemPacka
 import { findPythonInterpreter } from '../shared/adapters/local/build/pythonInterpreters.js';
 import { PythonEnvironments } from '../shared/adapters/local/build/pythonEnvironments.js';
 import { defaultPackagesFor } from '../shared/domain/defaultPackages.js';
-import { runCommand } from '../shared/adapters/local/process/runCommand.js';
+import { runCommand } from '../shared/system/runCommand.js';
 import { NO_SANDBOX } from '../shared/adapters/local/sandbox/sandbox.js';
 import type { AwsClients } from './awsClients.js';
 import type { CloudAssembly } from './cloudAssembly.js';

@@ -1,11 +1,4 @@
-import type { ObservedCall } from './awsProxy.js';
-
-/** An answer the pass-through gives itself, without asking moto. */
-export interface RefusedCall {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-}
+import type { ObservedCall, RefusedCall } from './awsProxy.js';
 
 /**
  * SQS's cap on a message's invisibility: 12 hours from the receipt, however often it is

@@ -1,6 +1,7 @@
 import type { App, Environment } from 'aws-cdk-lib/core';
 import { ROUTES } from '../shared/http/routeTable.js';
-import { corsPolicy, parseCorsOrigins } from '../shared/http/cors.js';
+import { parseCorsOrigins } from '../shared/domain/corsOrigins.js';
+import { corsPolicy } from '../shared/http/cors.js';
 import type { ApiThrottle } from './apiThrottle.js';
 import type { WaiterConcurrency } from './waiterConcurrency.js';
 import { bundleLambdaCode, bundleWorker } from './bundle.js';

@@ -7,7 +7,8 @@ import type { RestrictedKind } from './domain/networkAddress.js';
 import { RESTRICTED_KINDS } from './domain/networkAddress.js';
 import type { Pricing } from './domain/pricing.js';
 import { DEFAULT_PRICES } from './domain/pricing.js';
-import { parseCorsOrigins } from './http/cors.js';
+import { parseCorsOrigins } from './domain/corsOrigins.js';
+import { ConfigError } from './domain/configError.js';
 
 /** Configuration from the environment; every value has a default a laptop can run with. */
 const configSchema = z.object({
@@ -53,10 +54,7 @@ const configSchema = z.object({
   SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
-/** A setting's value is unusable; the message names the variable. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError } from './domain/configError.js';
 
 /** Settings read from the environment by their schema; every problem named, `<what>: VARIABLE: message; ...`. */
 export function parseSettings<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv, what: string): z.infer<Schema> {

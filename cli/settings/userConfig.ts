@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { CliError } from '../client.js';
+import { CliError } from '../cliError.js';
 
 /** What `sluice login` (or the first `sluice start`) keeps for every later command, from any directory. */
 export interface UserConfig {

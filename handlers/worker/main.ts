@@ -13,6 +13,7 @@ import { WorkerAgent } from '../../shared/runtime/workerAgent.js';
 import { createTaskProtection } from '../../shared/adapters/aws/taskProtection.js';
 import { agentCallbacks } from '../../shared/app/agentCallbacks.js';
 import { logTelemetry } from '../../shared/app/logTelemetry.js';
+import { LogWriter } from '../../shared/services/logWriter.js';
 import { SharedIdleUsage } from '../../shared/services/sharedIdleUsage.js';
 import { workerReplicaProcess } from './replicaProcess.js';
 import { openReplicaOwnedFile } from './replicaOwnedFiles.js';
@@ -39,7 +40,7 @@ const agent = new WorkerAgent({
   store,
   lifecycle: services.lifecycle,
   queue,
-  logs: store.logs,
+  openLog: (labels) => new LogWriter(store.logs, clock, labels),
   clock,
   // ECS placed the task on a GPU of its machine type: no placement is left to do in it.
   gpus: new GpuInventory([], true),

@@ -7,20 +7,20 @@ import { ownFilePath, parseFileSlot } from '../domain/fileOutputs.js';
 import { fetchFileInputs, InputFetchError } from '../runtime/jobInputs.js';
 import type { PoolContext } from '../runtime/replicaPool.js';
 import type { AwaitMessage, CallMessage, CallResult } from '../runtime/protocol.js';
-import type { Services } from '../services/services.js';
+import type { WorkerServices } from '../services/services.js';
 
 /**
  * What a worker agent hands its replica pools to reach the services, the same in the local mode
  * and in an ECS task: calls from inside a job, file inputs and outputs, idle usage.
  */
-export function agentCallbacks(services: Services, artifacts: Artifacts, publicUrl: () => string, fetchFile: FileFetcher): Pick<PoolContext, 'handleCall' | 'storeFile' | 'storeCallFile' | 'recordIdle' | 'fetchInputs'> {
+export function agentCallbacks(services: WorkerServices, artifacts: Artifacts, publicUrl: () => string, fetchFile: FileFetcher): Pick<PoolContext, 'handleCall' | 'storeFile' | 'storeCallFile' | 'recordIdle' | 'fetchInputs'> {
   return {
     fetchInputs: (version, job, directory, signal) =>
       fetchFileInputs(version, job, directory, {
         ownFile: async (reader, url) => {
           // The key-checked route, or the signed URL a job shows (the service's own, or S3's).
           const own = ownFileOf(url, publicUrl()) ?? (await artifacts.outputFileOfUrl(url));
-          return own ? services.jobs.outputFileForJob(reader, own.jobId, own.slot) : 'not_own';
+          return own ? services.calls.outputFileForJob(reader, own.jobId, own.slot) : 'not_own';
         },
         upload: (reader, uploadId) => artifacts.readUpload(reader.organizationId, uploadId),
         fetch: (url, target, fetchSignal) =>
@@ -35,10 +35,10 @@ export function agentCallbacks(services: Services, artifacts: Artifacts, publicU
           if (typeof call.job_id !== 'string' || !Number.isSafeInteger(call.offset) || call.offset < 0 || !(PUSHED_JOB_WAITS as readonly unknown[]).includes(call.until)) {
             throw new Error('a malformed await: job_id, a whole offset of 0 or more and until (now, output or end) are required');
           }
-          const awaited = await services.jobs.awaitPushed(job, call.job_id, call.offset, call.until);
+          const awaited = await services.calls.awaitPushed(job, call.job_id, call.offset, call.until);
           return { type: 'call_result', call_id: call.call_id, ok: true, job_id: awaited.job.id, outputs: awaited.outputs, status: awaited.job.status, error: awaited.job.error };
         }
-        const result = await services.jobs.pushFromJob(job, call.function, call.inputs, call.wait, call.args ?? []);
+        const result = await services.calls.pushFromJob(job, call.function, call.inputs, call.wait, call.args ?? []);
         return { type: 'call_result', call_id: call.call_id, ok: true, job_id: result.jobId, outputs: result.outputs, stream: result.stream };
       } catch (error) {
         return { type: 'call_result', call_id: call.call_id, ok: false, error: (error as Error).message };

@@ -104,11 +104,12 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     logFeed: unpublishedLogs,
     streamPollMs: 1000,
     compute: () => compute,
-    deliveryScheduler: createStepFunctionsScheduler({
-      client: new SFNClient({ region: aws.region }),
-      stateMachineArn: aws.stateMachineArn,
-      onError: (error, deliveryId) => logger.error({ err: error, deliveryId }, 'could not start a webhook delivery; it stays pending for the sweeper'),
-    }),
+    deliveryScheduler: () =>
+      createStepFunctionsScheduler({
+        client: new SFNClient({ region: aws.region }),
+        stateMachineArn: aws.stateMachineArn,
+        onError: (error, deliveryId) => logger.error({ err: error, deliveryId }, 'could not start a webhook delivery; it stays pending for the sweeper'),
+      }),
     webhookSender: createHttpWebhookSender({ allowed: config.webhookAllow, timeoutMs: config.webhookTimeoutMs }),
     resolveHost: dnsResolver,
     defaultPythonVersion: DEFAULT_PYTHON_VERSION,
@@ -124,6 +125,6 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     // CloudWatch Logs takes the lines; the metrics are CloudWatch's own (docs/self-hosting.md, "Metrics").
     telemetry: logTelemetry(logger),
   });
-  const deploymentHealth = new DeploymentHealth(store, clock, { stopTasks: (versionId) => compute.stopVersion(versionId), onFailed: (version) => services.jobs.releaseWaitingJobs(version) });
+  const deploymentHealth = new DeploymentHealth(store, clock, { stopTasks: (versionId) => compute.stopVersion(versionId), onFailed: (version) => services.jobPushes.releaseWaitingJobs(version) });
   return { services, compute, deploymentHealth, store, queue, artifacts, clock };
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { LocalBuilder } from '../adapters/local/build/localBuilder.js';
 import { PythonEnvironments } from '../adapters/local/build/pythonEnvironments.js';
 import { probe } from '../adapters/local/build/pythonInterpreters.js';
-import { createFileArtifacts } from '../adapters/local/fileArtifacts.js';
+import { createFileArtifacts, openOutputFile } from '../adapters/local/fileArtifacts.js';
 import { LocalUploads } from '../adapters/local/localUploads.js';
 import type { SandboxChoice } from '../adapters/local/sandbox/chooseSandbox.js';
 import { chooseSandbox } from '../adapters/local/sandbox/chooseSandbox.js';
@@ -22,12 +22,13 @@ import { LocalDeliveryScheduler } from '../adapters/local/localDeliveryScheduler
 import { dnsResolver } from '../adapters/dnsResolver.js';
 import { createHttpWebhookSender } from '../adapters/httpWebhookSender.js';
 import type { WorkerAgent } from '../runtime/workerAgent.js';
-import { createLocalCompute } from './localCompute.js';
+import { prepareLocalCompute } from './localCompute.js';
 import { openLocalStore } from './openStore.js';
 import type { Store } from '../ports/store.js';
 import { RetentionSweeper } from '../adapters/local/retentionSweeper.js';
 import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
+import { LogWriter } from '../services/logWriter.js';
 import type { Logger } from './logger.js';
 import { checkBundle } from '../packaging/bundleReader.js';
 import { telemetryOf } from '../ports/telemetry.js';
@@ -89,12 +90,13 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();
   const signingSecret = await loadUrlSigningSecret(config.dataDir);
   const uploads = new LocalUploads({ folder: join(config.dataDir, 'uploads'), publicUrl: servicePublicUrl, clock, signingSecret });
-  const downloads = new LocalDownloads({ publicUrl: servicePublicUrl, clock, expiresInS: config.fileUrlExpiresS, signingSecret, open: (jobId, index) => artifacts.openOutputFile(jobId, index) });
-  const artifacts = createFileArtifacts(config.dataDir, uploads, () => downloads);
+  const downloads = new LocalDownloads({ publicUrl: servicePublicUrl, clock, expiresInS: config.fileUrlExpiresS, signingSecret, open: (jobId, slot) => openOutputFile(config.dataDir, jobId, slot) });
+  const artifacts = createFileArtifacts(config.dataDir, uploads, downloads);
   const builder = new LocalBuilder({
     store,
     artifacts,
     clock,
+    openLog: (labels) => new LogWriter(store.logs, clock, labels),
     environments: new PythonEnvironments({ folder: config.environmentsDir, scratchFolder: join(scratchFolder, 'builds'), pipArgs: config.pipArgs, sandbox: sandbox.sandbox }),
     versionsFolder: join(config.dataDir, 'versions'),
     importCheck: { sandbox: sandbox.sandbox, scratchFolder: join(scratchFolder, 'builds') },
@@ -107,9 +109,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   });
   const defaultPythonVersion = defaultPython.version;
   const queue = new MemoryJobQueue();
-  // The agent is built from the services it serves: the services reach it through this reference.
-  const agentRef: { current?: WorkerAgent } = {};
-  const deliveryScheduler = new LocalDeliveryScheduler(store, clock, (error) => logger.error({ err: error }, 'webhook delivery failed unexpectedly'));
+  const localCompute = await prepareLocalCompute({ config, store, artifacts, queue, clock, logger, sandbox: sandbox.sandbox, publicUrl: servicePublicUrl, telemetry });
   const services = createServices({
     store,
     artifacts,
@@ -119,8 +119,8 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     events: jobEvents,
     logFeed,
     streamPollMs: undefined,
-    compute: () => agentRef.current as WorkerAgent,
-    deliveryScheduler,
+    compute: localCompute,
+    deliveryScheduler: (deliverer) => new LocalDeliveryScheduler(store, clock, deliverer, (error) => logger.error({ err: error }, 'webhook delivery failed unexpectedly')),
     webhookSender: createHttpWebhookSender({ allowed: config.webhookAllow, timeoutMs: config.webhookTimeoutMs }),
     resolveHost: dnsResolver,
     defaultPythonVersion,
@@ -134,7 +134,7 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
     telemetry,
   });
-  deliveryScheduler.useDeliverer(services.webhookDeliverer);
+  const { compute: localAgent, deliveryScheduler } = services;
   const retention = new RetentionSweeper({
     retention: localStore.retention,
     dataDir: config.dataDir,
@@ -143,11 +143,9 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     intervalMs: config.retentionSweepMs,
     onError: (error) => logger.error({ err: error }, 'retention sweep failed; the next one tries again'),
   });
-  const localAgent = await createLocalCompute({ config, store, artifacts, queue, clock, services, logger, sandbox: sandbox.sandbox, publicUrl: servicePublicUrl, telemetry });
-  agentRef.current = localAgent;
   queue.onEnqueue((versionId) => localAgent.wake(versionId));
   builder.onBuildFinished(async (version) => {
-    await services.jobs.releaseWaitingJobs(version);
+    await services.jobPushes.releaseWaitingJobs(version);
     if (version.buildStatus === 'ready') localAgent.versionReady(version);
   });
   return {

@@ -3,7 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createHttpFileFetcher, INPUT_IDLE_TIMEOUT_MS } from '../adapters/httpFileFetcher.js';
 import { pythonInstallation } from '../adapters/local/build/pythonInterpreters.js';
-import { openConfinedFile } from '../adapters/local/sandbox/confinedFile.js';
+import { openConfinedFile } from '../system/confinedFile.js';
 import { gpuDevices } from '../adapters/local/sandbox/gpuDevices.js';
 import type { Sandbox, SandboxSpec } from '../adapters/local/sandbox/sandbox.js';
 import type { Config } from '../config.js';
@@ -20,7 +20,8 @@ import { inheritedEnvironment } from '../runtime/inheritedEnvironment.js';
 import type { ReplicaProcess } from '../runtime/replicaPool.js';
 import { runtimeCommand } from '../runtime/runtimeCommand.js';
 import { WorkerAgent } from '../runtime/workerAgent.js';
-import type { Services } from '../services/services.js';
+import { LogWriter } from '../services/logWriter.js';
+import type { WorkerServices } from '../services/services.js';
 import { agentCallbacks } from './agentCallbacks.js';
 import type { Logger } from './logger.js';
 import type { Telemetry } from '../ports/telemetry.js';
@@ -33,7 +34,6 @@ export interface LocalComputeOptions {
   artifacts: Artifacts;
   queue: JobQueue;
   clock: Clock;
-  services: Services;
   logger: Logger;
   /** Confines each replica to its code, its environment and its scratch folder. */
   sandbox: Sandbox;
@@ -42,9 +42,12 @@ export interface LocalComputeOptions {
   telemetry: Telemetry;
 }
 
-/** The worker agent of the local mode: replicas as child processes of this one, each in its sandbox. */
-export async function createLocalCompute(options: LocalComputeOptions): Promise<WorkerAgent> {
-  const { config, store, services, logger, sandbox } = options;
+/**
+ * The worker agent of the local mode: replicas as child processes of this one, each in its
+ * sandbox. Prepared first (GPUs found, folders made); built from the services it reports to.
+ */
+export async function prepareLocalCompute(options: LocalComputeOptions): Promise<(services: WorkerServices) => WorkerAgent> {
+  const { config, store, logger, sandbox } = options;
   const gpus = (await detectGpus()).map((gpu) => ({ ...gpu, machineType: config.gpuMachineType ?? gpu.machineType }));
   const emulate = config.emulateGpus === 'true' || (config.emulateGpus === 'auto' && gpus.length === 0);
   logger.info({ gpus, emulate }, emulate ? 'GPU machine types are emulated (no GPU needed)' : 'GPUs found');
@@ -54,11 +57,11 @@ export async function createLocalCompute(options: LocalComputeOptions): Promise<
   // Inputs a stopped service left behind belong to no running job.
   const inputsDir = join(config.dataDir, 'inputs');
   await rm(inputsDir, { recursive: true, force: true });
-  return new WorkerAgent({
+  return (services) => new WorkerAgent({
     store,
     lifecycle: services.lifecycle,
     queue: options.queue,
-    logs: store.logs,
+    openLog: (labels) => new LogWriter(store.logs, options.clock, labels),
     clock: options.clock,
     gpus: new GpuInventory(gpus, emulate),
     idleTimeoutMs: config.idleTimeoutMs,

@@ -1,4 +1,8 @@
-import type { ReplicaBounds } from './version.js';
+/** How many replicas a version keeps up (minimum) and may have (maximum; null: the deployment's default). */
+export interface ReplicaBounds {
+  minimumReplicas: number;
+  maximumReplicas: number | null;
+}
 
 /** The most replicas a version may keep or allow, declared or edited. */
 export const MAX_REPLICAS = 64;

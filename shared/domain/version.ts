@@ -50,4 +50,4 @@ export interface VersionRecord {
 export type VersionPatch = Partial<Pick<VersionRecord, 'buildStatus' | 'builtAt' | 'readyAt' | 'buildError' | 'taskFailures' | 'capacityShortage'>>;
 
 /** What an edit of a version changes without a redeploy (the edit-version route). */
-export type ReplicaBounds = Pick<VersionRecord, 'minimumReplicas' | 'maximumReplicas'>;
+export type { ReplicaBounds } from './replicaBounds.js';

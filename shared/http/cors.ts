@@ -30,23 +30,6 @@ export function corsPolicy(allowOrigins: readonly string[] = ['*']): CorsPolicy 
   return { allowOrigins, allowMethods: CORS_ALLOW_METHODS, allowHeaders: CORS_ALLOW_HEADERS, exposeHeaders: CORS_EXPOSE_HEADERS, maxAgeS: CORS_MAX_AGE_S };
 }
 
-/** `*` or comma-separated origins; an origin is scheme://host[:port], as a browser sends it. */
-export function parseCorsOrigins(text: string): string[] | string {
-  const origins = text.split(',').map((item) => item.trim()).filter(Boolean);
-  if (origins.length === 0) return 'no origin given (use * for any)';
-  for (const origin of origins) {
-    if (origin === '*') continue;
-    let parsed: URL;
-    try {
-      parsed = new URL(origin);
-    } catch {
-      return `"${origin}" is not an origin such as https://app.example.com`;
-    }
-    if (parsed.origin !== origin) return `"${origin}" is not an origin: write it as ${parsed.origin}`;
-  }
-  return origins;
-}
-
 /** The Access-Control-Allow-Origin value for a request from `origin`, or null when it is not allowed. */
 function allowedOrigin(policy: CorsPolicy, origin: string | undefined): string | null {
   if (policy.allowOrigins.includes('*')) return '*';

@@ -2,7 +2,7 @@ import { serializeFunction, serializeTruncatedFunction } from '../domain/wire/fu
 import { serializeVersion } from '../domain/wire/version.js';
 import type { VersionRecord } from '../domain/version.js';
 import { serializeJob } from '../domain/wire/job.js';
-import type { JobView } from '../services/jobService.js';
+import type { JobView } from '../services/jobViews.js';
 import { pageWithNext } from './schemas.js';
 import { ANSWER_BYTES, answerBytes, leadingFit } from '../domain/answerBudget.js';
 import type { FunctionView } from '../services/functionService.js';
@@ -16,7 +16,7 @@ export async function functionView(services: Services, view: FunctionView, trunc
 }
 
 export async function versionView(services: Services, version: VersionRecord, includePythonVersion = false) {
-  const compute = services.compute();
+  const { compute } = services;
   return serializeVersion(version, { currentWorkers: await compute.currentWorkers(version.id), warning: await capacityWarning(compute, version), includePythonVersion });
 }
 

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { runCommand } from '../adapters/local/process/runCommand.js';
+import { runCommand } from '../system/runCommand.js';
 
 /** The Python SDK's folder: on PYTHONPATH for the inspector and for function processes. */
 export const PYTHON_SDK_DIR = fileURLToPath(new URL('../../python', import.meta.url));

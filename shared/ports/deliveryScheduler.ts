@@ -3,6 +3,11 @@ import type { WebhookDelivery } from '../domain/webhookDelivery.js';
 /** What `reschedule` found: the delivery's run still under way, started now, or ended without finishing it. */
 export type RescheduleOutcome = 'running' | 'started' | 'ended';
 
+/** Makes one attempt of a delivery and answers it as it stands after (null: gone); services' WebhookDeliverer implements it. */
+export interface DeliveryAttempts {
+  attempt(deliveryId: string): Promise<WebhookDelivery | null>;
+}
+
 /**
  * Runs deliveries to completion, retrying on its timer: durable in-process timers locally, a
  * Step Functions Wait/Choice loop on AWS. Deliveries of a job to one URL go in sequence order.

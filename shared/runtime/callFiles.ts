@@ -3,7 +3,7 @@ import { basename, isAbsolute } from 'node:path';
 import { FILE_TYPE } from '../domain/functionMetadata.js';
 import { FILE_MARKER_KEY, fileAttributes, fileMarkersIn, mapFileMarkers, MAX_NESTED_FILES, type FileMarker } from '../domain/fileOutputs.js';
 import { megabytes } from '../domain/upload.js';
-import { openConfinedFile } from '../adapters/local/sandbox/confinedFile.js';
+import { openConfinedFile } from '../system/confinedFile.js';
 import type { CallMessage } from './protocol.js';
 
 /** The most Files one call may pass that the function made itself: each is a stored copy. */

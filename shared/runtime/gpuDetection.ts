@@ -1,4 +1,4 @@
-import { runCommand } from '../adapters/local/process/runCommand.js';
+import { runCommand } from '../system/runCommand.js';
 import type { Gpu } from './gpuInventory.js';
 import { parseNvidiaSmi } from './gpuInventory.js';
 

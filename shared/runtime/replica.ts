@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
-import type { LineReader } from './lineReader.js';
-import { readLines } from './lineReader.js';
-import { killProcessGroup } from './processGroup.js';
+import type { LineReader } from '../system/lineReader.js';
+import { readLines } from '../system/lineReader.js';
+import { killProcessGroup } from '../system/processGroup.js';
 import type { AgentMessage, AwaitMessage, CallMessage, CallResult, OutputMessage, ReplicaMessage } from './protocol.js';
 
 export type ReplicaState = 'starting' | 'setup' | 'idle' | 'active' | 'stopped';

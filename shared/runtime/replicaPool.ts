@@ -7,10 +7,9 @@ import type { ReplicaBounds, VersionRecord } from '../domain/version.js';
 import type { WorkerCounts } from '../domain/wire/common.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobQueue } from '../ports/jobQueue.js';
-import type { LogStore } from '../ports/store.js';
+import type { LogLines, OpenLogLines } from '../ports/logLines.js';
 import type { ReplicaEvent, Telemetry } from '../ports/telemetry.js';
-import type { JobLifecycle } from '../services/jobLifecycle.js';
-import { LogWriter } from '../services/logWriter.js';
+import type { JobReports } from '../ports/jobReports.js';
 import type { GpuInventory } from './gpuInventory.js';
 import type { AwaitMessage, CallMessage, CallResult, OutputMessage } from './protocol.js';
 import type { ReplicaCommand, RunOutcome } from './replica.js';
@@ -24,8 +23,9 @@ const SETUP_FAILURES_BEFORE_GIVING_UP = 3;
 
 export interface PoolContext {
   queue: JobQueue;
-  lifecycle: JobLifecycle;
-  logs: LogStore;
+  lifecycle: JobReports;
+  /** Where the replicas' setup and jobs' lines go. */
+  openLog: OpenLogLines;
   clock: Clock;
   gpus: GpuInventory;
   idleTimeoutMs: number;
@@ -76,9 +76,9 @@ interface Member {
   release: () => void;
   idleTimer?: NodeJS.Timeout;
   /** Where the replica's output goes: the running job's log, else the version's log. */
-  log: LogWriter;
+  log: LogLines;
   /** The version's log, for output outside any job (setup, and between jobs). */
-  versionLog: LogWriter;
+  versionLog: LogLines;
   /** Stops fetching the inputs of the job the replica is reserved for, when the replica goes. */
   abortFetch?: AbortController;
   /** Its setup succeeded: an exit of its own from then on is a crash (before, a failed setup, told as such). */
@@ -246,7 +246,7 @@ export class ReplicaPool {
   private startReplica(gpuIndex: number | null, release: () => void): void {
     const { version, context } = this;
     const id = context.newReplicaId();
-    const setupLog = new LogWriter(context.logs, context.clock, {
+    const setupLog = context.openLog({
       stream: versionLogStream(version.id),
       organizationId: version.organizationId,
       functionId: version.functionId,
@@ -294,7 +294,7 @@ export class ReplicaPool {
     void log.flush().finally(() => replica.pauseOutput(false));
   }
 
-  private async setupFailed(setupLog: LogWriter, error: Error): Promise<void> {
+  private async setupFailed(setupLog: LogLines, error: Error): Promise<void> {
     setupLog.write(`Setup failed: ${error.message}`);
     await setupLog.flush();
     this.setupFailures += 1;
@@ -357,7 +357,7 @@ export class ReplicaPool {
     }
     clearTimeout(member.idleTimer);
     void this.accrueIdle();
-    const log = new LogWriter(this.context.logs, this.context.clock, {
+    const log = this.context.openLog({
       stream: jobLogStream(job.id),
       organizationId: job.organizationId,
       functionId: job.functionId,

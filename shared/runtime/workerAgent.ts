@@ -4,11 +4,11 @@ import type { WorkerCounts } from '../domain/wire/common.js';
 import { NO_WORKERS } from '../domain/wire/common.js';
 import type { Compute } from '../ports/compute.js';
 import type { Store } from '../ports/store.js';
-import type { JobLifecycle } from '../services/jobLifecycle.js';
+import type { JobReports } from '../ports/jobReports.js';
 import type { PoolContext } from './replicaPool.js';
 import { ReplicaPool } from './replicaPool.js';
 
-export type AgentContext = Omit<PoolContext, 'isStopping'> & { store: Store; lifecycle: JobLifecycle };
+export type AgentContext = Omit<PoolContext, 'isStopping'> & { store: Store; lifecycle: JobReports };
 
 /**
  * Runs the replicas of every ready version on this machine: a pool per version, woken when

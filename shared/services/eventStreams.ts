@@ -9,13 +9,13 @@ import type { LogQuery, Store } from '../ports/store.js';
 import type { EventStream, StreamEvent, StreamWakeups } from './eventStream.js';
 import { follow } from './eventStream.js';
 import { StreamSlots } from './streamSlots.js';
-import type { JobService } from './jobService.js';
+import type { JobReads } from './jobReads.js';
 import type { LogService } from './logService.js';
 import type { Principal } from './principal.js';
 
 export interface EventStreamsDeps {
   store: Store;
-  jobs: JobService;
+  jobs: JobReads;
   logs: LogService;
   events: JobEvents;
   logFeed: LogFeed;

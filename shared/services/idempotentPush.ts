@@ -5,7 +5,7 @@ import type { JobRecord, PushSource } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Clock } from '../ports/clock.js';
 import type { Store } from '../ports/store.js';
-import type { JobService, PushBody } from './jobService.js';
+import type { JobPushes, PushBody } from './jobPushes.js';
 import type { Principal } from './principal.js';
 
 /** A key whose job has not appeared after this long belongs to a push that died midway: it is taken over. */
@@ -20,7 +20,7 @@ const ABANDONED_AFTER_US = 60 * 1_000_000;
 export class IdempotentPushes {
   constructor(
     private readonly store: Store,
-    private readonly jobs: JobService,
+    private readonly jobs: JobPushes,
     private readonly clock: Clock,
   ) {}
 

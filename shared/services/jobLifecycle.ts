@@ -3,6 +3,7 @@ import { MAX_JOB_ATTEMPTS } from '../domain/job.js';
 import { newShortId } from '../domain/ids.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobQueue } from '../ports/jobQueue.js';
+import type { JobReports } from '../ports/jobReports.js';
 import type { Store } from '../ports/store.js';
 import type { JobNotifier } from './jobNotifier.js';
 
@@ -11,7 +12,7 @@ import type { JobNotifier } from './jobNotifier.js';
  * conditional write on the job's current status, so a replica finishing and a user
  * cancelling can never both win; a move that loses returns null and changes nothing.
  */
-export class JobLifecycle {
+export class JobLifecycle implements JobReports {
   constructor(
     private readonly store: Store,
     private readonly queue: JobQueue,

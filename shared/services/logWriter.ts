@@ -1,8 +1,7 @@
-import type { LogEntry } from '../domain/log.js';
 import type { Clock } from '../ports/clock.js';
+import type { LogEntry } from '../domain/log.js';
+import type { LogLabels, LogLines } from '../ports/logLines.js';
 import type { LogStore } from '../ports/store.js';
-
-export type LogLabels = Omit<LogEntry, 'timeNs' | 'message'>;
 
 export interface LogWriterOptions {
   flushIntervalMs: number;
@@ -19,7 +18,7 @@ const DEFAULTS: LogWriterOptions = { flushIntervalMs: 50, batchSize: 1000, highW
  * time, in order, so lines are stored as they were printed. `write` answers false once too
  * many lines wait, so a chatty process is paused rather than filling the service's memory.
  */
-export class LogWriter {
+export class LogWriter implements LogLines {
   private pending: LogEntry[] = [];
   private unstored = 0;
   private timer: NodeJS.Timeout | undefined;

@@ -4,7 +4,7 @@ import type { Builder } from '../ports/builder.js';
 import type { BundleChecker } from '../ports/bundleChecker.js';
 import type { Clock } from '../ports/clock.js';
 import type { Compute } from '../ports/compute.js';
-import type { DeliveryScheduler } from '../ports/deliveryScheduler.js';
+import type { DeliveryAttempts, DeliveryScheduler } from '../ports/deliveryScheduler.js';
 import type { HostResolver } from '../ports/hostResolver.js';
 import type { JobEvent, JobEvents } from '../ports/jobEvents.js';
 import type { JobQueue } from '../ports/jobQueue.js';
@@ -25,20 +25,38 @@ import { FunctionService } from './functionService.js';
 import { HealthService } from './healthService.js';
 import { JobLifecycle } from './jobLifecycle.js';
 import { JobNotifier } from './jobNotifier.js';
-import { JobService } from './jobService.js';
+import { JobCalls } from './jobCalls.js';
+import { JobCancels } from './jobCancels.js';
+import { JobPushes } from './jobPushes.js';
+import { JobReads } from './jobReads.js';
+import { JobViews } from './jobViews.js';
+import { JobWaits } from './jobWaits.js';
 import { KeyService } from './keyService.js';
 import { OrganizationKeys } from './organizationKeys.js';
 import { Sweeper } from './sweeper.js';
 import { LogService } from './logService.js';
 import { UsageService } from './usageService.js';
+import { VersionEdits } from './versionEdits.js';
 import { VersionService } from './versionService.js';
 import { WebhookDeliverer } from './webhookDeliverer.js';
 import { WebhookSecrets } from './webhookSecrets.js';
 import { WebhookService } from './webhookService.js';
 import { WebhookUrlPolicy } from './webhookUrlPolicy.js';
 
-/** The adapters the services are built from; the composition root picks local or AWS ones. */
-export interface Adapters {
+/** What a worker agent reports to and calls while it runs jobs: the compute adapter is built from them. */
+export interface WorkerServices {
+  lifecycle: JobLifecycle;
+  calls: JobCalls;
+  usage: UsageService;
+}
+
+/**
+ * The adapters the services are built from; the composition root picks local or AWS ones. The
+ * webhook scheduler and the compute adapter are factories: each is built from services that
+ * are built first (the deliverer it runs, the services a local worker agent calls), so no
+ * object is ever used before it exists.
+ */
+export interface Adapters<Scheduler extends DeliveryScheduler = DeliveryScheduler, Machines extends Compute = Compute> {
   store: Store;
   artifacts: Artifacts;
   builder: Builder;
@@ -49,9 +67,8 @@ export interface Adapters {
   logFeed: LogFeed;
   /** How often an event stream reads the store when nothing wakes it (AWS); undefined: only when woken. */
   streamPollMs: number | undefined;
-  /** A getter: the compute adapter (the worker agent) is built from these services. */
-  compute: () => Compute;
-  deliveryScheduler: DeliveryScheduler;
+  compute: (worker: WorkerServices) => Machines;
+  deliveryScheduler: (deliverer: DeliveryAttempts) => Scheduler;
   webhookSender: WebhookSender;
   resolveHost: HostResolver;
   defaultPythonVersion: string;
@@ -70,41 +87,50 @@ export interface Adapters {
   telemetry?: Telemetry;
 }
 
-export interface Services {
+export interface Services<Scheduler extends DeliveryScheduler = DeliveryScheduler, Machines extends Compute = Compute> extends WorkerServices {
   auth: AuthService;
   keys: KeyService;
   /** The calling organization's own keys (the /v2/keys routes). */
   organizationKeys: OrganizationKeys;
   functions: FunctionService;
   versions: VersionService;
+  versionEdits: VersionEdits;
   deploy: DeployService;
   logs: LogService;
-  jobs: JobService;
+  /** Reading jobs: one, a list page, a file's URL. */
+  jobs: JobReads;
+  /** New jobs, and the jobs that wait for a build. */
+  jobPushes: JobPushes;
   /** Pushes, with an optional Idempotency-Key. */
   pushes: IdempotentPushes;
+  waits: JobWaits;
+  cancels: JobCancels;
   streams: EventStreams;
-  lifecycle: JobLifecycle;
   webhooks: WebhookService;
   webhookSecrets: WebhookSecrets;
   webhookDeliverer: WebhookDeliverer;
-  usage: UsageService;
+  deliveryScheduler: Scheduler;
   concurrency: ConcurrencyService;
   buildProgress: BuildProgress;
   sweeper: Sweeper;
-  compute: () => Compute;
+  compute: Machines;
   awaitTimeoutMs: number;
   health: HealthService;
 }
 
-export function createServices(adapters: Adapters): Services {
-  const { store, clock } = adapters;
+/** Builds the services in dependency order: what the webhook scheduler and the worker agent need first, then them, then the rest. */
+export function createServices<Scheduler extends DeliveryScheduler, Machines extends Compute>(adapters: Adapters<Scheduler, Machines>): Services<Scheduler, Machines> {
+  const { store, clock, artifacts } = adapters;
   const telemetry = adapters.telemetry ?? NO_TELEMETRY;
   const access = new FunctionAccess(store);
-  const versions = new VersionService(store, access, adapters.compute);
+  const versions = new VersionService(store, access);
   const auth = new AuthService(store);
   const webhookPolicy = new WebhookUrlPolicy(adapters.resolveHost, adapters.webhookAllow);
+  const webhookSecrets = new WebhookSecrets(store);
+  const webhookDeliverer = new WebhookDeliverer(store, webhookSecrets, adapters.webhookSender, clock, adapters.webhookRetryBaseMs, artifacts, telemetry);
+  const deliveryScheduler = adapters.deliveryScheduler(webhookDeliverer);
   const notifier = new JobNotifier(adapters.events, adapters.onObserverError, () => store.durable());
-  const webhooks = new WebhookService(store, adapters.deliveryScheduler, clock);
+  const webhooks = new WebhookService(store, deliveryScheduler, clock);
   const usage = new UsageService(store, versions, access, adapters.pricing, clock);
   // Usage first: its write joins the job's move in one commit (JobLifecycle.completeFrom).
   notifier.observe((event) => usage.onJobEvent(event));
@@ -113,22 +139,12 @@ export function createServices(adapters: Adapters): Services {
     if (event.type !== 'output') telemetry.record({ kind: 'job', event });
   });
   const lifecycle = new JobLifecycle(store, adapters.queue, notifier, clock);
-  const webhookSecrets = new WebhookSecrets(store);
-  const webhookDeliverer = new WebhookDeliverer(store, webhookSecrets, adapters.webhookSender, clock, adapters.webhookRetryBaseMs, adapters.artifacts, telemetry);
-  const jobs = new JobService({
-    store,
-    access,
-    versions,
-    queue: adapters.queue,
-    events: adapters.events,
-    lifecycle,
-    compute: adapters.compute,
-    artifacts: adapters.artifacts,
-    notifier,
-    webhookPolicy,
-    clock,
-    maxQueuedPerVersion: adapters.maxQueuedPerVersion,
-  });
+  const views = new JobViews({ store, artifacts });
+  const jobPushes = new JobPushes({ store, access, versions, queue: adapters.queue, lifecycle, webhookPolicy, clock, maxQueuedPerVersion: adapters.maxQueuedPerVersion });
+  const waits = new JobWaits({ store, events: adapters.events, views });
+  const calls = new JobCalls({ store, pushes: jobPushes, waits, views, artifacts, clock });
+  const compute = adapters.compute({ lifecycle, calls, usage });
+  const jobs = new JobReads({ store, access, versions, views, artifacts });
   const logs = new LogService(store);
   return {
     auth,
@@ -136,20 +152,26 @@ export function createServices(adapters: Adapters): Services {
     organizationKeys: new OrganizationKeys(store, clock, () => auth.forgetKeys()),
     functions: new FunctionService(store, access, versions, clock, webhookPolicy),
     versions,
-    deploy: new DeployService(store, adapters.artifacts, adapters.builder, clock, adapters.defaultPythonVersion, adapters.maxUploadBytes, adapters.checkBundle),
+    versionEdits: new VersionEdits({ store, access, versions, compute }),
+    deploy: new DeployService(store, artifacts, adapters.builder, clock, adapters.defaultPythonVersion, adapters.maxUploadBytes, adapters.checkBundle),
     logs,
     jobs,
-    pushes: new IdempotentPushes(store, jobs, clock),
+    jobPushes,
+    pushes: new IdempotentPushes(store, jobPushes, clock),
+    waits,
+    cancels: new JobCancels({ store, compute, notifier, views, clock }),
+    calls,
     streams: new EventStreams({ store, jobs, logs, events: adapters.events, logFeed: adapters.logFeed, pollMs: adapters.streamPollMs }),
     lifecycle,
     webhooks,
     webhookSecrets,
     webhookDeliverer,
+    deliveryScheduler,
     usage,
     concurrency: new ConcurrencyService(store, access, clock),
-    buildProgress: new BuildProgress(store, clock, (version) => jobs.releaseWaitingJobs(version), telemetry),
-    sweeper: new Sweeper(store, adapters.builder, adapters.deliveryScheduler, webhookDeliverer, lifecycle, clock),
-    compute: adapters.compute,
+    buildProgress: new BuildProgress(store, clock, (version) => jobPushes.releaseWaitingJobs(version), telemetry),
+    sweeper: new Sweeper(store, adapters.builder, deliveryScheduler, webhookDeliverer, lifecycle, clock),
+    compute,
     awaitTimeoutMs: adapters.awaitTimeoutMs,
     health: new HealthService(store),
   };

@@ -1,40 +1,15 @@
 import { badRequest, notFound } from '../domain/errors.js';
 import type { FunctionRecord } from '../domain/function.js';
-import { replicaBoundsProblem } from '../domain/replicaBounds.js';
 import type { VersionRecord } from '../domain/version.js';
-import type { Compute } from '../ports/compute.js';
 import type { Page, Store } from '../ports/store.js';
 import type { FunctionAccess } from './functionAccess.js';
 import type { Principal } from './principal.js';
-
-/** The edit-version body: absent or null fields are left as they are. */
-export interface VersionEdit {
-  minimum_replicas?: number | null;
-  maximum_replicas?: number | null;
-}
 
 export class VersionService {
   constructor(
     private readonly store: Store,
     private readonly access: FunctionAccess,
-    private readonly compute: () => Compute,
   ) {}
-
-  /**
-   * Changes a version's replica bounds without a redeploy (owner only): stored, then applied
-   * to its running replicas (the local pool, or the ECS service's scaling on AWS).
-   */
-  async edit(principal: Principal, ownerName: string, name: string, slug: string, edit: VersionEdit): Promise<VersionRecord> {
-    const fn = await this.access.editable(principal, ownerName, name);
-    const version = await this.resolveSlug(fn, slug);
-    const bounds = { minimumReplicas: edit.minimum_replicas ?? version.minimumReplicas, maximumReplicas: edit.maximum_replicas ?? version.maximumReplicas };
-    const problem = replicaBoundsProblem(bounds);
-    if (problem) throw badRequest(`Invalid values passed. ${problem}`);
-    const edited = await this.store.versions.setReplicaBounds(version.id, bounds);
-    if (!edited) throw notFound('Function version not found.');
-    await this.compute().applyReplicaBounds(edited);
-    return edited;
-  }
 
   async list(principal: Principal, ownerName: string, name: string, page: Page): Promise<VersionRecord[]> {
     const fn = await this.access.readable(principal, ownerName, name);

@@ -10,13 +10,14 @@ import type { WebhookSender } from '../ports/webhookSender.js';
 import type { Telemetry } from '../ports/telemetry.js';
 import { NO_TELEMETRY } from '../ports/telemetry.js';
 import type { WebhookSecrets } from './webhookSecrets.js';
+import type { DeliveryAttempts } from '../ports/deliveryScheduler.js';
 
 /**
  * One attempt of one delivery: sign, POST, record. A 200 ends it; anything else is retried
  * after an exponentially growing wait, until MAX_DELIVERY_ATTEMPTS, then it is failed.
  * The same code runs from the local scheduler and from the AWS state machine's Lambda.
  */
-export class WebhookDeliverer {
+export class WebhookDeliverer implements DeliveryAttempts {
   constructor(
     private readonly store: Store,
     private readonly secrets: WebhookSecrets,

@@ -227,7 +227,7 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
           applyReplicaBounds: async () => undefined,
           machineTypes: async () => [],
         }),
-        deliveryScheduler: {} as never,
+        deliveryScheduler: () => ({}) as never,
         webhookSender: {} as never,
         resolveHost: dnsResolver,
         defaultPythonVersion: '3.11',

@@ -12,6 +12,7 @@ import { createFileArtifacts } from '../../shared/adapters/local/fileArtifacts.j
 import { LocalUploads } from '../../shared/adapters/local/localUploads.js';
 import { createSqliteStore } from '../../shared/adapters/local/sqlite/sqliteStore.js';
 import { createSystemClock } from '../../shared/adapters/systemClock.js';
+import { LogWriter } from '../../shared/services/logWriter.js';
 import { inspectFunctions } from '../../shared/packaging/inspectFunctions.js';
 import { aVersion } from '../support/fixtures.js';
 import type { TarEntry } from './support/hostileBundles.js';
@@ -136,6 +137,7 @@ describe('the local build unpacking a bundle (one that passed under looser limit
       store,
       artifacts,
       clock,
+      openLog: (labels) => new LogWriter(store.logs, clock, labels),
       environments: new PythonEnvironments({ folder: join(dataDir, 'envs'), scratchFolder: join(dataDir, 'scratch', 'builds'), pipArgs: [], sandbox: NO_SANDBOX }),
       versionsFolder: join(dataDir, 'versions'),
       importCheck: { sandbox: NO_SANDBOX, scratchFolder: join(dataDir, 'scratch', 'builds') },

@@ -3,7 +3,7 @@ import { createPollingJobEvents } from '../../shared/adapters/aws/pollingJobEven
 import { createSqliteStore } from '../../shared/adapters/local/sqlite/sqliteStore.js';
 import { CAUGHT_UP, type StreamItem } from '../../shared/services/eventStream.js';
 import { EventStreams } from '../../shared/services/eventStreams.js';
-import type { JobService } from '../../shared/services/jobService.js';
+import type { JobReads } from '../../shared/services/jobReads.js';
 import type { LogService } from '../../shared/services/logService.js';
 import { aJob } from '../support/fixtures.js';
 
@@ -28,7 +28,7 @@ describe('a job’s event stream on AWS reads only what changed', () => {
         reads.outputs.push(offset);
         return { outputs: await store.jobs.listOutputs(job.id, offset) };
       },
-    } as unknown as JobService;
+    } as unknown as JobReads;
     const streams = new EventStreams({
       store: { ...store, jobs },
       jobs: service,

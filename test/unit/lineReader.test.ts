@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { readLines } from '../../shared/runtime/lineReader.js';
+import { readLines } from '../../shared/system/lineReader.js';
 
 /** Lets the stream's events of this turn run. */
 const aTurn = () => new Promise((resolve) => setImmediate(resolve));

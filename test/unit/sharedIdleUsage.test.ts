@@ -24,10 +24,7 @@ async function setUp(version: Partial<VersionRecord>) {
   const fn = aBareFunction({ id: 'function-1' });
   await store.functions.create(fn);
   const access = new FunctionAccess(store);
-  const noCompute = () => {
-    throw new Error('idle usage needs no compute');
-  };
-  const usage = new UsageService(store, new VersionService(store, access, noCompute), access, { prices: DEFAULT_PRICES, customPrices: new Map() }, clock.asClock());
+  const usage = new UsageService(store, new VersionService(store, access), access, { prices: DEFAULT_PRICES, customPrices: new Map() }, clock.asClock());
   const billed = async () => (await store.usage.totals({ organizationId: fn.organizationId, fromHour: 0, toHour: 2 ** 40 })).get('cpu')?.computeSeconds ?? 0;
   const task = () => new SharedIdleUsage(usage, clock.asClock());
   return { version: aVersion({ functionId: fn.id, computeType: 'cpu', split: 1, ...version }), task, billed };

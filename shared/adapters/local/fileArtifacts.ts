@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { access, copyFile, mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { Artifacts } from '../../ports/artifacts.js';
+import type { Artifacts, OutputFileContent } from '../../ports/artifacts.js';
 import { FILE_SLOT_PATTERN, type FileSlot } from '../../domain/fileOutputs.js';
 import type { LocalDownloads } from './localDownloads.js';
 import type { LocalUploads } from './localUploads.js';
@@ -22,20 +22,41 @@ async function openFile(path: string): Promise<AsyncIterable<Uint8Array> | null>
 /** The folder of a job's output files (one folder per slot inside), which retention deletes whole. */
 export const jobFilesFolder = (dataDir: string, jobId: string) => join(dataDir, 'files', basename(jobId));
 
+/** The folder of a job's output file in `slot`. */
+function outputFolder(dataDir: string, jobId: string, slot: FileSlot): string {
+  // A slot names a folder: only digits and one dot ever reach the path.
+  if (!FILE_SLOT_PATTERN.test(String(slot))) throw new Error(`Not a file slot: ${String(slot)}`);
+  return join(jobFilesFolder(dataDir, jobId), String(slot));
+}
+
+/** Where the job's output file in `slot` lies, or null when it has none. */
+async function outputPath(dataDir: string, jobId: string, slot: FileSlot): Promise<string | null> {
+  const folder = outputFolder(dataDir, jobId, slot);
+  const names = await readdir(folder).catch((error: unknown) => {
+    if (isMissing(error)) return [];
+    throw error;
+  });
+  const name = names.find((entry) => entry !== '.partial');
+  return name === undefined ? null : join(folder, name);
+}
+
+/** The job's output file in `slot`, to stream, or null when it has none (what LocalDownloads serves). */
+export async function openOutputFile(dataDir: string, jobId: string, slot: FileSlot): Promise<OutputFileContent | null> {
+  const path = await outputPath(dataDir, jobId, slot);
+  if (path === null) return null;
+  const { size } = await stat(path);
+  return { name: basename(path), size, stream: createReadStream(path) };
+}
+
 /**
  * Bundles under <data dir>/bundles and output files under <data dir>/files, each written whole
  * or not at all; uploads and downloads through the service's own signed URLs (LocalUploads,
- * LocalDownloads), as S3's presigned ones on AWS. `downloads` is a getter, since it is made
- * from these artifacts; without it (a tool that serves no files) output files have no URL.
+ * LocalDownloads), as S3's presigned ones on AWS. Without `downloads` (a tool that serves no
+ * files) output files have no URL.
  */
-export function createFileArtifacts(dataDir: string, uploads: LocalUploads, downloads?: () => LocalDownloads): Artifacts {
+export function createFileArtifacts(dataDir: string, uploads: LocalUploads, downloads?: LocalDownloads): Artifacts {
   const bundles = join(dataDir, 'bundles');
   const bundlePath = (versionId: string) => join(bundles, `${versionId}.tar.gz`);
-  const outputFolder = (jobId: string, slot: FileSlot) => {
-    // A slot names a folder: only digits and one dot ever reach the path.
-    if (!FILE_SLOT_PATTERN.test(String(slot))) throw new Error(`Not a file slot: ${String(slot)}`);
-    return join(jobFilesFolder(dataDir, jobId), String(slot));
-  };
   /** Writes a version's bundle whole or not at all. */
   const writeBundle = async (versionId: string, write: (temporary: string) => Promise<void>) => {
     await mkdir(bundles, { recursive: true });
@@ -45,7 +66,7 @@ export function createFileArtifacts(dataDir: string, uploads: LocalUploads, down
   };
   const signedUrl = (jobId: string, slot: FileSlot): string => {
     if (!downloads) throw new Error('These artifacts were made without download URLs.');
-    return downloads().urlFor(jobId, slot);
+    return downloads.urlFor(jobId, slot);
   };
   return {
     putBundle(versionId, bundle) {
@@ -72,37 +93,23 @@ export function createFileArtifacts(dataDir: string, uploads: LocalUploads, down
       return writeBundle(versionId, (temporary) => copyFile(uploads.pathOf(organizationId, uploadId), temporary));
     },
     async putOutputFile(jobId, slot, name, sourcePath) {
-      const folder = outputFolder(jobId, slot);
+      const folder = outputFolder(dataDir, jobId, slot);
       await mkdir(folder, { recursive: true });
       const temporary = join(folder, '.partial');
       await copyFile(sourcePath, temporary);
       await rename(temporary, join(folder, basename(name) || 'file'));
     },
-    async openOutputFile(jobId, slot) {
-      const path = await outputPath(jobId, slot);
-      if (path === null) return null;
-      const { size } = await stat(path);
-      return { name: basename(path), size, stream: createReadStream(path) };
+    openOutputFile(jobId, slot) {
+      return openOutputFile(dataDir, jobId, slot);
     },
     async outputFileUrl(jobId, slot) {
-      return (await outputPath(jobId, slot)) === null ? null : signedUrl(jobId, slot);
+      return (await outputPath(dataDir, jobId, slot)) === null ? null : signedUrl(jobId, slot);
     },
     async signedOutputFileUrl(jobId, slot) {
       return signedUrl(jobId, slot);
     },
     async outputFileOfUrl(url) {
-      return downloads ? downloads().fileOf(url) : null;
+      return downloads ? downloads.fileOf(url) : null;
     },
   };
-
-  /** Where the job's output file in `slot` lies, or null when it has none. */
-  async function outputPath(jobId: string, slot: FileSlot): Promise<string | null> {
-    const folder = outputFolder(jobId, slot);
-    const names = await readdir(folder).catch((error: unknown) => {
-      if (isMissing(error)) return [];
-      throw error;
-    });
-    const name = names.find((entry) => entry !== '.partial');
-    return name === undefined ? null : join(folder, name);
-  }
 }

@@ -1,9 +1,8 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import type { WebhookDelivery } from '../../domain/webhookDelivery.js';
 import type { Clock } from '../../ports/clock.js';
-import type { DeliveryScheduler, RescheduleOutcome } from '../../ports/deliveryScheduler.js';
+import type { DeliveryAttempts, DeliveryScheduler, RescheduleOutcome } from '../../ports/deliveryScheduler.js';
 import type { Store } from '../../ports/store.js';
-import type { WebhookDeliverer } from '../../services/webhookDeliverer.js';
 
 const channelKey = (delivery: WebhookDelivery) => `${delivery.jobId}\n${delivery.url}`;
 
@@ -17,19 +16,14 @@ export class LocalDeliveryScheduler implements DeliveryScheduler {
   private readonly channels = new Map<string, WebhookDelivery[]>();
   private readonly stopping = new AbortController();
   private readonly running = new Set<Promise<void>>();
-  private deliverer: WebhookDeliverer | undefined;
   private stopped = false;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly deliverer: DeliveryAttempts,
     private readonly onError: (error: unknown) => void,
   ) {}
-
-  /** The deliverer is built from services that need this scheduler: it arrives after construction. */
-  useDeliverer(deliverer: WebhookDeliverer): void {
-    this.deliverer = deliverer;
-  }
 
   async schedule(delivery: WebhookDelivery): Promise<void> {
     if (this.stopped) return;
@@ -71,7 +65,7 @@ export class LocalDeliveryScheduler implements DeliveryScheduler {
       const head = channel[0] as WebhookDelivery;
       await this.sleep((head.nextAttemptAt - this.clock.now()) / 1000);
       if (this.stopped) break;
-      const after = await (this.deliverer as WebhookDeliverer).attempt(head.id);
+      const after = await this.deliverer.attempt(head.id);
       if (after?.state === 'pending') channel[0] = after;
       else channel.shift();
     }

@@ -16,6 +16,6 @@ export const awaitJob = defineRoute({
   params: z.object({ job_id: z.string().min(1) }),
   query: z.object(outputOffsetQuery),
   handle: async ({ params, query, principal, services }) => ({
-    body: jobView(await services.jobs.await(principal, params.job_id, query.offset, services.awaitTimeoutMs)),
+    body: jobView(await services.waits.await(principal, params.job_id, query.offset, services.awaitTimeoutMs)),
   }),
 });

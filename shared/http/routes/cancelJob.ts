@@ -12,7 +12,7 @@ export const cancelJob = defineRoute({
   response: { schema: statusMessageWireSchema },
   params: z.object({ job_id: z.string().min(1) }),
   handle: async ({ params, principal, services }) => {
-    const { job } = await services.jobs.cancel(principal, params.job_id);
+    const { job } = await services.cancels.cancel(principal, params.job_id);
     return { body: { message: `Job ${job.id} cancelled.` } };
   },
 });

@@ -12,7 +12,7 @@ export const getComputeAvailability = defineRoute({
   summary: 'The machine types this deployment can run',
   response: { schema: computeAvailabilityWireSchema },
   handle: async ({ services }) => {
-    const machineTypes = await services.compute().machineTypes();
+    const machineTypes = await services.compute.machineTypes();
     return {
       body: Object.fromEntries(
         machineTypes.map((type) => [

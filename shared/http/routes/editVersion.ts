@@ -17,7 +17,7 @@ export const editVersion = defineRoute({
   params: versionPath,
   body: z.object({ minimum_replicas: nullableCount, maximum_replicas: nullableCount }),
   handle: async ({ params, body, principal, services }) => {
-    const version = await services.versions.edit(principal, params.owner_name, params.function_name, params.version_slug, body);
+    const version = await services.versionEdits.edit(principal, params.owner_name, params.function_name, params.version_slug, body);
     return { body: await versionView(services, version) };
   },
 });

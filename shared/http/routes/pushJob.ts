@@ -33,7 +33,7 @@ export const pushJob = defineRoute({
   headers: z.object({ 'idempotency-key': idempotencyKeySchema.optional() }),
   handle: async ({ query, body, headers, principal, services }) => {
     const { job, version } = await services.pushes.push(principal, body, query.source, headers['idempotency-key']);
-    const warning = await capacityWarning(services.compute(), version);
+    const warning = await capacityWarning(services.compute, version);
     return { body: { ...serializePushResult(job, version.streamOutput), ...(warning ? { warning } : {}) } };
   },
 });

@@ -1,9 +1,8 @@
-import type { DynamoDBDocumentClient, NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Spiller } from './spill.js';
 import { TABLES, tableName, type TableId } from './tables.js';
 
-/** An item as the document client reads and writes it. */
-export type Item = Record<string, NativeAttributeValue>;
+export type { Item } from './item.js';
 
 /** What every sub-store needs: the client, the deployment's table names, and where text too large for an item goes. */
 export interface DynamoDbContext {

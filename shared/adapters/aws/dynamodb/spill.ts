@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Item } from './context.js';
+import type { Item } from './item.js';
 
 /** Where text too large for a DynamoDB item goes: the artifacts bucket on AWS (s3Spill.ts). */
 export interface SpillStorage {

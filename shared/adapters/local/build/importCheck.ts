@@ -4,7 +4,7 @@ import type { VersionRecord } from '../../../domain/version.js';
 import { PYTHON_SDK_DIR } from '../../../packaging/inspectFunctions.js';
 import { inheritedEnvironment } from '../../../runtime/inheritedEnvironment.js';
 import { runtimeCommand } from '../../../runtime/runtimeCommand.js';
-import { runCommand } from '../process/runCommand.js';
+import { runCommand } from '../../../system/runCommand.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { BuildFailure } from './buildFailure.js';
 import { pythonInstallation } from './pythonInterpreters.js';

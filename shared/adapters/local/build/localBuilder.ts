@@ -13,7 +13,7 @@ import type { Store } from '../../../ports/store.js';
 import type { Telemetry } from '../../../ports/telemetry.js';
 import { NO_TELEMETRY } from '../../../ports/telemetry.js';
 import { extractBundle } from '../../../packaging/bundleReader.js';
-import { LogWriter } from '../../../services/logWriter.js';
+import type { OpenLogLines } from '../../../ports/logLines.js';
 import { BuildFailure } from './buildFailure.js';
 import type { PythonEnvironments } from './pythonEnvironments.js';
 import type { ImportCheckOptions } from './importCheck.js';
@@ -26,6 +26,8 @@ export interface LocalBuilderOptions {
   store: Store;
   artifacts: Artifacts;
   clock: Clock;
+  /** Where each build's lines go (its version's build log). */
+  openLog: OpenLogLines;
   environments: PythonEnvironments;
   /** How the built code's import is checked (the sandbox replicas run in). */
   importCheck: ImportCheckOptions;
@@ -83,7 +85,7 @@ export class LocalBuilder implements Builder {
     const version = await store.versions.transition(versionId, UNFINISHED_BUILD_STATUSES, { buildStatus: 'building' });
     if (!version) return;
     this.reached(version);
-    const log = new LogWriter(store.logs, clock, {
+    const log = this.options.openLog({
       stream: versionLogStream(version.id),
       organizationId: version.organizationId,
       functionId: version.functionId,

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inheritedEnvironment } from '../../../runtime/inheritedEnvironment.js';
-import { runCommand } from '../process/runCommand.js';
+import { runCommand } from '../../../system/runCommand.js';
 import type { Sandbox, SandboxSpec } from '../sandbox/sandbox.js';
 import { BuildFailure } from './buildFailure.js';
 import { DefaultPackagesLayers } from './defaultPackagesLayer.js';

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { runCommand } from '../process/runCommand.js';
+import { runCommand } from '../../../system/runCommand.js';
 import { BuildFailure } from './buildFailure.js';
 import type { InterpreterSearch } from './interpreterCandidates.js';
 import { allCandidates, candidatesFor } from './interpreterCandidates.js';

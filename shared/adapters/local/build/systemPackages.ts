@@ -1,4 +1,4 @@
-import { runCommand } from '../process/runCommand.js';
+import { runCommand } from '../../../system/runCommand.js';
 import { BuildFailure } from './buildFailure.js';
 
 /** SLUICE_INSTALL_SYSTEM_PACKAGES: `off` checks only; `apt` installs what is missing with apt-get. */

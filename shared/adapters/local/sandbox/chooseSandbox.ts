@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../../config.js';
-import { runCommand } from '../process/runCommand.js';
+import { ConfigError } from '../../../domain/configError.js';
+import { runCommand } from '../../../system/runCommand.js';
 import { bubblewrapSandbox } from './bubblewrap.js';
 import type { Sandbox } from './sandbox.js';
 import { NO_SANDBOX } from './sandbox.js';

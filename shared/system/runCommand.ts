@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readLines } from '../../../runtime/lineReader.js';
-import { killProcessGroup } from '../../../runtime/processGroup.js';
+import { readLines } from './lineReader.js';
+import { killProcessGroup } from './processGroup.js';
 
 export interface CommandResult {
   exitCode: number | null;

@@ -1,0 +1,20 @@
+import type { JobOutput, JobRecord, RestartType } from '../domain/job.js';
+
+/**
+ * How the worker agent reports the moves a job makes while its replica runs it; services'
+ * JobLifecycle implements it. A move that loses (the job moved meanwhile, e.g. it was
+ * cancelled) answers null and changes nothing.
+ */
+export interface JobReports {
+  /** queued -> processing. */
+  start(jobId: string): Promise<JobRecord | null>;
+  /** A job handed out again because its last taker never acknowledged it: that attempt ends, the job starts again. */
+  recoverAbandoned(jobId: string): Promise<JobRecord | null>;
+  recordOutput(job: JobRecord, output: Omit<JobOutput, 'jobId' | 'runId'>): Promise<void>;
+  finish(job: JobRecord): Promise<JobRecord | null>;
+  fail(job: JobRecord, error: string): Promise<JobRecord | null>;
+  /** The attempt ended without a result: queued again (enqueued unless told not to), or error after its last attempt. */
+  interrupt(job: JobRecord, type: RestartType, reason: string, enqueue?: boolean): Promise<JobRecord | null>;
+  /** Ends a job that never started: its version's setup or build failed. */
+  failQueued(jobId: string, error: string): Promise<JobRecord | null>;
+}
