@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, whenUnauthorized } from './api/client.js';
 import { session } from './api/session.js';
+import type { Organization } from './api/types.js';
 import { href, useLocation } from './lib/router.js';
 import { FunctionPage } from './pages/FunctionPage.js';
 import { Functions } from './pages/Functions.js';
@@ -24,7 +25,7 @@ export function App() {
 
   useEffect(() => {
     whenUnauthorized(() => (session.signOut(), setSignedIn(false)));
-    if (signedIn && organization === null) api<{ name: string }>('/v2/organization').then((org) => setOrganization(org.name), () => undefined);
+    if (signedIn && organization === null) api<Organization>('/v2/organization').then((org) => setOrganization(org.name), () => undefined);
   }, [signedIn, organization]);
 
   if (!signedIn) return <SignIn signedIn={(name) => (setOrganization(name), setSignedIn(true))} />;

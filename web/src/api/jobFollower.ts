@@ -1,6 +1,6 @@
 import { SseParser } from '../lib/sse.js';
 import { api, headersWithKey } from './client.js';
-import type { InputOutput, Job, JobStatus, LogLine } from './types.js';
+import type { InputOutput, Job, JobStatus, LogLine, LogPage } from './types.js';
 
 export interface JobProgress {
   status?(status: JobStatus): void;
@@ -91,7 +91,7 @@ async function poll(jobId: string, progress: JobProgress, signal: AbortSignal): 
     if (job.status !== lastStatus) progress.status?.((lastStatus = job.status));
     for (const output of job.outputs ?? []) progress.output?.(output);
     outputsSeen += job.outputs?.length ?? 0;
-    const logs = await api<{ data: { logs: LogLine[] }[]; next_start_time: number | string }>(`/v2/logs?job_id=${encodeURIComponent(jobId)}&start_time=${logsFrom}`, { signal });
+    const logs = await api<LogPage>(`/v2/logs?job_id=${encodeURIComponent(jobId)}&start_time=${logsFrom}`, { signal });
     for (const group of logs.data) for (const line of group.logs) progress.log?.(line);
     logsFrom = String(logs.next_start_time);
     if (FINAL.includes(job.status)) {

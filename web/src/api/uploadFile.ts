@@ -1,4 +1,5 @@
 import { api } from './client.js';
+import type { Upload } from './types.js';
 
 /**
  * A local file as a File input: `POST /v2/uploads` with its size, a PUT of its bytes to the
@@ -6,7 +7,7 @@ import { api } from './client.js';
  * "File inputs").
  */
 export async function uploadFile(file: File): Promise<{ upload_id: string; name: string }> {
-  const upload = await api<{ upload_id: string; upload_url: string }>('/v2/uploads', { method: 'POST', body: { size: file.size } });
+  const upload = await api<Upload>('/v2/uploads', { method: 'POST', body: { size: file.size } });
   const response = await fetch(upload.upload_url, { method: 'PUT', body: file });
   if (!response.ok) throw new Error(`Uploading ${file.name} failed: HTTP ${response.status} ${await response.text()}`);
   return { upload_id: upload.upload_id, name: file.name };

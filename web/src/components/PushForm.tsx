@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import { uploadFile } from '../api/uploadFile.js';
-import type { InputOutput } from '../api/types.js';
+import type { InputOutput, PushResult } from '../api/types.js';
 import { isFileType } from '../lib/callSnippets.js';
 import { href, navigate } from '../lib/router.js';
 
@@ -47,7 +47,7 @@ export function PushForm({ fn, inputs }: { fn: string; inputs: InputOutput[] }) 
         const value = await inputValue(input, fields[input.name] ?? null);
         if (value !== undefined) values[input.name] = value;
       }
-      const job = await api<{ id: string }>('/v2/push?source=dashboard', { method: 'POST', body: { function: fn, inputs: values } });
+      const job = await api<PushResult>('/v2/push?source=dashboard', { method: 'POST', body: { function: fn, inputs: values } });
       navigate(href(['jobs', job.id]));
     } catch (error) {
       setState({ busy: false, error: (error as Error).message });

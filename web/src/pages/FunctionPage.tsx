@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { functionPath } from '../api/client.js';
-import type { Concurrency, InputOutput, LogPage, SluiceFunction, Version } from '../api/types.js';
+import type { ConcurrencyInfo, FunctionInfo, InputOutput, LogPage, Version } from '../api/types.js';
 import { CodeTabs } from '../components/CodeTabs.js';
 import { Failure, Loading, Section, Status } from '../components/common.js';
 import { LogView } from '../components/LogView.js';
@@ -16,7 +16,7 @@ const BUILDING = ['queued', 'building', 'pushing', 'deploying'];
 
 /** One function: its README, how to call it, a form to push a job, its versions and their builds, its workers. */
 export function FunctionPage({ owner, name, tab = 'overview' }: { owner: string; name: string; tab?: string }) {
-  const fn = useApi<SluiceFunction>(functionPath(owner, name));
+  const fn = useApi<FunctionInfo>(functionPath(owner, name));
   const building = fn.data !== undefined && BUILDING.includes(fn.data.latest_version.build_status);
   useEffect(() => {
     if (!building) return;
@@ -55,7 +55,7 @@ export function FunctionPage({ owner, name, tab = 'overview' }: { owner: string;
   );
 }
 
-function Overview({ fn, version }: { fn: SluiceFunction; version: Version }) {
+function Overview({ fn, version }: { fn: FunctionInfo; version: Version }) {
   const qualified = `${fn.owner_name}/${fn.name}`;
   const snippets = callSnippets(window.location.origin, qualified, version.inputs);
   return (
@@ -127,7 +127,7 @@ function IoTable({ items }: { items: InputOutput[] }) {
 
 /** The latest version's workers by state (its current_workers), and the organization's jobs in flight (GET /v2/user/concurrency). */
 function Workers({ version }: { version: Version }) {
-  const concurrency = useApi<Concurrency>('/v2/user/concurrency');
+  const concurrency = useApi<ConcurrencyInfo>('/v2/user/concurrency');
   const workers = version.current_workers;
   return (
     <Section title="Workers">

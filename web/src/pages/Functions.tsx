@@ -1,18 +1,18 @@
 import { useState } from 'preact/hooks';
-import type { SluiceFunction } from '../api/types.js';
+import type { FunctionInfo } from '../api/types.js';
 import { Failure, Loading, Status } from '../components/common.js';
 import { formatAgo } from '../lib/format.js';
 import { href } from '../lib/router.js';
 import { useApi } from '../lib/useApi.js';
 
-const matches = (fn: SluiceFunction, words: string[]) => {
+const matches = (fn: FunctionInfo, words: string[]) => {
   const text = [fn.owner_name, fn.name, fn.title, fn.description, ...(fn.tags ?? [])].join(' ').toLowerCase();
   return words.every((word) => text.includes(word));
 };
 
 /** The organization's functions: search, visibility, and where each latest version's build stands. */
 export function Functions() {
-  const functions = useApi<SluiceFunction[]>('/v2/functions');
+  const functions = useApi<FunctionInfo[]>('/v2/functions');
   const [search, setSearch] = useState('');
   const words = search.toLowerCase().split(/\s+/).filter(Boolean);
   const shown = (functions.data ?? []).filter((fn) => matches(fn, words));

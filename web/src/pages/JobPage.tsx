@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import { followJob } from '../api/jobFollower.js';
 import { wholeJob } from '../api/wholeJob.js';
-import type { InputOutput, Job, LogLine, LogPage, WebhookDelivery } from '../api/types.js';
+import type { InputOutput, Job, LogLine, LogPage, WebhookDeliveries } from '../api/types.js';
 import { Failure, Loading, Section, Status } from '../components/common.js';
 import { LogView } from '../components/LogView.js';
 import { OutputList, ValueView } from '../components/OutputView.js';
@@ -184,7 +184,7 @@ function Children({ job }: { job: Job }) {
 
 /** The job's webhook deliveries, each attempt, and a button to send them again. */
 function Webhooks({ id }: { id: string }) {
-  const deliveries = useApi<{ data: WebhookDelivery[] }>(`${jobPath(id)}/webhooks`);
+  const deliveries = useApi<WebhookDeliveries>(`${jobPath(id)}/webhooks`);
   const [resend, setResend] = useState<{ busy: boolean; error?: string }>({ busy: false });
   const resendAll = () => {
     setResend({ busy: true });

@@ -1,5 +1,5 @@
 import { functionPath, withQuery } from '../api/client.js';
-import type { Job, JobStatus, Page, SluiceFunction, Version } from '../api/types.js';
+import type { JobPage, JobStatus, TruncatedFunction, Version } from '../api/types.js';
 import { Failure, Loading, Status } from '../components/common.js';
 import { formatAgo, formatDuration } from '../lib/format.js';
 import { href, navigate } from '../lib/router.js';
@@ -23,10 +23,10 @@ export function Jobs({ query }: { query: URLSearchParams }) {
   const version = query.get('version') ?? '';
   const status = query.get('status') ?? '';
   const offset = Number(query.get('offset') ?? 0) || 0;
-  const functions = useApi<SluiceFunction[]>('/v2/functions?truncate=true');
+  const functions = useApi<TruncatedFunction[]>('/v2/functions?truncate=true');
   const [owner, name] = fn.split('/');
   const versions = useApi<Version[]>(owner && name ? `${functionPath(owner, name)}/versions?limit=100` : null);
-  const jobs = useApi<Page<Job>>(jobsPath(fn, version, status, offset));
+  const jobs = useApi<JobPage>(jobsPath(fn, version, status, offset));
   const go = (changes: Record<string, string | number>) => navigate(href(['jobs'], { function: fn, version, status, offset: 0, ...changes }));
   // A version's route has no status filter: this page filters what it got.
   const rows = (jobs.data?.data ?? []).filter((job) => !version || !status || job.status === status);

@@ -1,12 +1,13 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.js';
+import type { Organization, WebhookSecret } from '../api/types.js';
 import { ApiKeys } from '../components/ApiKeys.js';
 import { Failure, Section } from '../components/common.js';
 import { useApi } from '../lib/useApi.js';
 
 /** The organization, its API keys (create, rotate, revoke), and the webhook signing secret, with rotation. */
 export function Settings() {
-  const organization = useApi<{ id: string; name: string }>('/v2/organization');
+  const organization = useApi<Organization>('/v2/organization');
   return (
     <>
       <div class="page-header">
@@ -27,13 +28,13 @@ export function Settings() {
 }
 
 function WebhookSecret() {
-  const secret = useApi<{ secret: string }>('/v2/webhooks/secret');
+  const secret = useApi<WebhookSecret>('/v2/webhooks/secret');
   const [shown, setShown] = useState(false);
   const [rotation, setRotation] = useState<{ busy: boolean; error?: string; rotated?: string }>({ busy: false });
   const rotate = () => {
     if (!window.confirm('Rotate the webhook secret? Deliveries from now on are signed with the new one; receivers must be given it.')) return;
     setRotation({ busy: true });
-    api<{ secret: string }>('/v2/webhooks/secret/rotate', { method: 'POST' }).then(
+    api<WebhookSecret>('/v2/webhooks/secret/rotate', { method: 'POST' }).then(
       (answer) => (setRotation({ busy: false, rotated: answer.secret }), setShown(true)),
       (error: Error) => setRotation({ busy: false, error: error.message }),
     );

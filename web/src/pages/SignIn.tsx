@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import { session } from '../api/session.js';
+import type { Organization } from '../api/types.js';
 
 /** The API key, checked against the API (GET /v2/organization) before it is kept for the session. */
 export function SignIn({ signedIn }: { signedIn: (organization: string) => void }) {
@@ -10,7 +11,7 @@ export function SignIn({ signedIn }: { signedIn: (organization: string) => void 
     event.preventDefault();
     setState({ busy: true });
     try {
-      const organization = await api<{ name: string }>('/v2/organization', { key: key.trim() });
+      const organization = await api<Organization>('/v2/organization', { key: key.trim() });
       session.signIn(key.trim());
       signedIn(organization.name);
     } catch (error) {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, withQuery } from '../api/client.js';
-import type { MachineUsage, UsageReport } from '../api/types.js';
+import type { MachineUsage, UsagePerFunction, UsageReport } from '../api/types.js';
 import { Failure, Loading, Section } from '../components/common.js';
 import type { Bucket } from '../components/UsageChart.js';
 import { UsageChart } from '../components/UsageChart.js';
@@ -20,7 +20,7 @@ const rangeQuery = (start: number, end: number) => ({ start_timestamp: start / 1
 interface Loaded {
   buckets: { label: string; report: UsageReport }[];
   total: UsageReport;
-  perFunction: Record<string, UsageReport>;
+  perFunction: UsagePerFunction;
 }
 
 /** Cost and compute seconds by machine type over a range (a bar per hour or day), and per function. */
@@ -41,7 +41,7 @@ export function Usage({ query }: { query: URLSearchParams }) {
     Promise.all([
       Promise.all(starts.map((from) => api<UsageReport>(withQuery('/v2/usage', rangeQuery(from, from + range.size))).then((report) => ({ label: label(from), report })))),
       api<UsageReport>(withQuery('/v2/usage', rangeQuery(start, end))),
-      api<Record<string, UsageReport>>(withQuery('/v2/usage/function', rangeQuery(start, end))),
+      api<UsagePerFunction>(withQuery('/v2/usage/function', rangeQuery(start, end))),
     ]).then(
       ([buckets, total, perFunction]) => setLoaded({ buckets, total, perFunction }),
       (failure: Error) => setError(failure.message),
