@@ -273,6 +273,36 @@ export type WebhookSecret = {
   secret: string;
 };
 
+export type ApiKey = {
+  id: string;
+  prefix: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+  current: boolean;
+};
+
+export type ApiKeyList = {
+  data: ApiKey[];
+};
+
+export type CreatedApiKey = {
+  id: string;
+  prefix: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+  current: boolean;
+  secret: string;
+};
+
+export type RevokedApiKey = {
+  id: string;
+  prefix: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+  current: boolean;
+  message: string;
+};
+
 export type ListFunctionsResponse = FunctionOrTruncated[];
 
 export type ListVersionsResponse = Version[];

@@ -15,6 +15,13 @@ export const apiKeyWireSchema = z.strictObject({
 });
 export type WireApiKey = z.infer<typeof apiKeyWireSchema>;
 
+/** GET /v2/keys: the organization's keys, oldest first. */
+export const apiKeyListWireSchema = z.strictObject({ data: z.array(apiKeyWireSchema) });
+/** POST /v2/keys: the new key, with its secret (in this answer only). */
+export const createdApiKeyWireSchema = apiKeyWireSchema.extend({ secret: z.string() });
+/** DELETE /v2/keys/{key_id}: the revoked key and what the revocation means for the caller. */
+export const revokedApiKeyWireSchema = apiKeyWireSchema.extend({ message: z.string() });
+
 export function serializeApiKey(key: ApiKey, currentKeyId: string | undefined): WireApiKey {
   return { id: key.id, prefix: key.prefix, created_at: formatTimestamp(key.createdAt), revoked_at: formatNullableTimestamp(key.revokedAt), current: key.id === currentKeyId };
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { apiKeyListWireSchema, apiKeyWireSchema, createdApiKeyWireSchema, revokedApiKeyWireSchema } from '../../domain/wire/apiKey.js';
 import { computeAvailabilityWireSchema } from '../../domain/wire/compute.js';
 import { concurrencyInfoWireSchema, concurrencyStatsWireSchema } from '../../domain/wire/concurrency.js';
 import { inputOutputSchema, statusMessageWireSchema, timestampSchema, webhookWireSchema, workerCountsSchema } from '../../domain/wire/common.js';
@@ -47,4 +48,8 @@ export const COMPONENT_SCHEMAS: Record<string, z.ZodType> = {
   WebhookDelivery: webhookDeliveryWireSchema,
   WebhookDeliveries: webhookDeliveriesWireSchema,
   WebhookSecret: webhookSecretWireSchema,
+  ApiKey: apiKeyWireSchema,
+  ApiKeyList: apiKeyListWireSchema,
+  CreatedApiKey: createdApiKeyWireSchema,
+  RevokedApiKey: revokedApiKeyWireSchema,
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { serializeApiKey } from '../../domain/wire/apiKey.js';
+import { apiKeyListWireSchema, createdApiKeyWireSchema, revokedApiKeyWireSchema, serializeApiKey } from '../../domain/wire/apiKey.js';
 import { defineRoute } from '../route.js';
 
 /** Sluice extension: the calling organization's API keys, oldest first (never a secret). */
@@ -7,6 +7,7 @@ export const listApiKeys = defineRoute({
   name: 'listApiKeys',
   method: 'GET',
   path: '/v2/keys',
+  response: { schema: apiKeyListWireSchema },
   handle: async ({ principal, services }) => {
     const keys = await services.organizationKeys.list(principal);
     return { body: { data: keys.map((key) => serializeApiKey(key, principal.keyId)) } };
@@ -18,6 +19,7 @@ export const createApiKey = defineRoute({
   name: 'createApiKey',
   method: 'POST',
   path: '/v2/keys',
+  response: { status: 201, schema: createdApiKeyWireSchema },
   handle: async ({ principal, services }) => {
     const { key, secret } = await services.organizationKeys.create(principal);
     return { status: 201, body: { ...serializeApiKey(key, principal.keyId), secret } };
@@ -30,6 +32,7 @@ export const revokeApiKey = defineRoute({
   method: 'DELETE',
   path: '/v2/keys/{key_id}',
   params: z.object({ key_id: z.string().min(1) }),
+  response: { schema: revokedApiKeyWireSchema },
   handle: async ({ params, principal, services }) => {
     const key = await services.organizationKeys.revoke(principal, params.key_id);
     const view = serializeApiKey(key, principal.keyId);

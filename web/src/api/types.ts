@@ -6,7 +6,10 @@
 import type { Job, LogPage, UsageReport, Version } from '../../../clients/typescript/src/apiTypes.js';
 
 export type {
+  ApiKey,
+  ApiKeyList,
   ConcurrencyInfo,
+  CreatedApiKey,
   FunctionInfo,
   InputOutput,
   Job,
@@ -30,15 +33,3 @@ export type LogLine = LogPage['data'][number]['logs'][number];
 /** One machine type's part of a usage report. */
 export type MachineUsage = Exclude<UsageReport[keyof UsageReport], number>;
 
-/**
- * An API key as its organization sees it (never the secret, except in a create's answer). Not in
- * the API document: the `/v2/keys` routes declare no response schema, so nothing is generated for it.
- */
-export interface ApiKey {
-  id: string;
-  prefix: string;
-  created_at: string;
-  revoked_at: string | null;
-  /** Whether it is the key this tab calls with. */
-  current: boolean;
-}

@@ -1,19 +1,18 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import { session } from '../api/session.js';
-import type { ApiKey } from '../api/types.js';
+import type { ApiKey, ApiKeyList, CreatedApiKey } from '../api/types.js';
 import { formatTime } from '../lib/format.js';
 import { useApi } from '../lib/useApi.js';
 import { CopyButton } from './CopyButton.js';
 import { Failure, Section } from './common.js';
 
-type CreatedKey = ApiKey & { secret: string };
 
 interface Action {
   busy: boolean;
   error?: string;
   /** A key just made: its secret is shown this once. */
-  created?: CreatedKey;
+  created?: CreatedApiKey;
   notice?: string;
 }
 
@@ -22,7 +21,7 @@ interface Action {
  * uses: a new key, shown once, becomes the tab's key, then the old one is revoked.
  */
 export function ApiKeys() {
-  const keys = useApi<{ data: ApiKey[] }>('/v2/keys');
+  const keys = useApi<ApiKeyList>('/v2/keys');
   const [action, setAction] = useState<Action>({ busy: false });
   const run = (work: () => Promise<Omit<Action, 'busy'>>) => {
     setAction({ busy: true });
@@ -31,7 +30,7 @@ export function ApiKeys() {
       (error: Error) => (setAction({ busy: false, error: error.message }), keys.reload()),
     );
   };
-  const create = () => run(async () => ({ created: await api<CreatedKey>('/v2/keys', { method: 'POST' }) }));
+  const create = () => run(async () => ({ created: await api<CreatedApiKey>('/v2/keys', { method: 'POST' }) }));
   const revoke = (key: ApiKey) => {
     if (!window.confirm(`Revoke the key ${key.prefix}…? Anything still using it is refused from now on.`)) return;
     run(async () => ({ notice: (await api<{ message: string }>(`/v2/keys/${encodeURIComponent(key.id)}`, { method: 'DELETE' })).message }));
@@ -39,7 +38,7 @@ export function ApiKeys() {
   const rotate = (current: ApiKey) => {
     if (!window.confirm(`Rotate the key this tab uses (${current.prefix}…)? A new key replaces it here, and the old one is revoked: anything else using it is refused.`)) return;
     run(async () => {
-      const created = await api<CreatedKey>('/v2/keys', { method: 'POST' });
+      const created = await api<CreatedApiKey>('/v2/keys', { method: 'POST' });
       session.signIn(created.secret);
       try {
         await api(`/v2/keys/${encodeURIComponent(current.id)}`, { method: 'DELETE' });
@@ -104,7 +103,7 @@ export function ApiKeys() {
   );
 }
 
-function NewKey({ created }: { created: CreatedKey }) {
+function NewKey({ created }: { created: CreatedApiKey }) {
   return (
     <div class="new-key" role="status">
       <p>
