@@ -17,9 +17,12 @@ import urllib.parse
 import urllib.request
 from typing import Any, Dict, List, Optional
 
+from sluice._media import decode_files, file_from
+from sluice._service import DEFAULT_URL, base_url, configured
+from sluice._types import File, file_marker, loaded_struct
+
 __all__ = ["Client", "ApiError", "DEFAULT_URL", "FINAL_STATUSES"]
 
-DEFAULT_URL = "http://127.0.0.1:8080"
 FINAL_STATUSES = ("finished", "error", "cancelled")
 REQUEST_TIMEOUT_S = 660  # longer than the service's await window (10 minutes), which answers 408 first
 RESTART_WAIT_S = 300  # how long a wait rides out a service that stops and starts again
@@ -39,15 +42,12 @@ class Client:
     """One service and key. Thread-safe: each request is its own connection."""
 
     def __init__(self, url: str, api_key: Optional[str]) -> None:
-        url = url.rstrip("/")
-        self.url = url[: -len("/v2")] if url.endswith("/v2") else url  # Sieve's variable may name the /v2 base
+        self.url = base_url(url)  # Sieve's variable may name the /v2 base
         self.api_key = api_key
 
     @classmethod
     def from_environment(cls, env: Optional[Dict[str, str]] = None) -> "Client":
-        env = dict(os.environ) if env is None else env
-        url = env.get("SLUICE_URL") or env.get("SIEVE_API_URL") or DEFAULT_URL
-        return cls(url, env.get("SLUICE_API_KEY") or env.get("SIEVE_API_KEY"))
+        return cls(*configured(env))
 
     def request(self, method: str, path: str, body: Any = None, allow: tuple = ()) -> Any:
         """A JSON request; the decoded answer, or ApiError (statuses in ``allow`` answer None)."""
@@ -84,8 +84,6 @@ class Client:
         """The inputs with each File that is a local file uploaded (POST /v2/uploads, then a PUT
         of its bytes), given as ``{"_type": "sieve.File", "upload_id", "name"}``: as Sieve's SDK
         uploads a local file, so its size is the upload limit's, not the request body's."""
-        from sluice._types import File, file_marker
-
         if isinstance(value, File):
             if value.url or os.path.getsize(value.path) == 0:  # the service takes no empty upload
                 return encode_value(value)
@@ -162,8 +160,6 @@ def _detail(error: urllib.error.HTTPError) -> Any:
 def encode_value(value: Any) -> Any:
     """JSON for the SDK's own types in inputs: a File as ``{"_type": "sieve.File", "url": ...}``
     (a local file not uploaded, an empty one, as a data: URL), a Struct as its fields."""
-    from sluice._types import File, file_marker, loaded_struct
-
     if isinstance(value, File):
         # Marked, so a File in a dict or list is one too; a whole File input reads the url alone.
         if value.url:
@@ -183,9 +179,6 @@ def _data_url(path: str) -> str:
 
 def decode_output(output: Dict[str, Any]) -> Any:
     """An output as the function returned it: a File output as a File with its URL."""
-    from sluice._media import file_from
-    from sluice._types import decode_files
-
     data = output.get("data")
     kind = str(output.get("type") or "")
     if kind.endswith(".File") and isinstance(data, dict) and isinstance(data.get("url"), str):

@@ -26,9 +26,9 @@ import subprocess
 import tempfile
 from typing import Any, Dict, Optional, Tuple
 
-from sluice._types import File
+from sluice._types import File, is_file_marker
 
-__all__ = ["Array", "Audio", "Image", "Video", "file_from", "media_class"]
+__all__ = ["Array", "Audio", "Image", "Video", "decode_files", "file_from", "media_class"]
 
 
 class Array(File):
@@ -168,6 +168,20 @@ def file_from(value: Dict[str, Any], cls: Optional[type] = None) -> Any:
                   and not name.startswith("_") and item is not None}
     cls = cls or media_class(attributes)
     return cls(path if isinstance(path, str) else None, url=url if isinstance(url, str) else None, **attributes)
+
+
+def decode_files(value: object) -> object:
+    """The value with each File marked in its dicts and lists made a File (from the ``path`` the
+    agent fetched it to, else its ``url``; an Image or Audio when its attributes say so)."""
+    if is_file_marker(value):
+        assert isinstance(value, dict)
+        made = file_from(value)
+        return value if made is None else made
+    if isinstance(value, list):
+        return [decode_files(item) for item in value]
+    if isinstance(value, dict):
+        return {key: decode_files(item) for key, item in value.items()}
+    return value
 
 
 # What a File's JSON holds besides its own attributes.

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from sluice._client import FINAL_STATUSES, Client, decode_output
+from sluice._media import decode_files
 
 __all__ = ["Job", "RemoteCaller", "RemoteError", "RemoteFunction", "RemoteJob", "set_remote_caller"]
 
@@ -86,8 +87,6 @@ class RemoteJob(concurrent.futures.Future):
     @property
     def outputs(self) -> Iterator[Any]:
         """Each output as the job produces it (a streaming function's as they come), until it ends."""
-        from sluice._types import decode_files
-
         seen = 0
         while True:
             answer = self._watch(self.job_id, seen, "output")
@@ -128,8 +127,6 @@ class RemoteJob(concurrent.futures.Future):
         threading.Thread(target=self._wait, name=f"sluice-job-{self.job_id}", daemon=True).start()
 
     def _wait(self) -> None:
-        from sluice._types import decode_files
-
         try:
             answer = self._watch(self.job_id, 0, "end")
         except BaseException as error:  # the agent refused (not this job's child) or is gone

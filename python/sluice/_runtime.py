@@ -44,8 +44,8 @@ from sluice._processes import JobProcesses
 from sluice._protocol import JOBS_FD, PROTOCOL_FD, Channel, ChannelClosed, exit_now, flush_logs
 from sluice._remote import RemoteError, RemoteJob, set_remote_caller
 from sluice._scheduling import run_as_batch_work
-from sluice._media import file_from
-from sluice._types import File, decode_files, file_marker, loaded_struct
+from sluice._media import decode_files, file_from
+from sluice._types import File, file_marker, loaded_struct
 
 Message = Dict[str, Any]
 

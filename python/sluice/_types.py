@@ -11,6 +11,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple
 
+from sluice._service import key_header_for
+
 __all__ = ["Env", "File"]
 
 #: How a File is marked inside dicts and lists, of inputs and outputs: ``{"_type": "sieve.File", "url": ...}``.
@@ -125,7 +127,7 @@ class File:
             raise ValueError(f"a sluice.File URL must be http or https, not {parsed.scheme or 'a path'}: {self._url!r}")
         suffix = os.path.splitext(parsed.path)[1]
         fd, target = tempfile.mkstemp(prefix="sluice-", suffix=suffix)
-        request = urllib.request.Request(self._url, headers=_service_key_for(self._url))
+        request = urllib.request.Request(self._url, headers=key_header_for(self._url))
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(request) as response:  # noqa: S310
             shutil.copyfileobj(response, out)
         return target
@@ -145,31 +147,3 @@ def loaded_struct() -> Optional[type]:
 
 def is_file_marker(value: object) -> bool:
     return isinstance(value, dict) and value.get(FILE_MARKER_KEY) in FILE_TYPES
-
-
-def decode_files(value: object) -> object:
-    """The value with each File marked in its dicts and lists made a File (from the ``path`` the
-    agent fetched it to, else its ``url``; an Image or Audio when its attributes say so)."""
-    if is_file_marker(value):
-        from sluice._media import file_from  # the media types are Files: imported once used
-
-        assert isinstance(value, dict)
-        made = file_from(value)
-        return value if made is None else made
-    if isinstance(value, list):
-        return [decode_files(item) for item in value]
-    if isinstance(value, dict):
-        return {key: decode_files(item) for key, item in value.items()}
-    return value
-
-
-def _service_key_for(url: str) -> dict[str, str]:
-    """The API key header for a URL of the service this program is configured for (an output file
-    it serves), so a client reads its outputs as Sieve's do; nothing for any other address."""
-    from sluice._client import Client
-
-    client = Client.from_environment()
-    if client.api_key and url.startswith(client.url + "/"):
-        return {"X-API-Key": client.api_key}
-    return {}
-
