@@ -78,7 +78,10 @@ class OutputError(Failure):
 
 def format_error(error: BaseException) -> str:
     """"<Type>: <message>" then the traceback's last frames, the runtime's own leading frames left out."""
-    message = str(error)
+    try:
+        message = str(error)
+    except Exception:  # the function's own exception may fail to print: its type still says what failed
+        message = ""
     header = f"{type(error).__name__}: {message}" if message else type(error).__name__
     if isinstance(error, Failure):
         return header + "\n"

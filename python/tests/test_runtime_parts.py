@@ -73,9 +73,6 @@ def test_a_deep_traceback_keeps_only_its_last_frames():
     assert "in test_a_deep_traceback" not in text
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError, reason=(
-    "SDK bug: format_error calls str(error) outside its try, so an exception whose __str__ raises escapes "
-    "format_error (and run_job: the replica dies without reporting the job's error)"))
 def test_an_error_whose_message_cannot_be_printed_is_reported_by_its_type():
     class Broken(Exception):
         def __str__(self):

@@ -188,9 +188,6 @@ def test_a_fatal_exception_marks_the_error_fatal_so_the_agent_replaces_the_repli
     assert ordinary["type"] == "error" and "fatal" not in ordinary
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "SDK bug: an exception whose __str__ raises makes format_error raise in run_job: the replica exits 1 with a "
-    "traceback on stderr and sends no error for the job"))
 def test_an_exception_that_cannot_be_printed_still_fails_only_its_job(start_replica):
     replica = ready(start_replica, '''
         import sluice
