@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 
+const runs = (command, args) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
 const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 const executable = (path) => {
   try {
@@ -18,6 +19,7 @@ const executable = (path) => {
 const chromium = process.env.SLUICE_CHROMIUM ?? '/usr/bin/chromium';
 const needs = [
   { what: 'python3', present: onPath('python3'), install: 'apt-get install python3 python3-venv' },
+  { what: 'pytest (python/tests)', present: runs('python3', ['-m', 'pytest', '--version']), install: 'python3 -m pip install pytest (or apt-get install python3-pytest)' },
   { what: 'bubblewrap (bwrap)', present: onPath('bwrap'), install: 'apt-get install bubblewrap' },
   { what: 'ffmpeg', present: onPath('ffmpeg'), install: 'apt-get install ffmpeg' },
   { what: `chromium (${chromium})`, present: executable(chromium), install: 'apt-get install chromium (or set SLUICE_CHROMIUM to a chromium binary)' },

@@ -80,7 +80,7 @@ describe('the environment a version is built in', () => {
     expect((await buildLog('uses-defaults')).join('\n')).toMatch(/Added the default packages: requests pydantic pillow pyyaml tqdm typer|Reusing the environment \w+ \(Python [\d.]+, requests pydantic pillow pyyaml tqdm typer\)/);
   });
 
-  // Where the machine has no such Python, test/unit/pythonInterpreters.test.ts specifies the failure.
+  // Where the machine has no such Python, test/integration/pythonInterpreters.test.ts specifies the failure.
   for (const [minor, present] of [[8, has38], [12, has312]] as const) {
     it.skipIf(!present)(`builds python_version "3.${minor}" where the machine has it, even off PATH (pyenv’s), and runs it there`, async () => {
       await expectReady(`on-3${minor}`);
