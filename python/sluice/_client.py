@@ -135,7 +135,9 @@ class Client:
         while True:
             try:
                 job = self.request("GET", f"/v2/jobs/{urllib.parse.quote(job_id)}/await", allow=(408,))
-            except (ApiError, urllib.error.URLError) as error:
+            # ConnectionError: a service killed with the await in flight drops it without an answer
+            # (http.client.RemoteDisconnected, which urllib does not wrap); the await is safe to ask again.
+            except (ApiError, urllib.error.URLError, ConnectionError) as error:
                 if isinstance(error, ApiError) and error.status != 503:
                     raise
                 restarting_since = restarting_since or time.monotonic()

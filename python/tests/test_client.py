@@ -245,10 +245,6 @@ def test_waiting_fails_at_once_on_an_error_that_is_not_a_restart(serve):
     assert raised.value.status == 404 and len(service.requests) == 1
 
 
-@pytest.mark.xfail(strict=True, raises=(ConnectionError, urllib.error.URLError), reason=(
-    "SDK bug: Client.wait rides out a restart only when the service answers 503 or refuses the connection; "
-    "a connection the service drops without answering (it was killed with an await in flight) raises "
-    "http.client.RemoteDisconnected, which urllib does not wrap in URLError, so the wait fails at once"))
 def test_waiting_rides_out_a_service_that_drops_the_connection_without_answering(serve, monkeypatch):
     monkeypatch.setattr(_client, "RESTART_PAUSE_S", 0.01)
     service = scripted(serve, [None, FINISHED])  # None: the connection closed without an answer
