@@ -167,7 +167,7 @@ const MIGRATIONS: string[] = [
   CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
   `,
   // Every list reads an index that serves its filter and its order exactly, so a page costs its
-  // own rows whatever the history (docs/architecture.md, "Storage layout"). A status filter gets
+  // own rows whatever the history (docs/architecture/storage.md, "Storage layout"). A status filter gets
   // the status before created_at. The status-only index becomes two partial ones: the active jobs
   // (what start-up and the sweeper read) and the finished ones (what retention deletes, oldest
   // first). A move rewrites the two status-filter indexes' entries (and enters or leaves the

@@ -20,15 +20,14 @@ interface Entry {
 const sizeOf = (entry: Entry) => entry.inputBytes + REMEMBERED_JOB_RECORD_BYTES;
 
 /**
- * The records of jobs this process wrote, frozen: while they are queued or processing (a job's
- * start and end read no row and parse no JSON), and the last ones that ended (the await that
- * follows a job's end reads no row either). A hint, never the truth: each move made from a
- * remembered record is a conditional UPDATE on the status it remembers, and one that changes no
- * row (a rolled-back commit left the row elsewhere) forgets it and reads the row. An ended record
- * never changes (no move leaves an end), until retention deletes it (`forget`). Right because
- * this process is the only writer of jobs (one service per data directory). Each part is bounded
- * by bytes: about 16,000 running and 1,000 ended records of small inputs (the oldest ended go first),
- * which at full load is the last fraction of a second: the reads that follow an end come sooner.
+ * The records of jobs this process wrote, frozen (the write-behind cache: why it is right, and
+ * when its jobs are written, is told at the top of jobStore.ts). Two parts: the queued and
+ * processing jobs (a job's start and end read no row and parse no JSON), and the last ones that
+ * ended (the await that follows a job's end reads no row either). An ended record never changes
+ * (no move leaves an end), until retention deletes its job (`forget`). Each part is bounded by
+ * bytes: about 16,000 running and 1,000 ended records of small inputs (the oldest ended go
+ * first), which at full load is the last fraction of a second: the reads that follow an end come
+ * sooner.
  */
 export class RememberedJobs {
   private readonly running = new Map<string, Entry>();

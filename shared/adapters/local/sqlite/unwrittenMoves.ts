@@ -1,15 +1,10 @@
 import type { JobStatus } from '../../../domain/job.js';
 
 /**
- * Moves of remembered jobs (ActiveJobs) made in memory and written with the turn's commit, just
- * before its COMMIT: a start, whose durability is deferred anyway. A no-op job starts and ends
- * within one commit window, so its row is then written once, from queued straight to its end,
- * not twice: the UPDATE that rewrites a row and four index entries was the largest part of the
- * service's CPU per job.
- *
- * Each entry is the status the job's row still has, which the write is conditional on. Whatever
- * reads rows that such a move changes (a list, a count, a read of the row itself) writes them all
- * first, so no reader ever sees a row behind its record.
+ * The job store's starts made in memory only, until the commit (the write-behind cache: its whole
+ * story is at the top of jobStore.ts). Each entry is the status the job's row still has: `write`,
+ * the UPDATE of the row from the job's record, is conditional on it. The store writes them all
+ * (`flush`) just before each COMMIT, and before anything reads the rows they change.
  */
 export class UnwrittenMoves {
   /** Job id -> the status its row has. */
