@@ -51,7 +51,21 @@ export default tseslint.config(
     },
   },
   {
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', AbortController: 'readonly', fetch: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        AbortController: 'readonly',
+        fetch: 'readonly',
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -63,7 +77,16 @@ export default tseslint.config(
     // The architecture's rule: AWS SDK only in aws adapters, handlers and infra; SQLite only in local adapters.
     files: ['shared/domain/**', 'shared/services/**', 'shared/ports/**', 'shared/http/**', 'shared/runtime/**', 'cli/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [EMULATOR_BAN, { group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'AWS SDK belongs in shared/adapters/aws, handlers/ or infra/.' }, { group: ['better-sqlite3'], message: 'SQLite belongs in shared/adapters/local.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            EMULATOR_BAN,
+            { group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'AWS SDK belongs in shared/adapters/aws, handlers/ or infra/.' },
+            { group: ['better-sqlite3'], message: 'SQLite belongs in shared/adapters/local.' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -75,9 +98,38 @@ export default tseslint.config(
     // The dashboard runs in a browser: its globals, and only the public API (no server code).
     files: ['web/src/**'],
     languageOptions: {
-      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', sessionStorage: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextDecoder: 'readonly', File: 'readonly', Response: 'readonly', ReadableStream: 'readonly', HTMLElement: 'readonly', HTMLInputElement: 'readonly', HTMLSelectElement: 'readonly', HTMLTextAreaElement: 'readonly', HTMLPreElement: 'readonly', Event: 'readonly', console: 'readonly' },
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        navigator: 'readonly',
+        sessionStorage: 'readonly',
+        fetch: 'readonly',
+        URLSearchParams: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        TextDecoder: 'readonly',
+        File: 'readonly',
+        Response: 'readonly',
+        ReadableStream: 'readonly',
+        HTMLElement: 'readonly',
+        HTMLInputElement: 'readonly',
+        HTMLSelectElement: 'readonly',
+        HTMLTextAreaElement: 'readonly',
+        HTMLPreElement: 'readonly',
+        Event: 'readonly',
+        console: 'readonly',
+      },
     },
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/shared/*', '**/cli/*', '**/handlers/*', 'node:*'], message: 'The dashboard talks to the service only through its public HTTP API.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/shared/*', '**/cli/*', '**/handlers/*', 'node:*'], message: 'The dashboard talks to the service only through its public HTTP API.' },
+          ],
+        },
+      ],
+    },
   },
   {
     // The AWS emulation reads CloudFormation templates and AWS answers: untyped JSON by nature.

@@ -38,13 +38,23 @@ export interface BullmqSide {
  * The same workload on BullMQ: a local Redis server (no persistence) and a no-op worker process,
  * its latencies measured and warmed up, ready for throughput rounds of `perRound` jobs.
  */
-export async function openBullmq(options: { sequential: number; warmup: number; perRound: number; inFlight: number; concurrency: number }): Promise<BullmqSide> {
+export async function openBullmq(options: {
+  sequential: number;
+  warmup: number;
+  perRound: number;
+  inFlight: number;
+  concurrency: number;
+}): Promise<BullmqSide> {
   const port = await freePort();
   const redis = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
   await waitForLine(redis, /Ready to accept connections/);
-  const workerProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./bullmqWorker.ts', import.meta.url)), String(port), String(options.concurrency)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const workerProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./bullmqWorker.ts', import.meta.url)), String(port), String(options.concurrency)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const { Queue, QueueEvents } = await loadBullmq();
   const connection = { host: '127.0.0.1', port };
   const queue = new Queue('bench', { connection });
@@ -85,8 +95,20 @@ export async function openBullmq(options: { sequential: number; warmup: number; 
       async round(measured = true) {
         const before = { redis: await cpuSeconds(redis.pid as number), worker: await cpuSeconds(workerProcess.pid as number), client: process.cpuUsage() };
         const seconds = await runConcurrently(options.perRound, options.inFlight, job);
-        const [redisAfter, workerAfter, client] = [await cpuSeconds(redis.pid as number), await cpuSeconds(workerProcess.pid as number), process.cpuUsage(before.client)];
-        const round = { jobs: options.perRound, seconds, cpuMicros: { service: (redisAfter.own - before.redis.own) * 1e6, workers: (workerAfter.own - before.worker.own) * 1e6, client: client.user + client.system } };
+        const [redisAfter, workerAfter, client] = [
+          await cpuSeconds(redis.pid as number),
+          await cpuSeconds(workerProcess.pid as number),
+          process.cpuUsage(before.client),
+        ];
+        const round = {
+          jobs: options.perRound,
+          seconds,
+          cpuMicros: {
+            service: (redisAfter.own - before.redis.own) * 1e6,
+            workers: (workerAfter.own - before.worker.own) * 1e6,
+            client: client.user + client.system,
+          },
+        };
         if (measured) rounds.push(round);
         return round;
       },

@@ -50,7 +50,9 @@ async function holdReplicas(call: Client, replicas: number): Promise<void> {
   const { status } = await call('POST', '/v2/functions/local/noop/versions/latest/edit', { minimum_replicas: replicas, maximum_replicas: replicas });
   if (status !== 200) throw new Error(`editing the noop function's replica bounds answered ${status}`);
   for (;;) {
-    const workers = (await call<{ current_workers?: { idle: number; active: number; starting: number; setup: number } }>('GET', '/v2/functions/local/noop/versions/latest')).body.current_workers;
+    const workers = (
+      await call<{ current_workers?: { idle: number; active: number; starting: number; setup: number } }>('GET', '/v2/functions/local/noop/versions/latest')
+    ).body.current_workers;
     if (workers && workers.idle + workers.active === replicas && workers.starting + workers.setup === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

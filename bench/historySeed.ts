@@ -77,7 +77,15 @@ export async function growHistory(store: SqliteStore, shape: HistoryShape, from:
       });
       writes.push(store.logs.append([line(2_000_000n, `processing input ${n}`), line(40_000_000n, 'done')]));
       const hour = Math.floor(createdAt / HOUR_MICROS) * 3600;
-      const increment = { organizationId: shape.organizationId, functionId: fn.functionId, versionId: versionId as string, billingClass: 'cpu' as const, hour, computeSeconds: 0.05, costDollars: 0.000001 };
+      const increment = {
+        organizationId: shape.organizationId,
+        functionId: fn.functionId,
+        versionId: versionId as string,
+        billingClass: 'cpu' as const,
+        hour,
+        computeSeconds: 0.05,
+        costDollars: 0.000001,
+      };
       writes.push(store.usage.recordJob(job.id, increment));
     }
     await Promise.all(writes);
@@ -88,6 +96,13 @@ export async function growHistory(store: SqliteStore, shape: HistoryShape, from:
 export async function createEmptyOrganization(store: SqliteStore, name: string, now: Micros): Promise<string> {
   const organization = await store.organizations.createIfAbsent({ id: newId(), name, createdAt: now, webhookSecret: null });
   const secret = generateApiKey();
-  await store.apiKeys.create({ id: newId(), organizationId: organization.id, hash: hashApiKey(secret), prefix: displayPrefix(secret), createdAt: now, revokedAt: null });
+  await store.apiKeys.create({
+    id: newId(),
+    organizationId: organization.id,
+    hash: hashApiKey(secret),
+    prefix: displayPrefix(secret),
+    createdAt: now,
+    revokedAt: null,
+  });
   return secret;
 }

@@ -10,7 +10,13 @@ import { converse } from './keepAliveConnection.js';
 import { awaitGo } from './loadGenerator.js';
 import { noopPushRequest, pushedJobId } from './noopPush.js';
 
-const [target, apiKey, connections, total, warmup] = [new URL(process.argv[2] as string), process.argv[3] ?? '', Number(process.argv[4]), Number(process.argv[5]), Number(process.argv[6] ?? 0)];
+const [target, apiKey, connections, total, warmup] = [
+  new URL(process.argv[2] as string),
+  process.argv[3] ?? '',
+  Number(process.argv[4]),
+  Number(process.argv[5]),
+  Number(process.argv[6] ?? 0),
+];
 const headers = `Host: ${target.host}\r\nX-API-Key: ${apiKey}\r\n`;
 const push = noopPushRequest(target, apiKey);
 const awaitJob = (id: string) => `GET /v2/jobs/${id}/await HTTP/1.1\r\n${headers}\r\n`;
@@ -65,6 +71,12 @@ while (await awaitGo()) {
   await run(total);
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
-  const report = { jobs: ended, seconds, failures: failures.length, firstFailures: failures.slice(0, MAX_REPORTED_FAILURES), cpuMicros: used.user + used.system };
+  const report = {
+    jobs: ended,
+    seconds,
+    failures: failures.length,
+    firstFailures: failures.slice(0, MAX_REPORTED_FAILURES),
+    cpuMicros: used.user + used.system,
+  };
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }

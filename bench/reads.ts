@@ -40,7 +40,10 @@ async function deploy(call: Call, dataDir: string, name: string): Promise<string
   await writeFile(join(folder, 'main.py'), FUNCTION(name));
   const inspected = await inspectFunctions(folder, 'python3');
   if (!inspected.ok) throw new Error(inspected.errors.join('; '));
-  const { body } = await call<{ version: { id: string } }>('POST', `/v2/functions/local/${name}/versions`, { metadata: inspected.functions[0], bundle: (await packDirectory(folder)).toString('base64') });
+  const { body } = await call<{ version: { id: string } }>('POST', `/v2/functions/local/${name}/versions`, {
+    metadata: inspected.functions[0],
+    bundle: (await packDirectory(folder)).toString('base64'),
+  });
   for (;;) {
     const version = (await call<WireVersion>('GET', `/v2/functions/local/${name}/versions/${body.version.id}`)).body;
     if (version.build_status === 'ready') return body.version.id;
@@ -163,7 +166,9 @@ export async function benchReads(): Promise<boolean> {
       await store.close();
       await flushToDisk(dataDir);
       const size = await databaseBytes(dataDir);
-      out(`  grew to ${total} jobs in ${((wallMs() - grown) / 1000).toFixed(0)} s: database ${(size / 1e6).toFixed(0)} MB, ${(size / total).toFixed(0)} bytes per job; load average ${loadavg()[0]?.toFixed(1)}\n`);
+      out(
+        `  grew to ${total} jobs in ${((wallMs() - grown) / 1000).toFixed(0)} s: database ${(size / 1e6).toFixed(0)} MB, ${(size / total).toFixed(0)} bytes per job; load average ${loadavg()[0]?.toFixed(1)}\n`,
+      );
       if (index === 0) await cp(dataDir, smallDir, { recursive: true });
     }
     const services = [await startBenchService(smallDir, env), await startBenchService(dataDir, env)];
@@ -196,7 +201,9 @@ async function readsWhileRetentionDeletes(dataDir: string, shape: HistoryShape, 
     const seconds = (wallMs() - started) / 1000;
     const deleted = before - (await backlog());
     await service.stop();
-    out(`While retention deleted ${deleted} of ${before} jobs past their time in ${seconds.toFixed(0)} s (${(deleted / seconds).toFixed(0)} jobs/s, load average ${loadavg()[0]?.toFixed(1)}):\n`);
+    out(
+      `While retention deleted ${deleted} of ${before} jobs past their time in ${seconds.toFixed(0)} s (${(deleted / seconds).toFixed(0)} jobs/s, load average ${loadavg()[0]?.toFixed(1)}):\n`,
+    );
     for (const [label, route] of figures ?? []) out(`  ${label.padEnd(38)}${route.p50.toFixed(2)} / ${route.p99.toFixed(2)} ms\n`);
     out(`  database ${((await databaseBytes(dataDir)) / 1e6).toFixed(0)} MB: the freed pages are reused, the file does not shrink\n\n`);
   } finally {

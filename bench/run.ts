@@ -48,17 +48,34 @@ const ROWS: [string, Metric | ((figures: Figures) => number), string, 'lower' | 
 const format = (value: number) => (Number.isNaN(value) ? 'n/a' : value >= 100 ? value.toFixed(0) : value.toFixed(2));
 
 if (SECTIONS.has('queue')) {
-  process.stdout.write(`Sluice vs BullMQ on ${(await import('node:os')).cpus().length} cores: no-op jobs, ${REPLICAS} warm workers, ${SEQUENTIAL} sequential jobs for latencies, ${WARMUP} unmeasured jobs at full concurrency before the throughput run\n`);
-  process.stdout.write('Sluice: HTTP push + await, SQLite (WAL), Python replicas as child processes; throughput load from its own lean process (bench/jobLoad.ts: raw keep-alive sockets)\n');
-  process.stdout.write('BullMQ: Queue.add + waitUntilFinished from the bench process (its client library is part of its cost), Redis 7 (no persistence), a no-op worker process; its job times are whole milliseconds\n');
-  process.stdout.write(`Throughput: ${ROUNDS} rounds of ${PER_ROUND} jobs a side, the sides taking turns (BENCH_TOTAL, BENCH_ROUNDS); each side's rate is its jobs over its rounds' seconds\n\n`);
-  const sluiceSide = await openSluice({ sequential: SEQUENTIAL, warmup: WARMUP, perRound: PER_ROUND, inFlight: IN_FLIGHT, backlog: BACKLOG, floodSeconds: FLOOD_S });
+  process.stdout.write(
+    `Sluice vs BullMQ on ${(await import('node:os')).cpus().length} cores: no-op jobs, ${REPLICAS} warm workers, ${SEQUENTIAL} sequential jobs for latencies, ${WARMUP} unmeasured jobs at full concurrency before the throughput run\n`,
+  );
+  process.stdout.write(
+    'Sluice: HTTP push + await, SQLite (WAL), Python replicas as child processes; throughput load from its own lean process (bench/jobLoad.ts: raw keep-alive sockets)\n',
+  );
+  process.stdout.write(
+    'BullMQ: Queue.add + waitUntilFinished from the bench process (its client library is part of its cost), Redis 7 (no persistence), a no-op worker process; its job times are whole milliseconds\n',
+  );
+  process.stdout.write(
+    `Throughput: ${ROUNDS} rounds of ${PER_ROUND} jobs a side, the sides taking turns (BENCH_TOTAL, BENCH_ROUNDS); each side's rate is its jobs over its rounds' seconds\n\n`,
+  );
+  const sluiceSide = await openSluice({
+    sequential: SEQUENTIAL,
+    warmup: WARMUP,
+    perRound: PER_ROUND,
+    inFlight: IN_FLIGHT,
+    backlog: BACKLOG,
+    floodSeconds: FLOOD_S,
+  });
   let bullmq: Figures | null = null;
   /** Sluice's and BullMQ's rates, round by round: how much the VM drifted meanwhile. */
   const roundRates: [number, number][] = [];
   let measured: Awaited<ReturnType<typeof sluiceSide.finish>>;
   try {
-    const bullmqSide = hasRedis() ? await openBullmq({ sequential: SEQUENTIAL, warmup: WARMUP, perRound: PER_ROUND, inFlight: IN_FLIGHT, concurrency: REPLICAS }) : null;
+    const bullmqSide = hasRedis()
+      ? await openBullmq({ sequential: SEQUENTIAL, warmup: WARMUP, perRound: PER_ROUND, inFlight: IN_FLIGHT, concurrency: REPLICAS })
+      : null;
     if (!bullmqSide) process.stdout.write('redis-server not found: install it (Debian: apt-get install redis-server) to compare with BullMQ.\n\n');
     try {
       // Each side in turn, the first of each round alternating: neither always runs after the
@@ -99,26 +116,61 @@ if (SECTIONS.has('queue')) {
 
   const { trivialGet, fairness, loopDelay } = extras;
   const ms = (value: number) => `${value.toFixed(1)} ms`;
-  process.stdout.write(`\nSluice alone (same run; load average ${(await import('node:os')).loadavg().map((load) => load.toFixed(1)).join(' ')})\n`);
+  process.stdout.write(
+    `\nSluice alone (same run; load average ${(await import('node:os'))
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(' ')})\n`,
+  );
   process.stdout.write(line(['service writes per job (syscalls, KB)', `${format(extras.writesPerJob)}`, `${format(extras.kbWrittenPerJob)} KB`, '']));
-  process.stdout.write(line(['trivial GET /v2/organization', `${format(trivialGet.sluice)} req/s`, '', `${(trivialGet.sluice / trivialGet.plain).toFixed(2)}x plain node:http (${format(trivialGet.plain)} req/s)`]));
+  process.stdout.write(
+    line([
+      'trivial GET /v2/organization',
+      `${format(trivialGet.sluice)} req/s`,
+      '',
+      `${(trivialGet.sluice / trivialGet.plain).toFixed(2)}x plain node:http (${format(trivialGet.plain)} req/s)`,
+    ]),
+  );
   process.stdout.write(line([`drain rate (${BACKLOG} queued, middle 80%)`, `${format(fairness.drainRate)} jobs/s`, '', '']));
-  process.stdout.write(line([`finishing during a ${FLOOD_S} s push flood`, `${format(fairness.floodFinishRate)} jobs/s`, '', `${(fairness.floodFinishRate / fairness.drainRate).toFixed(2)}x the drain rate`]));
-  process.stdout.write(line(['pushes in the flood: accepted / 429', `${format(fairness.acceptedRate)} /s`, `${format(fairness.refusedRate)} /s`, `queue bound ${BACKLOG}`]));
+  process.stdout.write(
+    line([
+      `finishing during a ${FLOOD_S} s push flood`,
+      `${format(fairness.floodFinishRate)} jobs/s`,
+      '',
+      `${(fairness.floodFinishRate / fairness.drainRate).toFixed(2)}x the drain rate`,
+    ]),
+  );
+  process.stdout.write(
+    line(['pushes in the flood: accepted / 429', `${format(fairness.acceptedRate)} /s`, `${format(fairness.refusedRate)} /s`, `queue bound ${BACKLOG}`]),
+  );
   for (const [phase, delay] of Object.entries(loopDelay)) {
-    process.stdout.write(line([`event-loop delay, ${phase} p50/p99/max`, `${ms(delay.p50)} / ${ms(delay.p99)}`, `max ${ms(delay.max)}`, `p99.9 ${ms(delay.p999)}`]));
+    process.stdout.write(
+      line([`event-loop delay, ${phase} p50/p99/max`, `${ms(delay.p50)} / ${ms(delay.p99)}`, `max ${ms(delay.max)}`, `p99.9 ${ms(delay.p999)}`]),
+    );
   }
 }
 
 if (SECTIONS.has('workloads')) {
-  process.stdout.write('\nWorkloads: the examples that install packages (pip through this machine\'s configuration), one replica each\n');
-  process.stdout.write('cold start: push -> first output with no replica running (process start, imports, __setup__, the job); warm: the same on a running replica\n\n');
+  process.stdout.write("\nWorkloads: the examples that install packages (pip through this machine's configuration), one replica each\n");
+  process.stdout.write(
+    'cold start: push -> first output with no replica running (process start, imports, __setup__, the job); warm: the same on a running replica\n\n',
+  );
   const figures = await benchWorkloads((text) => process.stdout.write(`${text}\n`));
   const columns = [24, 32, 17, 19, 12, 12, 12];
   const row = (cells: string[]) => cells.map((cell, i) => cell.padEnd(columns[i] as number)).join('') + '\n';
   process.stdout.write(row(['example', 'input', 'deploy -> ready', 'redeploy -> ready', 'cold start', 'warm p50', 'warm max']));
   for (const f of figures) {
-    process.stdout.write(row([f.example, f.input, `${f.deployToReady.toFixed(1)} s`, `${f.redeployToReady.toFixed(1)} s`, `${format(f.coldStart)} ms`, `${format(f.warmP50)} ms`, `${format(f.warmMax)} ms`]));
+    process.stdout.write(
+      row([
+        f.example,
+        f.input,
+        `${f.deployToReady.toFixed(1)} s`,
+        `${f.redeployToReady.toFixed(1)} s`,
+        `${format(f.coldStart)} ms`,
+        `${format(f.warmP50)} ms`,
+        `${format(f.warmMax)} ms`,
+      ]),
+    );
   }
 }
 

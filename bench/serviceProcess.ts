@@ -21,7 +21,15 @@ export async function startBenchService(dataDir: string, env: Record<string, str
     // one must not become the CLI's (`sluice keys` then pointed at a folder long deleted). The
     // user's pip configuration is named outright, since pip would look for it there too (the
     // workloads' builds then found no package index).
-    env: { ...process.env, ...pipConfiguration(process.env).env, PORT: '0', SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'warn', XDG_CONFIG_HOME: join(dataDir, 'config'), ...env },
+    env: {
+      ...process.env,
+      ...pipConfiguration(process.env).env,
+      PORT: '0',
+      SLUICE_DATA_DIR: dataDir,
+      SLUICE_LOG_LEVEL: 'warn',
+      XDG_CONFIG_HOME: join(dataDir, 'config'),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   }) as unknown as ChildProcessWithoutNullStreams;
   const stop = async () => {

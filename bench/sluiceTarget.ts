@@ -60,10 +60,23 @@ export interface SluiceSide {
  * The embedded service as its own process, a no-op Python function with two warm replicas: its
  * latencies measured, its load generator warmed up, ready for throughput rounds of `perRound` jobs.
  */
-export async function openSluice(options: { sequential: number; warmup: number; perRound: number; inFlight: number; backlog: number; floodSeconds: number }): Promise<SluiceSide> {
+export async function openSluice(options: {
+  sequential: number;
+  warmup: number;
+  perRound: number;
+  inFlight: number;
+  backlog: number;
+  floodSeconds: number;
+}): Promise<SluiceSide> {
   const profile = process.env.BENCH_CPU_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
   const probe = loopDelayProbe(join(await mkdtemp(join(tmpdir(), 'sluice-bench-loop-')), 'loop-delay.json'));
-  const { url, key, dataDir, child: service, stop } = await startServiceProcess([...profile, ...probe.nodeArgs], { ...probe.env, SLUICE_MAX_QUEUED_PER_VERSION: String(options.backlog) });
+  const {
+    url,
+    key,
+    dataDir,
+    child: service,
+    stop,
+  } = await startServiceProcess([...profile, ...probe.nodeArgs], { ...probe.env, SLUICE_MAX_QUEUED_PER_VERSION: String(options.backlog) });
   try {
     const call = createJsonClient(url, key, options.inFlight);
     const functionDir = join(dataDir, 'noop-function');
@@ -72,7 +85,10 @@ export async function openSluice(options: { sequential: number; warmup: number; 
     await writeFile(join(functionDir, 'main.py'), NOOP);
     const inspected = await inspectFunctions(functionDir, 'python3');
     if (!inspected.ok) throw new Error(inspected.errors.join('; '));
-    await call('POST', '/v2/functions/local/noop/versions', { metadata: inspected.functions[0], bundle: (await packDirectory(functionDir)).toString('base64') });
+    await call('POST', '/v2/functions/local/noop/versions', {
+      metadata: inspected.functions[0],
+      bundle: (await packDirectory(functionDir)).toString('base64'),
+    });
     for (;;) {
       const version = (await call<WireVersion>('GET', '/v2/functions/local/noop/versions/latest')).body;
       if (version.build_status === 'error') throw new Error('the no-op function failed to build');
@@ -87,7 +103,14 @@ export async function openSluice(options: { sequential: number; warmup: number; 
       const acknowledged = wallMs();
       const job = (await call<WireJob>('GET', `/v2/jobs/${pushed.id}/await`)).body;
       const received = wallMs();
-      samples.push({ sent, acknowledged, received, created: epochMs(job.created_at as string), started: epochMs(job.started_at as string), completed: epochMs(job.completed_at as string) });
+      samples.push({
+        sent,
+        acknowledged,
+        received,
+        created: epochMs(job.created_at as string),
+        started: epochMs(job.started_at as string),
+        completed: epochMs(job.completed_at as string),
+      });
     }
     // The service's clock against ours: each created_at was stamped between our send and its
     // acknowledgement, so the offset lies in [created - acknowledged, created - sent] for every
@@ -117,7 +140,15 @@ export async function openSluice(options: { sequential: number; warmup: number; 
         if (load.failures > 0) throw new Error(`${load.failures} jobs failed in the throughput run: ${load.firstFailures.join('; ')}`);
         const delay = await probe.read(service);
         const after = { service: await cpuSeconds(service.pid as number), io: await processIo(service.pid as number) };
-        const round = { jobs: load.jobs, seconds: load.seconds, cpuMicros: { service: (after.service.own - before.service.own) * 1e6, workers: (after.service.children - before.service.children) * 1e6, client: load.cpuMicros } };
+        const round = {
+          jobs: load.jobs,
+          seconds: load.seconds,
+          cpuMicros: {
+            service: (after.service.own - before.service.own) * 1e6,
+            workers: (after.service.children - before.service.children) * 1e6,
+            client: load.cpuMicros,
+          },
+        };
         if (measured) {
           rounds.push(round);
           delays.push(delay);

@@ -52,9 +52,10 @@ export async function cpuSeconds(pid: number): Promise<{ own: number; children: 
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   };
-  const childrenOf = async (id: number) => (await readFile(`/proc/${id}/task/${id}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean).map(Number);
+  const childrenOf = async (id: number) =>
+    (await readFile(`/proc/${id}/task/${id}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean).map(Number);
   let children = 0;
-  for (let pending = await childrenOf(pid); pending.length > 0; ) {
+  for (let pending = await childrenOf(pid); pending.length > 0;) {
     const id = pending.pop() as number;
     children += await ticks(id);
     pending.push(...(await childrenOf(id)));
@@ -76,7 +77,11 @@ export function summedRounds(rounds: Round[]): { jobs: number; seconds: number; 
   return {
     jobs,
     seconds: sum((round) => round.seconds),
-    cpuPerJob: { service: sum((round) => round.cpuMicros.service) / jobs, workers: sum((round) => round.cpuMicros.workers) / jobs, client: sum((round) => round.cpuMicros.client) / jobs },
+    cpuPerJob: {
+      service: sum((round) => round.cpuMicros.service) / jobs,
+      workers: sum((round) => round.cpuMicros.workers) / jobs,
+      client: sum((round) => round.cpuMicros.client) / jobs,
+    },
   };
 }
 

@@ -10,7 +10,12 @@ const script = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 
 /** Runs httpLoad.ts against `url` for one round; requests per second answered 200. */
 async function load(url: string, apiKey: string): Promise<number> {
-  const result = await runLoadGenerator<{ requests: number; seconds: number; statuses: Record<string, number> }>('./httpLoad.ts', [url, apiKey, String(CONNECTIONS), String(ROUND_S)]);
+  const result = await runLoadGenerator<{ requests: number; seconds: number; statuses: Record<string, number> }>('./httpLoad.ts', [
+    url,
+    apiKey,
+    String(CONNECTIONS),
+    String(ROUND_S),
+  ]);
   return (result.statuses['200'] ?? 0) / result.seconds;
 }
 

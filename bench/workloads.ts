@@ -17,9 +17,21 @@ type Upload = (bytes: Buffer, name: string) => Promise<{ upload_id: string; name
 
 /** Each example with a realistic input; `python` is the version's built environment, to make inputs with. */
 const WORKLOADS: { folder: string; input: string; inputs: (python: string, upload: Upload) => Promise<Record<string, unknown>> }[] = [
-  { folder: 'video', input: '4 s 320x240 MP4, 4 thumbnails', inputs: async (python, upload) => ({ video: await upload(await makeClip(python), 'clip.mp4'), count: 4, width: 160 }) },
-  { folder: 'audio', input: '10 s 44.1 kHz WAV, to 16 kHz', inputs: async (_, upload) => ({ audio: await upload(sineWav({ frequency: 440, amplitude: 0.5, seconds: 10, rate: 44_100 }), 'sine.wav') }) },
-  { folder: 'image', input: '1920x1080 PNG, to 256 px', inputs: async (_, upload) => ({ image: await upload(twoColourPng(1920, 1080, [220, 30, 30], [30, 30, 220]), 'image.png'), size: 256 }) },
+  {
+    folder: 'video',
+    input: '4 s 320x240 MP4, 4 thumbnails',
+    inputs: async (python, upload) => ({ video: await upload(await makeClip(python), 'clip.mp4'), count: 4, width: 160 }),
+  },
+  {
+    folder: 'audio',
+    input: '10 s 44.1 kHz WAV, to 16 kHz',
+    inputs: async (_, upload) => ({ audio: await upload(sineWav({ frequency: 440, amplitude: 0.5, seconds: 10, rate: 44_100 }), 'sine.wav') }),
+  },
+  {
+    folder: 'image',
+    input: '1920x1080 PNG, to 256 px',
+    inputs: async (_, upload) => ({ image: await upload(twoColourPng(1920, 1080, [220, 30, 30], [30, 30, 220]), 'image.png'), size: 256 }),
+  },
   { folder: 'digits', input: 'one 8x8 digit', inputs: async (python) => ({ pixels: (await heldOutDigits(python, 1))[0]?.pixels }) },
 ];
 
@@ -89,7 +101,15 @@ export async function benchWorkloads(report: (line: string) => void): Promise<Wo
       const coldStart = await firstOutput();
       const warm: number[] = [];
       for (let i = 0; i < WARM_JOBS; i++) warm.push(await firstOutput());
-      figures.push({ example: fn, input: workload.input, deployToReady: first.seconds, redeployToReady: second.seconds, coldStart, warmP50: percentile(warm, 50), warmMax: Math.max(...warm) });
+      figures.push({
+        example: fn,
+        input: workload.input,
+        deployToReady: first.seconds,
+        redeployToReady: second.seconds,
+        coldStart,
+        warmP50: percentile(warm, 50),
+        warmMax: Math.max(...warm),
+      });
     }
   } finally {
     await service.stop();

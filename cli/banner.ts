@@ -4,11 +4,7 @@ import type { BootstrapKey } from '../shared/app/bootstrapKey.js';
 export function keyLines(url: string, dataDir: string, key: BootstrapKey): string[] {
   const running = `Sluice is running at ${url} (data in ${dataDir})`;
   if (key.revoked) return [running, ...revokedKeyLines(key)];
-  return [
-    running,
-    `API key for organization "${key.organization}"${key.created ? ' (new)' : ''}: ${key.key}`,
-    `  (kept in ${key.path})`,
-  ];
+  return [running, `API key for organization "${key.organization}"${key.created ? ' (new)' : ''}: ${key.key}`, `  (kept in ${key.path})`];
 }
 
 /** Where the dashboard is, or how to build it when `npm run build` has not run. */
@@ -29,7 +25,12 @@ function revokedKeyLines(key: BootstrapKey): string[] {
 /** The lines a newcomer pastes: push to the example function, await it, deploy their own. */
 /** Without the examples there is nothing to call yet: what to do first. */
 export function firstStepLines(): string[] {
-  return ['', 'No functions are deployed by this start (npm start, or --examples, deploys the examples).', 'Deploy one: npx sluice deploy path/to/function', 'Stop with Ctrl+C.'];
+  return [
+    '',
+    'No functions are deployed by this start (npm start, or --examples, deploys the examples).',
+    'Deploy one: npx sluice deploy path/to/function',
+    'Stop with Ctrl+C.',
+  ];
 }
 
 export function tryItLines(url: string, key: BootstrapKey, awaitBase = `${url}/`): string[] {

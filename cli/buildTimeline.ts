@@ -35,7 +35,12 @@ const END_OF_TIME = 2n ** 63n;
 
 /** When the version entered a state, in ns; -1 where it records none (the previous state's time applies). */
 function stateTime(version: WireVersion, state: BuildStatus): bigint {
-  const byState: Partial<Record<BuildStatus, string | null>> = { queued: version.queued_at, pushing: version.built_at, deploying: version.ready_at, ready: version.ready_at };
+  const byState: Partial<Record<BuildStatus, string | null>> = {
+    queued: version.queued_at,
+    pushing: version.built_at,
+    deploying: version.ready_at,
+    ready: version.ready_at,
+  };
   if (state === 'error') return END_OF_TIME;
   const timestamp = byState[state];
   return timestamp ? wireTimeNs(timestamp) : -1n;

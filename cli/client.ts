@@ -63,7 +63,12 @@ export class ApiError extends CliError {
 }
 
 /** A request to the service; a network failure becomes a CliError that says where it went. */
-export async function send(settings: ClientSettings, method: string, path: string, init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+export async function send(
+  settings: ClientSettings,
+  method: string,
+  path: string,
+  init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<Response> {
   const json = init.body !== undefined;
   try {
     return await fetch(`${settings.url}${path}`, {
@@ -74,7 +79,9 @@ export async function send(settings: ClientSettings, method: string, path: strin
     });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
-    throw new CliError(`Cannot reach the service at ${settings.url} (${(error as Error).cause ?? (error as Error).message}). Is it running? Start one with: sluice start`);
+    throw new CliError(
+      `Cannot reach the service at ${settings.url} (${(error as Error).cause ?? (error as Error).message}). Is it running? Start one with: sluice start`,
+    );
   }
 }
 

@@ -37,7 +37,8 @@ export async function readInputs(settings: ClientSettings, version: WireVersion,
 async function parseInputsJson(text: string): Promise<Record<string, unknown>> {
   let source = text;
   if (text === '@-') source = await readStdin();
-  else if (text.startsWith('@')) source = await readFile(text.slice(1), 'utf8').catch(() => Promise.reject(new CliError(`Cannot read ${text.slice(1)} (--inputs-json @file).`)));
+  else if (text.startsWith('@'))
+    source = await readFile(text.slice(1), 'utf8').catch(() => Promise.reject(new CliError(`Cannot read ${text.slice(1)} (--inputs-json @file).`)));
   let parsed: unknown;
   try {
     parsed = JSON.parse(source);
@@ -58,7 +59,8 @@ function parseValue(name: string, type: string, text: string): unknown {
   if (type === 'str' || type === FILE_TYPE) return text;
   if (type === 'int' || type === 'float') {
     const number = Number(text);
-    if (text.trim() === '' || !Number.isFinite(number) || (type === 'int' && !Number.isInteger(number))) throw new CliError(`Input ${name} is ${type === 'int' ? 'an int' : 'a float'}: "${text}" is not one.`);
+    if (text.trim() === '' || !Number.isFinite(number) || (type === 'int' && !Number.isInteger(number)))
+      throw new CliError(`Input ${name} is ${type === 'int' ? 'an int' : 'a float'}: "${text}" is not one.`);
     return number;
   }
   if (type === 'bool') {

@@ -34,7 +34,10 @@ export async function moduleEvaluator(python: string, directory: string): Promis
   });
   return {
     command: [confined.command, ...confined.args],
-    warning: sandbox.kind === 'none' ? 'bubblewrap is not available: module code that computes decorator arguments runs unconfined, as your own code (as sieve deploy runs it).' : null,
+    warning:
+      sandbox.kind === 'none'
+        ? 'bubblewrap is not available: module code that computes decorator arguments runs unconfined, as your own code (as sieve deploy runs it).'
+        : null,
     close: () => rm(scratch, { recursive: true, force: true }),
   };
 }

@@ -27,7 +27,12 @@ async function openEmulatedStore(emulation: RunningEmulation): Promise<Store> {
     import('../shared/adapters/aws/dynamodb/dynamoDbStore.js'),
   ]);
   // dynalite checks no credentials; fixed ones keep the SDK from looking for the user's own.
-  const client = new DynamoDBClient({ endpoint: emulation.dynamoDbEndpoint, region: emulation.region, credentials: { accessKeyId: 'emulated', secretAccessKey: 'emulated' }, maxAttempts: 1 });
+  const client = new DynamoDBClient({
+    endpoint: emulation.dynamoDbEndpoint,
+    region: emulation.region,
+    credentials: { accessKeyId: 'emulated', secretAccessKey: 'emulated' },
+    maxAttempts: 1,
+  });
   const store = createDynamoDbStore({ tablePrefix: emulation.tablePrefix, client: createDocumentClient(client) });
   return { ...store, close: async () => client.destroy() };
 }

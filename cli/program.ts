@@ -37,7 +37,11 @@ export function buildProgram(): Command {
     .option('--data-dir <dir>', 'data directory (or SLUICE_DATA_DIR; default .data)')
     .addOption(new Option('--examples', 'deploy the example functions when absent').default(false))
     .action(async (options: { port?: string; host?: string; dataDir?: string; examples: boolean }) => {
-      const [{ loadConfig }, { createLogger }, { startCommand }] = await Promise.all([import('../shared/config.js'), import('../shared/app/logger.js'), import('./commands/start.js')]);
+      const [{ loadConfig }, { createLogger }, { startCommand }] = await Promise.all([
+        import('../shared/config.js'),
+        import('../shared/app/logger.js'),
+        import('./commands/start.js'),
+      ]);
       const env = { ...process.env };
       if (options.port !== undefined) env.PORT = options.port;
       if (options.host !== undefined) env.HOST = options.host;

@@ -38,7 +38,13 @@ export function apiRoutes(assembly: CloudAssembly, resolve: Resolver): ApiRoute[
 export function corsOf(config: Record<string, any> | undefined): CorsPolicy | null {
   if (!config) return null;
   const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
-  return { allowOrigins: list(config.AllowOrigins), allowMethods: list(config.AllowMethods), allowHeaders: list(config.AllowHeaders), exposeHeaders: list(config.ExposeHeaders), maxAgeS: Number(config.MaxAge ?? 0) };
+  return {
+    allowOrigins: list(config.AllowOrigins),
+    allowMethods: list(config.AllowMethods),
+    allowHeaders: list(config.AllowHeaders),
+    exposeHeaders: list(config.ExposeHeaders),
+    maxAgeS: Number(config.MaxAge ?? 0),
+  };
 }
 
 /** The HTTP API's CORS configuration, as the template declares it. */
@@ -112,7 +118,8 @@ export function startHttpFront(
       result = (await withTimeout(lambdas.invoke(functionName, event), single ? null : INTEGRATION_TIMEOUT_MS)) as LambdaHttpResult;
     } catch (error) {
       if (error === TIMED_OUT) return send(response, 503, { message: 'Service Unavailable' });
-      if (error instanceof LambdaInvocationError && error.errorType === 'RequestEntityTooLargeException') return send(response, 413, { message: 'Request Entity Too Large' });
+      if (error instanceof LambdaInvocationError && error.errorType === 'RequestEntityTooLargeException')
+        return send(response, 413, { message: 'Request Entity Too Large' });
       // A throttled function: API Gateway turns Lambda's 429 into its integration failure, 500
       // (AWS's HTTP API troubleshooting notes); a function URL passes Lambda's 429 on, with the
       // body AWS documents for a throttled URL ("Rate Exceeded."). The URL's exact body is not

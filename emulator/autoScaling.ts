@@ -46,7 +46,13 @@ export class AutoScalingEmulator {
 
   constructor(private readonly options: AutoScalingOptions) {
     this.now = options.now ?? Date.now;
-    this.sqsMetrics = new SqsMetrics({ clients: options.clients, queuePrefix: options.queuePrefix, timeScale: options.timeScale, times: options.sqsMetricTimes ?? AWS_SQS_METRIC_TIMES, now: this.now });
+    this.sqsMetrics = new SqsMetrics({
+      clients: options.clients,
+      queuePrefix: options.queuePrefix,
+      timeScale: options.timeScale,
+      times: options.sqsMetricTimes ?? AWS_SQS_METRIC_TIMES,
+      now: this.now,
+    });
   }
 
   /** The product's API call on a queue (its URL or name): SQS counts it as activity. */
@@ -111,14 +117,17 @@ export class AutoScalingEmulator {
     const state = inAlarm ? 'ALARM' : 'OK';
     if (alarm.StateValue !== state) {
       const reading = measured === null ? `no datapoint (TreatMissingData ${missing})` : String(measured);
-      await this.options.clients.cloudWatch.send(new SetAlarmStateCommand({ AlarmName: name, StateValue: state, StateReason: `Emulated evaluation: ${reading} against ${alarm.Threshold}` }));
+      await this.options.clients.cloudWatch.send(
+        new SetAlarmStateCommand({ AlarmName: name, StateValue: state, StateReason: `Emulated evaluation: ${reading} against ${alarm.Threshold}` }),
+      );
     }
     return inAlarm && value !== null ? { value } : false;
   }
 
   /** A metric alarm's value over its last period; for metric math, the sum its expression names (`a + b`). */
   private async alarmValue(alarm: MetricAlarm): Promise<number | null> {
-    if (alarm.MetricName) return this.statistic(alarm.Namespace as string, alarm.MetricName, alarm.Dimensions ?? [], (alarm.Statistic ?? 'Average') as Statistic);
+    if (alarm.MetricName)
+      return this.statistic(alarm.Namespace as string, alarm.MetricName, alarm.Dimensions ?? [], (alarm.Statistic ?? 'Average') as Statistic);
     const queries = alarm.Metrics ?? [];
     const result = queries.find((query) => query.ReturnData !== false && query.Expression);
     if (!result?.Expression) return null;
@@ -127,7 +136,12 @@ export class AutoScalingEmulator {
     for (const id of ids) {
       const stat = queries.find((query) => query.Id === id)?.MetricStat;
       if (!stat?.Metric) throw new Error(`alarm ${alarm.AlarmName}: the emulation evaluates sums of metrics only, not "${result.Expression}"`);
-      const value = await this.statistic(stat.Metric.Namespace as string, stat.Metric.MetricName as string, stat.Metric.Dimensions ?? [], stat.Stat as Statistic);
+      const value = await this.statistic(
+        stat.Metric.Namespace as string,
+        stat.Metric.MetricName as string,
+        stat.Metric.Dimensions ?? [],
+        stat.Stat as Statistic,
+      );
       if (value === null) return null;
       sum += value;
     }
@@ -159,7 +173,9 @@ export class AutoScalingEmulator {
   }
 
   private async bounds(resourceId: string) {
-    const { ScalableTargets = [] } = await this.options.clients.autoScaling.send(new DescribeScalableTargetsCommand({ ServiceNamespace: 'ecs', ResourceIds: [resourceId] }));
+    const { ScalableTargets = [] } = await this.options.clients.autoScaling.send(
+      new DescribeScalableTargetsCommand({ ServiceNamespace: 'ecs', ResourceIds: [resourceId] }),
+    );
     return ScalableTargets[0];
   }
 
@@ -171,7 +187,9 @@ export class AutoScalingEmulator {
       return false;
     }
     const step = (config.StepAdjustments ?? []).find(
-      (candidate) => (candidate.MetricIntervalLowerBound === undefined || delta >= candidate.MetricIntervalLowerBound) && (candidate.MetricIntervalUpperBound === undefined || delta < candidate.MetricIntervalUpperBound),
+      (candidate) =>
+        (candidate.MetricIntervalLowerBound === undefined || delta >= candidate.MetricIntervalLowerBound) &&
+        (candidate.MetricIntervalUpperBound === undefined || delta < candidate.MetricIntervalUpperBound),
     );
     if (!step) return false;
     const current = await this.desiredCount(policy.ResourceId as string);

@@ -104,7 +104,11 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     const environment = awsEnvironment(proxy.endpoint, dynalite.endpoint);
 
     const assembly = synthesize(join(dataDir, 'cdk.out'), options.prefix, { waiterConcurrency: options.waiterConcurrency });
-    const lambdas = new LambdaService({ PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment, SLUICE_LOG_LEVEL: 'info', ...options.lambdaEnvironment }, (name) => join(logDir, `lambda-${name}.log`), options.lambdaConcurrency);
+    const lambdas = new LambdaService(
+      { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment, SLUICE_LOG_LEVEL: 'info', ...options.lambdaEnvironment },
+      (name) => join(logDir, `lambda-${name}.log`),
+      options.lambdaConcurrency,
+    );
     cleanups.push(() => lambdas.close());
 
     const physicalIds = new Map<string, string>();
@@ -123,12 +127,24 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     });
     const functionUrl = assembly.ofType('AWS::Lambda::Url')[0];
     const api = await startHttpFront(lambdas, apiRoutes(assembly, resolve), options.port, options.host, apiCors(assembly));
-    cleanups.push(() => new Promise<void>((done) => { api.server.closeAllConnections(); api.server.close(() => done()); }));
+    cleanups.push(
+      () =>
+        new Promise<void>((done) => {
+          api.server.closeAllConnections();
+          api.server.close(() => done());
+        }),
+    );
     apiUrl = api.url;
     if (functionUrl) {
       const target = String(resolve(functionUrl.stack, functionUrl.resource.Properties?.TargetFunctionArn)).split(':').pop() as string;
       const front = await startHttpFront(lambdas, { functionName: target }, await freePort(), options.host, corsOf(functionUrl.resource.Properties?.Cors));
-      cleanups.push(() => new Promise<void>((done) => { front.server.closeAllConnections(); front.server.close(() => done()); }));
+      cleanups.push(
+        () =>
+          new Promise<void>((done) => {
+            front.server.closeAllConnections();
+            front.server.close(() => done());
+          }),
+      );
       awaitUrl = `${front.url}/`;
     }
     await provision(assembly, resolve, clients, physicalIds);
@@ -138,7 +154,17 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     bus.startSchedules(options.timeScale);
     cleanups.push(() => bus.stop());
     const images = new ImageRegistry(join(dataDir, 'images'));
-    const codeBuild = new CodeBuildEmulator({ assembly, resolve, clients, bus, images, workDir: dataDir, python: options.python, pipArgs: options.pipArgs, onEvent: options.onEvent });
+    const codeBuild = new CodeBuildEmulator({
+      assembly,
+      resolve,
+      clients,
+      bus,
+      images,
+      workDir: dataDir,
+      python: options.python,
+      pipArgs: options.pipArgs,
+      onEvent: options.onEvent,
+    });
     cleanups.push(() => codeBuild.idle());
     const stepFunctions = new StepFunctionsEmulator(assembly, resolve, lambdas, clients, options.onEvent);
     cleanups.push(() => stepFunctions.stop());
@@ -148,7 +174,10 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
       cluster,
       images,
       awsEnvironment: environment,
-      extraEnvironment: { ...options.taskEnvironment, ...(options.sqsMaxVisibilitySeconds ? { SLUICE_QUEUE_MAX_VISIBILITY_S: String(options.sqsMaxVisibilitySeconds) } : {}) },
+      extraEnvironment: {
+        ...options.taskEnvironment,
+        ...(options.sqsMaxVisibilitySeconds ? { SLUICE_QUEUE_MAX_VISIBILITY_S: String(options.sqsMaxVisibilitySeconds) } : {}),
+      },
       logDir,
       onEvent: options.onEvent,
       noCapacity: (provider) => (options.noCapacityFor ?? []).some((machineType) => provider === `${options.prefix}${machineType}`),
@@ -161,7 +190,14 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     const reconcile = () => void ecs.reconcile().catch((error: unknown) => options.onEvent(`ECS: ${(error as Error).message}`));
     const scheduler = setInterval(reconcile, 1000);
     cleanups.push(() => clearInterval(scheduler));
-    const autoScaling = new AutoScalingEmulator({ clients, queuePrefix: options.prefix, timeScale: options.timeScale, sqsMetricTimes: options.sqsMetricTimes, onEvent: options.onEvent, onScaled: reconcile });
+    const autoScaling = new AutoScalingEmulator({
+      clients,
+      queuePrefix: options.prefix,
+      timeScale: options.timeScale,
+      sqsMetricTimes: options.sqsMetricTimes,
+      onEvent: options.onEvent,
+      onScaled: reconcile,
+    });
     autoScaling.start();
     cleanups.push(() => autoScaling.stop());
 
@@ -169,12 +205,18 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
       options.onEvent(`${call.target} -> ${call.status}`);
       const request = call.request as Record<string, any>;
       // Any call on a queue keeps it active for SQS's metrics, a refused one too (emulator/sqsMetrics.ts).
-      if (call.target.startsWith('AmazonSQS.') && typeof (request?.QueueUrl ?? request?.QueueName) === 'string') autoScaling.queueAccessed(request.QueueUrl ?? request.QueueName);
+      if (call.target.startsWith('AmazonSQS.') && typeof (request?.QueueUrl ?? request?.QueueName) === 'string')
+        autoScaling.queueAccessed(request.QueueUrl ?? request.QueueName);
       if (call.status !== 200) return;
       const response = call.response as Record<string, any>;
       switch (call.target) {
         case 'CodeBuild_20161006.StartBuild':
-          return codeBuild.start({ id: response.build.id, arn: response.build.arn, projectName: request.projectName, overrides: request.environmentVariablesOverride ?? [] });
+          return codeBuild.start({
+            id: response.build.id,
+            arn: response.build.arn,
+            projectName: request.projectName,
+            overrides: request.environmentVariablesOverride ?? [],
+          });
         case 'AWSStepFunctions.StartExecution':
           return stepFunctions.start({ executionArn: response.executionArn, stateMachineArn: request.stateMachineArn, input: request.input ?? '{}' });
         case 'AmazonEC2ContainerServiceV20141113.CreateService':
@@ -190,7 +232,9 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     const store = createDynamoDbStore({ tablePrefix: options.prefix, client: createDocumentClient(clients.dynamoDb) });
     const bootstrapKey = await ensureBootstrapKey(new KeyService(store, createSystemClock()), dataDir, options.organization, options.apiKey);
     // Where `sluice keys --data-dir <this folder>` finds that DynamoDB, while it exists.
-    cleanups.push(announceRunningEmulation(dataDir, { dynamoDbEndpoint: dynalite.endpoint, tablePrefix: options.prefix, region: EMULATED_REGION, pid: process.pid }));
+    cleanups.push(
+      announceRunningEmulation(dataDir, { dynamoDbEndpoint: dynalite.endpoint, tablePrefix: options.prefix, region: EMULATED_REGION, pid: process.pid }),
+    );
 
     return { url: api.url, awaitUrl, bootstrapKey, ecs, clients, close };
   } catch (error) {

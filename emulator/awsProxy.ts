@@ -28,7 +28,11 @@ export type CallRefuser = (target: string, request: unknown) => RefusedCall | nu
  * are shown to the emulation once moto has answered them, which is when AWS would start work.
  * A call past a limit AWS enforces and moto does not is refused here, as AWS refuses it.
  */
-export function startAwsProxy(motoEndpoint: string, observe: CallObserver, refuse: CallRefuser = () => null): Promise<{ endpoint: string; close(): Promise<void> }> {
+export function startAwsProxy(
+  motoEndpoint: string,
+  observe: CallObserver,
+  refuse: CallRefuser = () => null,
+): Promise<{ endpoint: string; close(): Promise<void> }> {
   const target = new URL(motoEndpoint);
   const server = createServer((incoming, outgoing) => {
     const chunks: Buffer[] = [];
@@ -51,7 +55,8 @@ export function startAwsProxy(motoEndpoint: string, observe: CallObserver, refus
             const answerBody = typeof operation === 'string' ? mendMotoAnswer(operation, Buffer.concat(answerChunks)) : Buffer.concat(answerChunks);
             outgoing.writeHead(answer.statusCode ?? 502, { ...answer.headers, 'content-length': String(answerBody.length) });
             outgoing.end(answerBody);
-            if (typeof operation === 'string') observe({ target: operation, request: parse(body), status: answer.statusCode ?? 0, response: parse(answerBody) });
+            if (typeof operation === 'string')
+              observe({ target: operation, request: parse(body), status: answer.statusCode ?? 0, response: parse(answerBody) });
           });
         },
       );

@@ -17,7 +17,18 @@ import type { ImageRegistry } from './imageRegistry.js';
 import type { Resolver } from './intrinsics.js';
 
 /** CodeBuild's phases, in order; each completed one is a "Build Phase Change" event. */
-const PHASES = ['SUBMITTED', 'QUEUED', 'PROVISIONING', 'DOWNLOAD_SOURCE', 'INSTALL', 'PRE_BUILD', 'BUILD', 'POST_BUILD', 'UPLOAD_ARTIFACTS', 'FINALIZING'] as const;
+const PHASES = [
+  'SUBMITTED',
+  'QUEUED',
+  'PROVISIONING',
+  'DOWNLOAD_SOURCE',
+  'INSTALL',
+  'PRE_BUILD',
+  'BUILD',
+  'POST_BUILD',
+  'UPLOAD_ARTIFACTS',
+  'FINALIZING',
+] as const;
 type Phase = (typeof PHASES)[number];
 
 export interface StartedBuild {
@@ -56,7 +67,12 @@ export class CodeBuildEmulator {
   ) {
     // CodeBuild runs each build in its own container: nothing to confine it further here.
     // SLUICE_ENVIRONMENTS_DIR: environments shared with other services on this machine (a test run's, say).
-    this.environments = new PythonEnvironments({ folder: process.env.SLUICE_ENVIRONMENTS_DIR ?? join(deps.workDir, 'envs'), scratchFolder: join(deps.workDir, 'build-scratch'), pipArgs: deps.pipArgs, sandbox: NO_SANDBOX });
+    this.environments = new PythonEnvironments({
+      folder: process.env.SLUICE_ENVIRONMENTS_DIR ?? join(deps.workDir, 'envs'),
+      scratchFolder: join(deps.workDir, 'build-scratch'),
+      pipArgs: deps.pipArgs,
+      sandbox: NO_SANDBOX,
+    });
   }
 
   start(build: StartedBuild): void {
@@ -71,9 +87,14 @@ export class CodeBuildEmulator {
   }
 
   private projectVariables(projectName: string): Record<string, string> {
-    const project = this.deps.assembly.ofType('AWS::CodeBuild::Project').find(({ stack, resource }) => this.deps.resolve(stack, resource.Properties?.Name) === projectName);
+    const project = this.deps.assembly
+      .ofType('AWS::CodeBuild::Project')
+      .find(({ stack, resource }) => this.deps.resolve(stack, resource.Properties?.Name) === projectName);
     if (!project) return {};
-    const variables = this.deps.resolve(project.stack, project.resource.Properties?.Environment?.EnvironmentVariables ?? []) as { Name: string; Value: string }[];
+    const variables = this.deps.resolve(project.stack, project.resource.Properties?.Environment?.EnvironmentVariables ?? []) as {
+      Name: string;
+      Value: string;
+    }[];
     return Object.fromEntries(variables.map((variable) => [variable.Name, variable.Value]));
   }
 
@@ -84,9 +105,20 @@ export class CodeBuildEmulator {
       logs: { 'group-name': `/aws/codebuild/${build.projectName}`, 'stream-name': build.id.split(':').pop() },
     };
     const base = { 'project-name': build.projectName, 'build-id': build.arn, 'additional-information': additional, version: '1' };
-    const state = (status: string, phase: string) => this.deps.bus.put({ source: 'aws.codebuild', 'detail-type': 'CodeBuild Build State Change', resources: [build.arn], detail: { ...base, 'build-status': status, 'current-phase': phase, 'current-phase-context': '[]' } });
+    const state = (status: string, phase: string) =>
+      this.deps.bus.put({
+        source: 'aws.codebuild',
+        'detail-type': 'CodeBuild Build State Change',
+        resources: [build.arn],
+        detail: { ...base, 'build-status': status, 'current-phase': phase, 'current-phase-context': '[]' },
+      });
     const phaseDone = (phase: Phase, status: string) =>
-      this.deps.bus.put({ source: 'aws.codebuild', 'detail-type': 'CodeBuild Build Phase Change', resources: [build.arn], detail: { ...base, 'completed-phase': phase, 'completed-phase-status': status, 'completed-phase-context': '[]' } });
+      this.deps.bus.put({
+        source: 'aws.codebuild',
+        'detail-type': 'CodeBuild Build Phase Change',
+        resources: [build.arn],
+        detail: { ...base, 'completed-phase': phase, 'completed-phase-status': status, 'completed-phase-context': '[]' },
+      });
 
     const log = await this.buildLog(build);
     const dir = join(this.deps.workDir, 'builds', build.id.replace(/[^A-Za-z0-9_-]/g, '_'));
@@ -137,7 +169,11 @@ export class CodeBuildEmulator {
   }
 
   private async buildImage(variables: Record<string, string>, dir: string, line: (text: string) => void): Promise<void> {
-    const script = await runCommand('bash', ['-c', DOCKERFILE_SCRIPT], { cwd: dir, env: { ...process.env, ...variables, AWS_REGION: 'us-east-1' }, onLine: line });
+    const script = await runCommand('bash', ['-c', DOCKERFILE_SCRIPT], {
+      cwd: dir,
+      env: { ...process.env, ...variables, AWS_REGION: 'us-east-1' },
+      onLine: line,
+    });
     if (script.exitCode !== 0) throw new Error('writing the Dockerfile failed');
     line(`docker build --tag "${variables.IMAGE_URI}" image`);
     const packages = (variables.PYTHON_PACKAGES ?? '').split(' ').filter(Boolean);

@@ -1,7 +1,22 @@
 import type { ContainerDefinition } from '@aws-sdk/client-ecs';
 
 /** The capabilities Docker leaves a container's root when its definition names none. */
-const DOCKER_DEFAULT_CAPABILITIES = ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'NET_RAW', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT'];
+const DOCKER_DEFAULT_CAPABILITIES = [
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'NET_RAW',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
+];
 
 /** The container's capabilities as Docker computes them: its defaults, less `drop` (ALL: every one), plus `add`. */
 export function containerCapabilities(container: Pick<ContainerDefinition, 'linuxParameters'>): string[] {
@@ -18,7 +33,13 @@ export function containerCapabilities(container: Pick<ContainerDefinition, 'linu
  */
 export function containerConfinement(container: Pick<ContainerDefinition, 'linuxParameters' | 'dockerSecurityOptions'>, asRoot: boolean): string[] {
   const noNewPrivileges = (container.dockerSecurityOptions ?? []).includes('no-new-privileges');
-  const bounding = asRoot ? [`--bounding-set=-all${containerCapabilities(container).map((capability) => `,+${capability.toLowerCase()}`).join('')}`] : [];
+  const bounding = asRoot
+    ? [
+        `--bounding-set=-all${containerCapabilities(container)
+          .map((capability) => `,+${capability.toLowerCase()}`)
+          .join('')}`,
+      ]
+    : [];
   const flags = [...(noNewPrivileges ? ['--no-new-privs'] : []), ...bounding];
   return flags.length === 0 ? [] : ['setpriv', ...flags, '--'];
 }

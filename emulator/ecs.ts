@@ -138,7 +138,9 @@ export class EcsEmulator {
     const arns = (await ecs.send(new ListServicesCommand({ cluster: this.options.cluster, maxResults: 100 }))).serviceArns ?? [];
     const services: Service[] = [];
     for (let start = 0; start < arns.length; start += 10) {
-      services.push(...((await ecs.send(new DescribeServicesCommand({ cluster: this.options.cluster, services: arns.slice(start, start + 10) }))).services ?? []));
+      services.push(
+        ...((await ecs.send(new DescribeServicesCommand({ cluster: this.options.cluster, services: arns.slice(start, start + 10) }))).services ?? []),
+      );
     }
     return services.filter((service) => service.status === 'ACTIVE');
   }
@@ -184,7 +186,12 @@ export class EcsEmulator {
       this.provisioning.delete(id);
       this.options.onEvent(`(service ${service}) task ${id} stopped: ${NO_CAPACITY_REASON}`);
       const task: StoppedTask = { id, service, taskDefinition, startedAt, stopping: false };
-      this.options.onTaskStopped({ ...taskStoppedDetail(task, this.options.cluster, null, null), stopCode: 'TaskFailedToStart', stoppedReason: NO_CAPACITY_REASON, containers: [{ name: 'worker', lastStatus: 'STOPPED' }] });
+      this.options.onTaskStopped({
+        ...taskStoppedDetail(task, this.options.cluster, null, null),
+        stopCode: 'TaskFailedToStart',
+        stoppedReason: NO_CAPACITY_REASON,
+        containers: [{ name: 'worker', lastStatus: 'STOPPED' }],
+      });
       this.throttleAfterExit(task, 1);
       void this.reconcile().catch(() => undefined);
     }, this.options.provisioningTimeoutMs ?? PROVISIONING_TIMEOUT_MS);
@@ -210,7 +217,11 @@ export class EcsEmulator {
     const log = createWriteStream(join(this.options.logDir, `${service}-${id}.log`), { flags: 'a' });
     const environment = Object.fromEntries((container.environment ?? []).map((entry) => [entry.name as string, entry.value as string]));
     // As Docker starts the container: its security options and capabilities applied.
-    const [command = process.execPath, ...args] = [...containerConfinement(container, process.getuid?.() === 0), process.execPath, join(image.appDir, 'worker.mjs')];
+    const [command = process.execPath, ...args] = [
+      ...containerConfinement(container, process.getuid?.() === 0),
+      process.execPath,
+      join(image.appDir, 'worker.mjs'),
+    ];
     const child = spawn(command, args, {
       cwd: image.codeDir,
       env: {

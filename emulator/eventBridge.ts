@@ -81,7 +81,15 @@ export class EventBridge {
   }
 
   private deliver(rule: Rule, event: BusEvent): void {
-    const full = { version: '0', id: crypto.randomUUID(), account: '123456789012', region: 'us-east-1', time: new Date().toISOString(), resources: [], ...event };
+    const full = {
+      version: '0',
+      id: crypto.randomUUID(),
+      account: '123456789012',
+      region: 'us-east-1',
+      time: new Date().toISOString(),
+      resources: [],
+      ...event,
+    };
     for (const target of rule.targets) {
       if (!this.lambdas.has(target.functionName)) {
         this.onEvent(`EventBridge: rule ${rule.name} targets ${target.functionName}, which is not emulated`);
@@ -106,7 +114,10 @@ export class EventBridge {
           return;
         } catch (error) {
           if (error instanceof LambdaInvocationError && error.errorType === THROTTLED && !this.stopped) {
-            const timer = setTimeout(() => this.invokeAsync(functionName, full, throttles + 1), Math.min(THROTTLE_BACKOFF_MS * 2 ** throttles, MAX_THROTTLE_BACKOFF_MS));
+            const timer = setTimeout(
+              () => this.invokeAsync(functionName, full, throttles + 1),
+              Math.min(THROTTLE_BACKOFF_MS * 2 ** throttles, MAX_THROTTLE_BACKOFF_MS),
+            );
             timer.unref();
             return;
           }
@@ -128,10 +139,13 @@ function rateMs(expression: unknown): number | null {
 function matches(pattern: Record<string, unknown>, value: Record<string, unknown>): boolean {
   return Object.entries(pattern).every(([key, expected]) => {
     const actual = value[key];
-    if (Array.isArray(expected)) return expected.some((option) => (isPrefix(option) ? typeof actual === 'string' && actual.startsWith(option.prefix) : option === actual));
-    if (expected && typeof expected === 'object') return actual !== null && typeof actual === 'object' && matches(expected as Record<string, unknown>, actual as Record<string, unknown>);
+    if (Array.isArray(expected))
+      return expected.some((option) => (isPrefix(option) ? typeof actual === 'string' && actual.startsWith(option.prefix) : option === actual));
+    if (expected && typeof expected === 'object')
+      return actual !== null && typeof actual === 'object' && matches(expected as Record<string, unknown>, actual as Record<string, unknown>);
     return expected === actual;
   });
 }
 
-const isPrefix = (option: unknown): option is { prefix: string } => typeof option === 'object' && option !== null && typeof (option as { prefix?: unknown }).prefix === 'string';
+const isPrefix = (option: unknown): option is { prefix: string } =>
+  typeof option === 'object' && option !== null && typeof (option as { prefix?: unknown }).prefix === 'string';

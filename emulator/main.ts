@@ -45,4 +45,3 @@ for (const { directory } of examples.starters) {
 }
 if (examples.installing.length > 0) print(examplesLeftOutLine(examples.installing));
 tryItLines(url, bootstrapKey, awaitUrl).forEach(print);
-

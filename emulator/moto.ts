@@ -36,7 +36,10 @@ export async function startMoto(): Promise<MotoServer> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`moto_server exited with ${child.exitCode}: ${stderr}`);
-    const up = await fetch(`${endpoint}/moto-api/`).then(() => true, () => false);
+    const up = await fetch(`${endpoint}/moto-api/`).then(
+      () => true,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

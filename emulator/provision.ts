@@ -31,11 +31,14 @@ export async function provision(assembly: CloudAssembly, resolve: Resolver, clie
   }
   for (const { stack, logicalId, resource } of assembly.ofType('AWS::EC2::SecurityGroup')) {
     const props = resolve(stack, resource.Properties ?? {}) as Record<string, any>;
-    const { GroupId } = await clients.ec2.send(new CreateSecurityGroupCommand({ GroupName: `${stack}-${logicalId}`, Description: props.GroupDescription ?? logicalId, VpcId: props.VpcId }));
+    const { GroupId } = await clients.ec2.send(
+      new CreateSecurityGroupCommand({ GroupName: `${stack}-${logicalId}`, Description: props.GroupDescription ?? logicalId, VpcId: props.VpcId }),
+    );
     physicalIds.set(logicalId, GroupId as string);
   }
   const each = async (type: string, create: (props: Record<string, any>, logicalId: string) => Promise<unknown>) => {
-    for (const { stack, logicalId, resource } of assembly.ofType(type)) await create(resolve(stack, resource.Properties ?? {}) as Record<string, any>, logicalId);
+    for (const { stack, logicalId, resource } of assembly.ofType(type))
+      await create(resolve(stack, resource.Properties ?? {}) as Record<string, any>, logicalId);
   };
   await each('AWS::DynamoDB::Table', (props) =>
     clients.dynamoDb.send(
@@ -53,7 +56,9 @@ export async function provision(assembly: CloudAssembly, resolve: Resolver, clie
       new CreateQueueCommand({
         QueueName: props.QueueName,
         Attributes: Object.fromEntries(
-          Object.entries({ MessageRetentionPeriod: props.MessageRetentionPeriod, VisibilityTimeout: props.VisibilityTimeout }).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
+          Object.entries({ MessageRetentionPeriod: props.MessageRetentionPeriod, VisibilityTimeout: props.VisibilityTimeout }).flatMap(([name, value]) =>
+            value === undefined ? [] : [[name, String(value)]],
+          ),
         ),
       }),
     ),
@@ -61,7 +66,12 @@ export async function provision(assembly: CloudAssembly, resolve: Resolver, clie
   await each('AWS::S3::Bucket', (props) => clients.s3.send(new CreateBucketCommand({ Bucket: props.BucketName })));
   await each('AWS::ECS::Cluster', (props) => clients.ecs.send(new CreateClusterCommand({ clusterName: props.ClusterName })));
   await each('AWS::ECS::CapacityProvider', (props, logicalId) =>
-    clients.ecs.send(new CreateCapacityProviderCommand({ name: props.Name ?? logicalId, autoScalingGroupProvider: { autoScalingGroupArn: `arn:aws:autoscaling:emulated:autoScalingGroup:${logicalId}` } })),
+    clients.ecs.send(
+      new CreateCapacityProviderCommand({
+        name: props.Name ?? logicalId,
+        autoScalingGroupProvider: { autoScalingGroupArn: `arn:aws:autoscaling:emulated:autoScalingGroup:${logicalId}` },
+      }),
+    ),
   );
   await each('AWS::StepFunctions::StateMachine', (props, logicalId) =>
     clients.sfn.send(new CreateStateMachineCommand({ name: props.StateMachineName ?? logicalId, definition: props.DefinitionString, roleArn: props.RoleArn })),
@@ -73,10 +83,16 @@ export async function provision(assembly: CloudAssembly, resolve: Resolver, clie
         // moto insists on a source location that CodeBuild itself does not need for NO_SOURCE.
         source: { type: 'S3', location: 'emulated/no-source', buildspec: props.Source?.BuildSpec },
         artifacts: { type: 'NO_ARTIFACTS' },
-        environment: { type: 'LINUX_CONTAINER', image: props.Environment?.Image ?? 'emulated', computeType: props.Environment?.ComputeType ?? 'BUILD_GENERAL1_MEDIUM' },
+        environment: {
+          type: 'LINUX_CONTAINER',
+          image: props.Environment?.Image ?? 'emulated',
+          computeType: props.Environment?.ComputeType ?? 'BUILD_GENERAL1_MEDIUM',
+        },
         serviceRole: props.ServiceRole,
       }),
     ),
   );
-  await each('AWS::Logs::LogGroup', (props, logicalId) => clients.logs.send(new CreateLogGroupCommand({ logGroupName: props.LogGroupName ?? logicalId })).catch(() => undefined));
+  await each('AWS::Logs::LogGroup', (props, logicalId) =>
+    clients.logs.send(new CreateLogGroupCommand({ logGroupName: props.LogGroupName ?? logicalId })).catch(() => undefined),
+  );
 }

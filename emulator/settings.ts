@@ -40,16 +40,25 @@ export function awsLocalSettings(env: NodeJS.ProcessEnv) {
     organization: values.SLUICE_BOOTSTRAP_ORG,
     prefix: values.SLUICE_TABLE_PREFIX,
     timeScale: values.SLUICE_AWS_TIME_SCALE,
-    sqsMetricTimes: { delaySeconds: values.SLUICE_AWS_SQS_METRIC_DELAY_S, idleSeconds: values.SLUICE_AWS_SQS_IDLE_S, wakeSeconds: values.SLUICE_AWS_SQS_WAKE_S },
+    sqsMetricTimes: {
+      delaySeconds: values.SLUICE_AWS_SQS_METRIC_DELAY_S,
+      idleSeconds: values.SLUICE_AWS_SQS_IDLE_S,
+      wakeSeconds: values.SLUICE_AWS_SQS_WAKE_S,
+    },
     python: values.SLUICE_PYTHON,
     pipArgs: values.SLUICE_PIP_ARGS.split(/\s+/).filter(Boolean),
     verbose: values.SLUICE_AWS_VERBOSE === '1',
     // On AWS, receivers are public addresses; here they are on this machine.
     lambdaEnvironment: { SLUICE_WEBHOOK_ALLOW: 'loopback', SLUICE_WEBHOOK_RETRY_BASE_MS: values.SLUICE_WEBHOOK_RETRY_BASE_MS },
     sqsMaxVisibilitySeconds: values.SLUICE_AWS_SQS_MAX_VISIBILITY_S,
-    noCapacityFor: values.SLUICE_AWS_NO_CAPACITY.split(',').map((type) => type.trim()).filter(Boolean),
+    noCapacityFor: values.SLUICE_AWS_NO_CAPACITY.split(',')
+      .map((type) => type.trim())
+      .filter(Boolean),
     lambdaConcurrency: values.SLUICE_AWS_LAMBDA_CONCURRENCY,
-    waiterConcurrency: values.SLUICE_AWS_WAITER_CONCURRENCY === undefined ? undefined : { api: values.SLUICE_AWS_WAITER_CONCURRENCY, longAwait: values.SLUICE_AWS_WAITER_CONCURRENCY },
+    waiterConcurrency:
+      values.SLUICE_AWS_WAITER_CONCURRENCY === undefined
+        ? undefined
+        : { api: values.SLUICE_AWS_WAITER_CONCURRENCY, longAwait: values.SLUICE_AWS_WAITER_CONCURRENCY },
     taskEnvironment: { SLUICE_QUEUE_VISIBILITY_S: values.SLUICE_QUEUE_VISIBILITY_S } as Record<string, string>,
   };
 }

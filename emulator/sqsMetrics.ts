@@ -80,7 +80,12 @@ export class SqsMetrics {
     for (const queueUrl of QueueUrls) {
       const name = nameOf(queueUrl);
       // The emulation's own reading, as SQS's collector's: no API call of a user, so it wakes nothing.
-      const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }));
+      const { Attributes = {} } = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: queueUrl,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+        }),
+      );
       const visible = Number(Attributes.ApproximateNumberOfMessages ?? 0);
       const notVisible = Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
       // A new queue is active: creating it is an action on it.

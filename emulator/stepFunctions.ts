@@ -50,7 +50,10 @@ export class StepFunctionsEmulator {
     const definition = this.definitions.get(execution.stateMachineArn);
     if (!definition || this.running.has(execution.executionArn)) return;
     const machine = new StateMachine(definition, { validationOptions: { checkArn: false } });
-    const run = machine.run(JSON.parse(execution.input || '{}'), { overrides: { taskResourceLocalHandlers: this.lambdaTasks(definition) }, noThrowOnAbort: true });
+    const run = machine.run(JSON.parse(execution.input || '{}'), {
+      overrides: { taskResourceLocalHandlers: this.lambdaTasks(definition) },
+      noThrowOnAbort: true,
+    });
     this.running.set(execution.executionArn, run.abort);
     void run.result
       .then(
@@ -70,7 +73,9 @@ export class StepFunctionsEmulator {
   /** Each Task state whose resource is a Lambda function, as a call of the emulated function. */
   private lambdaTasks(definition: StateMachineDefinition): Record<string, (input: any) => Promise<any>> {
     const handlers: Record<string, (input: any) => Promise<any>> = {};
-    for (const [name, state] of Object.entries(definition.States as Record<string, { Type: string; Resource?: string; Parameters?: { FunctionName?: string } }>)) {
+    for (const [name, state] of Object.entries(
+      definition.States as Record<string, { Type: string; Resource?: string; Parameters?: { FunctionName?: string } }>,
+    )) {
       if (state.Type !== 'Task' || !state.Resource) continue;
       const functionArn = state.Resource.startsWith('arn:aws:lambda:') ? state.Resource : state.Parameters?.FunctionName;
       if (!functionArn) continue;

@@ -16,7 +16,8 @@ export const DEFAULT_API_THROTTLE: ApiThrottle = { rateLimit: 100, burstLimit: 2
 function parseLimit(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   const limit = Number(value);
-  if (String(value).trim() === '' || !Number.isInteger(limit) || limit < 1) throw new Error(`${name} must be a whole number of at least 1, not "${String(value)}"`);
+  if (String(value).trim() === '' || !Number.isInteger(limit) || limit < 1)
+    throw new Error(`${name} must be a whole number of at least 1, not "${String(value)}"`);
   return limit;
 }
 

@@ -19,7 +19,11 @@ const natGateways = parseNatGateways(app.node.tryGetContext('sluice:natGateways'
 const corsOrigins = parseCorsContext(app.node.tryGetContext('sluice:corsOrigins'));
 const apiThrottle = parseApiThrottle(app.node.tryGetContext('sluice:apiThrottleRate'), app.node.tryGetContext('sluice:apiThrottleBurst'));
 const context = (name: string): unknown => app.node.tryGetContext(name);
-const waiterConcurrency = parseWaiterConcurrency(context('sluice:waiterConcurrency'), context('sluice:longAwaitConcurrency'), context('sluice:lambdaConcurrency'));
+const waiterConcurrency = parseWaiterConcurrency(
+  context('sluice:waiterConcurrency'),
+  context('sluice:longAwaitConcurrency'),
+  context('sluice:lambdaConcurrency'),
+);
 
 createSluiceStacks(app, { prefix, env, publicUrl, natGateways, corsOrigins, apiThrottle, waiterConcurrency });
 

@@ -7,7 +7,18 @@ import { DEFAULT_PYTHON_PACKAGES } from '../shared/domain/defaultPackages.js';
  */
 
 /** Set per build by the service; the project's values are placeholders. */
-export const PER_BUILD_VARIABLES = ['VERSION_ID', 'BUNDLE_URI', 'IMAGE_URI', 'PYTHON_VERSION', 'PYTHON_PACKAGES', 'SYSTEM_PACKAGES', 'RUN_COMMANDS', 'CUDA_VERSION', 'ENTRY_FILE', 'ENTRY_SYMBOL'] as const;
+export const PER_BUILD_VARIABLES = [
+  'VERSION_ID',
+  'BUNDLE_URI',
+  'IMAGE_URI',
+  'PYTHON_VERSION',
+  'PYTHON_PACKAGES',
+  'SYSTEM_PACKAGES',
+  'RUN_COMMANDS',
+  'CUDA_VERSION',
+  'ENTRY_FILE',
+  'ENTRY_SYMBOL',
+] as const;
 
 /**
  * Base images, from registries without Docker Hub's anonymous pull limits (CodeBuild hosts
@@ -138,7 +149,10 @@ export function imageBuildSpec(): Record<string, unknown> {
     env: { shell: 'bash' },
     phases: {
       pre_build: {
-        commands: [subshell(FETCH_SCRIPT), 'aws ecr get-login-password --region "$AWS_REGION" | docker login --username AWS --password-stdin "${IMAGE_URI%%/*}"'],
+        commands: [
+          subshell(FETCH_SCRIPT),
+          'aws ecr get-login-password --region "$AWS_REGION" | docker login --username AWS --password-stdin "${IMAGE_URI%%/*}"',
+        ],
       },
       build: {
         commands: [subshell(DOCKERFILE_SCRIPT), 'docker build --tag "$IMAGE_URI" image'],

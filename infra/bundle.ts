@@ -103,7 +103,8 @@ export function bundleLambdaCode(): string {
   const outdir = join(bundleRoot(), 'lambda');
   buildSync({ ...COMMON, entryPoints: { ...LAMBDA_ENTRIES }, outdir, external: ['@aws-sdk/*', 'better-sqlite3'] });
   // Without a build the dashboard's route answers how to make one, as the local service does.
-  if (existsSync(join(REPOSITORY_ROOT, DASHBOARD_BUILD, 'index.html'))) cpSync(join(REPOSITORY_ROOT, DASHBOARD_BUILD), join(outdir, 'dashboard'), { recursive: true });
+  if (existsSync(join(REPOSITORY_ROOT, DASHBOARD_BUILD, 'index.html')))
+    cpSync(join(REPOSITORY_ROOT, DASHBOARD_BUILD), join(outdir, 'dashboard'), { recursive: true });
   lambdaDir = outdir;
   return outdir;
 }
@@ -117,7 +118,10 @@ export function bundleWorker(): string {
   requireEntries([WORKER_ENTRY, PYTHON_SDK_DIR, PYTHON_SIEVE_DIR]);
   const outdir = join(bundleRoot(), 'worker');
   buildSync({ ...COMMON, entryPoints: { worker: WORKER_ENTRY }, outdir, external: ['better-sqlite3'] });
-  for (const [source, name] of [[PYTHON_SDK_DIR, 'sluice'], [PYTHON_SIEVE_DIR, 'sieve']] as const) {
+  for (const [source, name] of [
+    [PYTHON_SDK_DIR, 'sluice'],
+    [PYTHON_SIEVE_DIR, 'sieve'],
+  ] as const) {
     cpSync(join(REPOSITORY_ROOT, source), join(outdir, 'sdk', name), {
       recursive: true,
       filter: (path) => !path.includes('__pycache__') && !path.endsWith('.pyc'),

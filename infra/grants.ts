@@ -63,21 +63,34 @@ export function permissionPolicy(scope: IConstruct, names: SluiceNames, permissi
   const bucketArn = arns.bucket(scope, names.bucket);
   const { read, write } = bucketAccess(permissions);
   for (const area of new Set([...read, ...write])) {
-    because([wildcardObjects(names.prefix, `${area}*`)], `Objects of the artifacts bucket under ${area}: their keys (${BUCKET_AREAS[area]}) are made at run time, so the key prefix is the narrowest grant.`);
+    because(
+      [wildcardObjects(names.prefix, `${area}*`)],
+      `Objects of the artifacts bucket under ${area}: their keys (${BUCKET_AREAS[area]}) are made at run time, so the key prefix is the narrowest grant.`,
+    );
   }
   if (read.length > 0) {
-    allow(['s3:GetObject'], read.map((area) => `${bucketArn}/${area}*`));
+    allow(
+      ['s3:GetObject'],
+      read.map((area) => `${bucketArn}/${area}*`),
+    );
     // Output files are found by listing their job's prefix (the key ends with the file's name).
     allow(['s3:ListBucket'], [bucketArn], { StringLike: { 's3:prefix': read.map((area) => `${area}*`) } });
   }
-  if (write.length > 0) allow(['s3:PutObject', 's3:AbortMultipartUpload'], write.map((area) => `${bucketArn}/${area}*`));
+  if (write.length > 0)
+    allow(
+      ['s3:PutObject', 's3:AbortMultipartUpload'],
+      write.map((area) => `${bucketArn}/${area}*`),
+    );
   // A spilled copy whose item lost its conditional write is removed again.
   if (write.includes('spill/')) allow(['s3:DeleteObject'], [`${bucketArn}/spill/*`]);
 
   const queueActions = [...new Set((permissions.queues ?? []).flatMap((use) => QUEUE_ACTIONS[use]))];
   if (queueActions.length > 0) {
     allow(queueActions, [arns.queue(scope, names.versionQueuePattern)]);
-    because([wildcardArn('sqs', names.versionQueuePattern)], `The versions' queues (${names.prefix}v-<version id>) are created by the service when a version is deployed, not by a stack: only their name pattern exists beforehand.`);
+    because(
+      [wildcardArn('sqs', names.versionQueuePattern)],
+      `The versions' queues (${names.prefix}v-<version id>) are created by the service when a version is deployed, not by a stack: only their name pattern exists beforehand.`,
+    );
   }
   // A new queue's redrive policy names the DLQ by ARN, which the deployer reads by name.
   if (permissions.queues?.includes('create')) allow(['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], [arns.queue(scope, names.deadLetterQueue)]);
@@ -85,25 +98,40 @@ export function permissionPolicy(scope: IConstruct, names: SluiceNames, permissi
   if (permissions.startDeliveries) allow(['states:StartExecution'], [arns.stateMachine(scope, names.stateMachine)]);
   if (permissions.describeDeliveries) {
     allow(['states:DescribeExecution'], [arns.executions(scope, names.stateMachine)]);
-    because([wildcardArn('states', `execution:${names.stateMachine}:*`)], 'Executions of the webhook state machine are named per delivery when started: the pattern covers that one state machine’s executions only.');
+    because(
+      [wildcardArn('states', `execution:${names.stateMachine}:*`)],
+      'Executions of the webhook state machine are named per delivery when started: the pattern covers that one state machine’s executions only.',
+    );
   }
   if (permissions.startBuilds) allow(['codebuild:StartBuild', 'codebuild:BatchGetBuilds'], [arns.project(scope, names.project)]);
   if (permissions.readBuildLogs) {
     allow(['logs:GetLogEvents'], [arns.logGroup(scope, `/aws/codebuild/${names.project}`)]);
-    because([wildcardArn('logs', `log-group:/aws/codebuild/${names.project}:*`)], 'The image build project’s log group: CodeBuild writes one log stream per build, named at run time.');
+    because(
+      [wildcardArn('logs', `log-group:/aws/codebuild/${names.project}:*`)],
+      'The image build project’s log group: CodeBuild writes one log stream per build, named at run time.',
+    );
   }
 
   const services = arns.ecsServices(scope, names.cluster, 'v-*');
   const scaling = (actions: string) =>
-    because([ANY_RESOURCE], `${actions}: a scalable target or scaling policy is known by the ids Application Auto Scaling generates when it is registered, so IAM cannot name a version's before it exists.`);
+    because(
+      [ANY_RESOURCE],
+      `${actions}: a scalable target or scaling policy is known by the ids Application Auto Scaling generates when it is registered, so IAM cannot name a version's before it exists.`,
+    );
   if (permissions.ecs?.some((use) => ['describe', 'stop', 'deploy'].includes(use))) {
-    because([wildcardArn('ecs', `service/${names.cluster}/v-*`)], `The versions' ECS services (v-<version id>) of the ${names.cluster} cluster are created by the service when a version is deployed, not by a stack.`);
+    because(
+      [wildcardArn('ecs', `service/${names.cluster}/v-*`)],
+      `The versions' ECS services (v-<version id>) of the ${names.cluster} cluster are created by the service when a version is deployed, not by a stack.`,
+    );
   }
   if (permissions.ecs?.includes('describe')) allow(['ecs:DescribeServices'], [services]);
   if (permissions.ecs?.includes('protect')) {
     const tasks = Stack.of(scope).formatArn({ service: 'ecs', resource: 'task', resourceName: `${names.cluster}/*` });
     allow(['ecs:UpdateTaskProtection', 'ecs:GetTaskProtection'], [tasks]);
-    because([wildcardArn('ecs', `task/${names.cluster}/*`)], `A worker protects its own task from scale-in; task ids are assigned by ECS at launch, so the ${names.cluster} cluster's tasks are the narrowest resource.`);
+    because(
+      [wildcardArn('ecs', `task/${names.cluster}/*`)],
+      `A worker protects its own task from scale-in; task ids are assigned by ECS at launch, so the ${names.cluster} cluster's tasks are the narrowest resource.`,
+    );
   }
   if (permissions.ecs?.includes('stop')) {
     allow(['ecs:UpdateService'], [services], { ArnEquals: { 'ecs:cluster': arns.cluster(scope, names.cluster) } });
@@ -112,7 +140,10 @@ export function permissionPolicy(scope: IConstruct, names: SluiceNames, permissi
     scaling('application-autoscaling:RegisterScalableTarget');
   }
   const alarms = () =>
-    because([wildcardArn('cloudwatch', `alarm:${names.versionQueuePattern}`)], `The versions' scaling alarms (${names.prefix}v-<version id>-backlog, -idle) are created by the service when a version is deployed or rescaled, not by a stack.`);
+    because(
+      [wildcardArn('cloudwatch', `alarm:${names.versionQueuePattern}`)],
+      `The versions' scaling alarms (${names.prefix}v-<version id>-backlog, -idle) are created by the service when a version is deployed or rescaled, not by a stack.`,
+    );
   if (permissions.ecs?.includes('scale')) {
     // Application Auto Scaling cannot scope a scalable target or policy by resource in IAM; the
     // alarms are the versions' queues' (`<prefix>v-<version>-backlog`, `-idle`).
@@ -130,12 +161,19 @@ export function permissionPolicy(scope: IConstruct, names: SluiceNames, permissi
     because([ANY_RESOURCE], 'ecs:RegisterTaskDefinition supports no resource-level scoping in IAM (a task definition ARN exists only once registered).');
     scaling('application-autoscaling:RegisterScalableTarget, PutScalingPolicy, DescribeScalableTargets and DescribeScalingPolicies');
     alarms();
-    allow(['iam:PassRole'], [deployRoles.taskRole.roleArn, deployRoles.executionRole.roleArn], { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } });
+    allow(['iam:PassRole'], [deployRoles.taskRole.roleArn, deployRoles.executionRole.roleArn], {
+      StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' },
+    });
     // Scaling on queue depth: a scalable target per service, two step policies and the two
     // alarms on the version's queue (`<prefix>v-<version>-backlog`, `-idle`) that run them; the
     // first time, Application Auto Scaling's service-linked role for ECS is created too.
     allow(
-      ['application-autoscaling:RegisterScalableTarget', 'application-autoscaling:PutScalingPolicy', 'application-autoscaling:DescribeScalableTargets', 'application-autoscaling:DescribeScalingPolicies'],
+      [
+        'application-autoscaling:RegisterScalableTarget',
+        'application-autoscaling:PutScalingPolicy',
+        'application-autoscaling:DescribeScalableTargets',
+        'application-autoscaling:DescribeScalingPolicies',
+      ],
       ['*'],
     );
     allow(['cloudwatch:PutMetricAlarm', 'cloudwatch:DescribeAlarms', 'cloudwatch:DeleteAlarms'], [arns.alarms(scope, names.versionQueuePattern)]);

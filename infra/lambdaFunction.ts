@@ -67,7 +67,11 @@ export function sluiceFunction(scope: Construct, id: string, props: SluiceFuncti
   const logGroup = new LogGroup(scope, `${id}Logs`, { retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
   const role = new Role(scope, `${id}Role`, {
     assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-    inlinePolicies: { logs: new PolicyDocument({ statements: [new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] })] }) },
+    inlinePolicies: {
+      logs: new PolicyDocument({
+        statements: [new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] })],
+      }),
+    },
   });
   const fn = new LambdaFunction(scope, id, {
     runtime: LAMBDA_RUNTIME,

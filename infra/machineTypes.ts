@@ -29,7 +29,14 @@ export const MACHINE_CAPACITY: Record<MachineType, MachineCapacity> = {
   a100: { instanceType: 'p4d.24xlarge', gpusPerInstance: 8, memoryGiB: 1152, maxInstances: 1, rootVolumeGiB: 200, note: '8 A100s (40 GB) per instance' },
   // MIG slices are not managed here: without MIG configured on the instances (a launch-template
   // change this stack does not make), a100-20gb tasks get whole A100s, like a100.
-  'a100-20gb': { instanceType: 'p4d.24xlarge', gpusPerInstance: 8, memoryGiB: 1152, maxInstances: 1, rootVolumeGiB: 200, note: 'whole A100s unless MIG is configured' },
+  'a100-20gb': {
+    instanceType: 'p4d.24xlarge',
+    gpusPerInstance: 8,
+    memoryGiB: 1152,
+    maxInstances: 1,
+    rootVolumeGiB: 200,
+    note: 'whole A100s unless MIG is configured',
+  },
   v100: { instanceType: 'p3.2xlarge', gpusPerInstance: 1, memoryGiB: 61, maxInstances: 2, rootVolumeGiB: 100, note: 'ECS GPU-optimized AMI' },
 };
 

@@ -33,9 +33,12 @@ const PREFIX_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
 
 export function validatePrefix(prefix: string): string {
   if (!PREFIX_PATTERN.test(prefix)) {
-    throw new Error(`sluice:tablePrefix "${prefix}" must be 1 to 20 lowercase letters, digits or dashes, starting with a letter (it names S3 buckets, queues and tables)`);
+    throw new Error(
+      `sluice:tablePrefix "${prefix}" must be 1 to 20 lowercase letters, digits or dashes, starting with a letter (it names S3 buckets, queues and tables)`,
+    );
   }
-  if (/^(aws|ecs|fargate)/.test(prefix)) throw new Error(`sluice:tablePrefix "${prefix}" must not start with aws, ecs or fargate (ECS capacity provider names cannot)`);
+  if (/^(aws|ecs|fargate)/.test(prefix))
+    throw new Error(`sluice:tablePrefix "${prefix}" must not start with aws, ecs or fargate (ECS capacity provider names cannot)`);
   return prefix;
 }
 
@@ -65,18 +68,23 @@ export function capacityProviderNames(names: SluiceNames): Record<MachineType, s
 export const arns = {
   table: (scope: IConstruct, name: string) => Stack.of(scope).formatArn({ service: 'dynamodb', resource: 'table', resourceName: name }),
   queue: (scope: IConstruct, name: string) => Stack.of(scope).formatArn({ service: 'sqs', resource: name, arnFormat: ArnFormat.NO_RESOURCE_NAME }),
-  bucket: (scope: IConstruct, name: string) => Stack.of(scope).formatArn({ service: 's3', region: '', account: '', resource: name, arnFormat: ArnFormat.NO_RESOURCE_NAME }),
-  stateMachine: (scope: IConstruct, name: string) => Stack.of(scope).formatArn({ service: 'states', resource: 'stateMachine', resourceName: name, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+  bucket: (scope: IConstruct, name: string) =>
+    Stack.of(scope).formatArn({ service: 's3', region: '', account: '', resource: name, arnFormat: ArnFormat.NO_RESOURCE_NAME }),
+  stateMachine: (scope: IConstruct, name: string) =>
+    Stack.of(scope).formatArn({ service: 'states', resource: 'stateMachine', resourceName: name, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
   /** Every execution of the named state machine. */
   executions: (scope: IConstruct, stateMachine: string) =>
     Stack.of(scope).formatArn({ service: 'states', resource: 'execution', resourceName: `${stateMachine}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
   project: (scope: IConstruct, name: string) => Stack.of(scope).formatArn({ service: 'codebuild', resource: 'project', resourceName: name }),
   repository: (scope: IConstruct, name: string) => Stack.of(scope).formatArn({ service: 'ecr', resource: 'repository', resourceName: name }),
   /** ECS services of the cluster whose names match `servicePattern`. */
-  ecsServices: (scope: IConstruct, cluster: string, servicePattern: string) => Stack.of(scope).formatArn({ service: 'ecs', resource: 'service', resourceName: `${cluster}/${servicePattern}` }),
+  ecsServices: (scope: IConstruct, cluster: string, servicePattern: string) =>
+    Stack.of(scope).formatArn({ service: 'ecs', resource: 'service', resourceName: `${cluster}/${servicePattern}` }),
   cluster: (scope: IConstruct, cluster: string) => Stack.of(scope).formatArn({ service: 'ecs', resource: 'cluster', resourceName: cluster }),
-  logGroup: (scope: IConstruct, name: string) => Stack.of(scope).formatArn({ service: 'logs', resource: 'log-group', resourceName: `${name}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
-  alarms: (scope: IConstruct, namePattern: string) => Stack.of(scope).formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: namePattern, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+  logGroup: (scope: IConstruct, name: string) =>
+    Stack.of(scope).formatArn({ service: 'logs', resource: 'log-group', resourceName: `${name}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
+  alarms: (scope: IConstruct, namePattern: string) =>
+    Stack.of(scope).formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: namePattern, arnFormat: ArnFormat.COLON_RESOURCE_NAME }),
 };
 
 /** `<account>.dkr.ecr.<region>.<url suffix>/<repository>`: what images are tagged with. */

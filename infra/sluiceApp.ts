@@ -67,11 +67,29 @@ export function createSluiceStacks(app: App, options: SluiceAppOptions): SluiceS
   const codeFolder = bundleLambdaCode();
 
   const data = new DataStack(app, 'SluiceData', { env, tablePrefix: names.prefix, description: 'Sluice: DynamoDB tables of the store' });
-  const queues = new QueuesStack(app, 'SluiceQueues', { env, names, description: 'Sluice: the job queues’ dead-letter queue (version queues are made at deploy time)' });
-  const compute = new ComputeStack(app, 'SluiceCompute', { env, names, natGateways: options.natGateways, description: 'Sluice: VPC, ECS cluster, a capacity provider per machine type, worker roles' });
+  const queues = new QueuesStack(app, 'SluiceQueues', {
+    env,
+    names,
+    description: 'Sluice: the job queues’ dead-letter queue (version queues are made at deploy time)',
+  });
+  const compute = new ComputeStack(app, 'SluiceCompute', {
+    env,
+    names,
+    natGateways: options.natGateways,
+    description: 'Sluice: VPC, ECS cluster, a capacity provider per machine type, worker roles',
+  });
   const webhooks = new WebhooksStack(app, 'SluiceWebhooks', { env, names, codeFolder, description: 'Sluice: the webhook delivery state machine' });
   const cors = corsPolicy(options.corsOrigins);
-  const api = new ApiStack(app, 'SluiceApi', { env, names, routes: ROUTES, codeFolder, cors, throttle: options.apiThrottle, waiterConcurrency: options.waiterConcurrency, description: 'Sluice: the Sieve v2 HTTP API and the await function URL' });
+  const api = new ApiStack(app, 'SluiceApi', {
+    env,
+    names,
+    routes: ROUTES,
+    codeFolder,
+    cors,
+    throttle: options.apiThrottle,
+    waiterConcurrency: options.waiterConcurrency,
+    description: 'Sluice: the Sieve v2 HTTP API and the await function URL',
+  });
   const build = new BuildStack(app, 'SluiceBuild', {
     env,
     names,

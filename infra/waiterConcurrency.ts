@@ -31,7 +31,8 @@ export function reservedConcurrency(concurrency: WaiterConcurrency): number {
 function parseCount(name: string, value: unknown, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   const count = Number(value);
-  if (String(value).trim() === '' || !Number.isInteger(count) || count < min) throw new Error(`${name} must be a whole number of at least ${min}, not "${String(value)}"`);
+  if (String(value).trim() === '' || !Number.isInteger(count) || count < min)
+    throw new Error(`${name} must be a whole number of at least ${min}, not "${String(value)}"`);
   return count;
 }
 

@@ -27,7 +27,11 @@ const sourceUrls = {
       const source = await readFile(path, 'utf8');
       if (!source.includes('import.meta.url')) return undefined;
       const fromChunk = relative(outdir, path).split('\\').join('/');
-      return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromChunk)}, import.meta.url).href`), loader: 'ts', resolveDir: dirname(path) };
+      return {
+        contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromChunk)}, import.meta.url).href`),
+        loader: 'ts',
+        resolveDir: dirname(path),
+      };
     });
   },
 };

@@ -19,7 +19,11 @@ const executable = (path) => {
 const chromium = process.env.SLUICE_CHROMIUM ?? '/usr/bin/chromium';
 const needs = [
   { what: 'python3', present: onPath('python3'), install: 'apt-get install python3 python3-venv' },
-  { what: 'pytest (python/tests)', present: runs('python3', ['-m', 'pytest', '--version']), install: 'python3 -m pip install pytest (or apt-get install python3-pytest)' },
+  {
+    what: 'pytest (python/tests)',
+    present: runs('python3', ['-m', 'pytest', '--version']),
+    install: 'python3 -m pip install pytest (or apt-get install python3-pytest)',
+  },
   { what: 'bubblewrap (bwrap)', present: onPath('bwrap'), install: 'apt-get install bubblewrap' },
   { what: 'ffmpeg', present: onPath('ffmpeg'), install: 'apt-get install ffmpeg' },
   { what: `chromium (${chromium})`, present: executable(chromium), install: 'apt-get install chromium (or set SLUICE_CHROMIUM to a chromium binary)' },
@@ -27,6 +31,8 @@ const needs = [
 ];
 const missing = needs.filter((need) => !need.present);
 if (missing.length > 0) {
-  process.stderr.write(`npm test needs programs this machine lacks:\n${missing.map((need) => `  - ${need.what}: ${need.install}`).join('\n')}\n.ci/run installs them all on Debian.\n`);
+  process.stderr.write(
+    `npm test needs programs this machine lacks:\n${missing.map((need) => `  - ${need.what}: ${need.install}`).join('\n')}\n.ci/run installs them all on Debian.\n`,
+  );
   process.exit(1);
 }

@@ -48,7 +48,12 @@ const configSchema = z.object({
   // As long as the AWS mode keeps logs (DynamoDB TTL) and output files (S3 lifecycle).
   SLUICE_RETENTION_DAYS: z.coerce.number().positive().default(30),
   SLUICE_RETENTION_SWEEP_S: z.coerce.number().positive().default(60),
-  SLUICE_FILE_URL_EXPIRES_S: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(3600),
+  SLUICE_FILE_URL_EXPIRES_S: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .default(3600),
   SLUICE_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SLUICE_SHUTDOWN_GRACE_S: z.coerce.number().min(0).default(30),
   SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -143,7 +148,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapOrganization: values.SLUICE_BOOTSTRAP_ORG,
     python: values.SLUICE_PYTHON,
     pipArgs: values.SLUICE_PIP_ARGS.split(/\s+/).filter(Boolean),
-    pythonInterpreters: values.SLUICE_PYTHON_INTERPRETERS.split(',').map((item) => item.trim()).filter(Boolean),
+    pythonInterpreters: values.SLUICE_PYTHON_INTERPRETERS.split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
     installSystemPackages: values.SLUICE_INSTALL_SYSTEM_PACKAGES,
     environmentsDir: resolve(values.SLUICE_ENVIRONMENTS_DIR ?? join(values.SLUICE_DATA_DIR, 'envs')),
     sandbox: values.SLUICE_SANDBOX,
@@ -186,7 +193,10 @@ function readCorsOrigins(text: string): string[] {
 
 /** A comma-separated list whose items must be among `allowed`. */
 function parseList<T extends string>(text: string, allowed: readonly T[], name: string): T[] {
-  const items = text.split(',').map((item) => item.trim()).filter(Boolean);
+  const items = text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
   const unknown = items.filter((item) => !allowed.includes(item as T));
   if (unknown.length > 0) throw new ConfigError(`Invalid configuration: ${name}: unknown ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`);
   return items as T[];
@@ -209,7 +219,10 @@ function readPrices(env: NodeJS.ProcessEnv): Record<BillingClass, number> {
 /** SLUICE_CUSTOM_PRICES: `owner/name=dollars-per-second,...`; those functions are billed as "other". */
 function readCustomPrices(text: string): Map<string, number> {
   const prices = new Map<string, number>();
-  for (const entry of text.split(',').map((item) => item.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
     const [fn, price] = entry.split('=');
     const value = Number(price);
     if (!fn || !/^[^/]+\/[^/]+$/.test(fn) || !Number.isFinite(value) || value < 0) {

@@ -11,5 +11,11 @@ export default defineConfig({
   base: './',
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', reportCompressedSize: true, sourcemap: false },
-  server: { proxy: { '/v2': process.env.SLUICE_URL ?? 'http://127.0.0.1:8080', '/uploads': process.env.SLUICE_URL ?? 'http://127.0.0.1:8080', '/files': process.env.SLUICE_URL ?? 'http://127.0.0.1:8080' } },
+  server: {
+    proxy: {
+      '/v2': process.env.SLUICE_URL ?? 'http://127.0.0.1:8080',
+      '/uploads': process.env.SLUICE_URL ?? 'http://127.0.0.1:8080',
+      '/files': process.env.SLUICE_URL ?? 'http://127.0.0.1:8080',
+    },
+  },
 });

@@ -25,7 +25,10 @@ function words(command: Command): string[] {
 function bashScript(program: Command): string {
   const cases = program.commands
     .map((command) => {
-      const nested = command.commands.length > 0 ? `\n        case "\${COMP_WORDS[2]}" in\n${command.commands.map((sub) => `          ${sub.name()}) opts="${words(sub).join(' ')}" ;;`).join('\n')}\n        esac\n        [ "$COMP_CWORD" -eq 2 ] && opts="${words(command).join(' ')}"` : '';
+      const nested =
+        command.commands.length > 0
+          ? `\n        case "\${COMP_WORDS[2]}" in\n${command.commands.map((sub) => `          ${sub.name()}) opts="${words(sub).join(' ')}" ;;`).join('\n')}\n        esac\n        [ "$COMP_CWORD" -eq 2 ] && opts="${words(command).join(' ')}"`
+          : '';
       return `      ${command.name()}) opts="${words(command).join(' ')}"${nested} ;;`;
     })
     .join('\n');

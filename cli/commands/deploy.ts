@@ -30,7 +30,13 @@ interface FollowedBuild {
  * the code once (an upload, whatever its size), deploys each function from it, and follows each
  * build through its states, printing its log as it goes, for at most `wait.timeoutMs` a version.
  */
-export async function deployCommand(target: string, settings: ClientSettings, python: string, print: (line: string) => void, wait: DeployWait = DEFAULT_DEPLOY_WAIT): Promise<void> {
+export async function deployCommand(
+  target: string,
+  settings: ClientSettings,
+  python: string,
+  print: (line: string) => void,
+  wait: DeployWait = DEFAULT_DEPLOY_WAIT,
+): Promise<void> {
   const code = await readCode(target, python);
   for (const warning of code.warnings) print(`! ${warning}`);
   const { name: owner } = await callApi<{ name: string }>(settings, 'GET', '/v2/organization');
@@ -46,7 +52,9 @@ export async function deployCommand(target: string, settings: ClientSettings, py
     const final = followed.version;
     if (followed.stuck) {
       stuck += 1;
-      print(`✗ ${owner}/${metadata.name} is still ${final.build_status} after ${formatDuration(wait.timeoutMs)}, with no new log line for ${formatDuration(followed.stuck.quietMs)} (version ${final.id})`);
+      print(
+        `✗ ${owner}/${metadata.name} is still ${final.build_status} after ${formatDuration(wait.timeoutMs)}, with no new log line for ${formatDuration(followed.stuck.quietMs)} (version ${final.id})`,
+      );
       for (const hint of stuckBuildHints(final.build_status, path, final.id)) print(`    ${hint}`);
     } else if (final.build_status === 'ready') {
       print(`✓ ${owner}/${metadata.name} is ready: version ${final.id}`);
@@ -57,12 +65,22 @@ export async function deployCommand(target: string, settings: ClientSettings, py
   }
   const problems = [
     ...(failures > 0 ? [`${failures} build${failures > 1 ? 's' : ''} failed; the log lines above say why.`] : []),
-    ...(stuck > 0 ? [`${stuck} version${stuck > 1 ? 's' : ''} did not finish within ${formatDuration(wait.timeoutMs)} (--timeout); ${stuck > 1 ? 'their builds go' : 'its build goes'} on without sluice deploy: the lines above say where to look.`] : []),
+    ...(stuck > 0
+      ? [
+          `${stuck} version${stuck > 1 ? 's' : ''} did not finish within ${formatDuration(wait.timeoutMs)} (--timeout); ${stuck > 1 ? 'their builds go' : 'its build goes'} on without sluice deploy: the lines above say where to look.`,
+        ]
+      : []),
   ];
   if (problems.length > 0) throw new CliError(problems.join(' '));
 }
 
-async function followBuild(settings: ClientSettings, functionPath: string, versionId: string, print: (line: string) => void, wait: DeployWait): Promise<FollowedBuild> {
+async function followBuild(
+  settings: ClientSettings,
+  functionPath: string,
+  versionId: string,
+  print: (line: string) => void,
+  wait: DeployWait,
+): Promise<FollowedBuild> {
   const startedAt = Date.now();
   let status: BuildStatus | '' = '';
   let logsFrom = '0';

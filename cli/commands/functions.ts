@@ -31,7 +31,13 @@ export function registerFunctionCommands(program: Command, context: CommandConte
       if (functions.length === 0) return out.note('No functions yet: deploy one with sluice deploy PATH.');
       out.table(
         ['FUNCTION', 'LATEST VERSION', 'BUILD', 'COMPUTE', 'REPLICAS'],
-        functions.map((fn) => [`${fn.owner_name}/${fn.name}`, fn.latest_version.id, buildStatus(out, fn.latest_version.build_status), fn.latest_version.compute_type, replicas(fn.latest_version)]),
+        functions.map((fn) => [
+          `${fn.owner_name}/${fn.name}`,
+          fn.latest_version.id,
+          buildStatus(out, fn.latest_version.build_status),
+          fn.latest_version.compute_type,
+          replicas(fn.latest_version),
+        ]),
       );
     });
 
@@ -49,7 +55,14 @@ export function registerFunctionCommands(program: Command, context: CommandConte
       if (out.json) return out.data(versions);
       out.table(
         ['VERSION', 'BUILD', 'QUEUED', 'READY', 'COMPUTE', 'REPLICAS'],
-        versions.map((version) => [version.id, buildStatus(out, version.build_status), formatWireTime(version.queued_at), formatWireTime(version.ready_at), version.compute_type, replicas(version)]),
+        versions.map((version) => [
+          version.id,
+          buildStatus(out, version.build_status),
+          formatWireTime(version.queued_at),
+          formatWireTime(version.ready_at),
+          version.compute_type,
+          replicas(version),
+        ]),
       );
     });
 }

@@ -15,22 +15,32 @@ export function registerJobCommands(program: Command, context: CommandContext): 
   program
     .command('jobs')
     .description("list jobs, newest first: the organization's, or one function's")
-    .argument('[function]', 'owner/name, or name for one of your organization\'s')
+    .argument('[function]', "owner/name, or name for one of your organization's")
     .addOption(new Option('--status <status>', 'only jobs in this status').choices(JOB_STATUSES))
     .option('--limit <n>', 'at most this many', wholeNumber, 20)
     .option('--offset <n>', 'skip this many first', wholeNumber, 0)
-    .option('--json', 'print the service\'s JSON')
+    .option('--json', "print the service's JSON")
     .action(async (ref: string | undefined, options: { status?: string; limit: number; offset: number; json?: boolean }) => {
       const settings = await context.settings();
       const base = ref === undefined ? '/v2/jobs' : `${(await resolveFunction(settings, ref)).path}/jobs`;
-      const query = new URLSearchParams({ limit: String(options.limit), offset: String(options.offset), ...(options.status ? { status: options.status } : {}) });
+      const query = new URLSearchParams({
+        limit: String(options.limit),
+        offset: String(options.offset),
+        ...(options.status ? { status: options.status } : {}),
+      });
       const page = await callApi<{ data: WireJob[]; next_offset: number }>(settings, 'GET', `${base}?${query}`);
       const out = context.output(options);
       if (out.json) return out.data(page);
       if (page.data.length === 0) return out.note('No jobs.');
       out.table(
         ['ID', 'FUNCTION', 'STATUS', 'CREATED', 'DURATION'],
-        page.data.map((job) => [job.id, `${job.function.owner_name}/${job.function.name}`, styledStatus(out, job.status), formatWireTime(job.created_at), jobDuration(job)]),
+        page.data.map((job) => [
+          job.id,
+          `${job.function.owner_name}/${job.function.name}`,
+          styledStatus(out, job.status),
+          formatWireTime(job.created_at),
+          jobDuration(job),
+        ]),
       );
       if (page.next_offset > 0 && out.tty) out.note(out.style('dim', `More: --offset ${page.next_offset}`));
     });
@@ -39,7 +49,7 @@ export function registerJobCommands(program: Command, context: CommandContext): 
     .command('job')
     .description("a job's status, times, inputs, outputs, error and restarts")
     .argument('<job_id>')
-    .option('--json', 'print the service\'s JSON')
+    .option('--json', "print the service's JSON")
     .action(async (jobId: string, options: { json?: boolean }) => {
       const job = await getJob(await context.settings(), jobId);
       const out = context.output(options);
@@ -58,4 +68,3 @@ export function registerJobCommands(program: Command, context: CommandContext): 
 }
 
 export const getJob = (settings: ClientSettings, jobId: string) => callApi<WireJob>(settings, 'GET', `/v2/jobs/${encodeURIComponent(jobId)}`);
-

@@ -17,7 +17,7 @@ export function registerKeyCommands(program: Command, print: (line: string) => v
   const keys = program
     .command('keys')
     .description('manage organizations and their API keys (opens the store directly)')
-    .option('--data-dir <dir>', 'the service\'s data directory (default: SLUICE_DATA_DIR, the one `sluice start` saved, or .data)');
+    .option('--data-dir <dir>', "the service's data directory (default: SLUICE_DATA_DIR, the one `sluice start` saved, or .data)");
   const dataDirOption = () => keys.opts<{ dataDir?: string }>().dataDir;
 
   keys

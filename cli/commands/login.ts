@@ -40,7 +40,14 @@ export function registerLoginCommands(program: Command, context: CommandContext)
       const organization = await whoIs(settings);
       const key = `${settings.apiKey.slice(0, 8)}…`;
       const out = context.output(options);
-      if (out.json) return out.data({ url: settings.url, organization, key_prefix: settings.apiKey.slice(0, 8), url_from: settings.source?.url, key_from: settings.source?.apiKey });
+      if (out.json)
+        return out.data({
+          url: settings.url,
+          organization,
+          key_prefix: settings.apiKey.slice(0, 8),
+          url_from: settings.source?.url,
+          key_from: settings.source?.apiKey,
+        });
       out.line(`organization: ${organization}`);
       out.line(`service:      ${settings.url}  ${out.style('dim', `(from ${settings.source?.url})`)}`);
       out.line(`API key:      ${key}  ${out.style('dim', `(from ${settings.source?.apiKey})`)}`);

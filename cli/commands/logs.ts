@@ -20,7 +20,7 @@ export function registerLogCommands(program: Command, context: CommandContext): 
     .command('logs')
     .description("a job's log, or a function's (its latest version's build and setup lines)")
     .argument('<job_or_function>', "a job id, or owner/name (name for one of your organization's)")
-    .option('-f, --follow', 'keep printing new lines: a job\'s until it ends, a function\'s until Ctrl+C')
+    .option('-f, --follow', "keep printing new lines: a job's until it ends, a function's until Ctrl+C")
     .option('--version-id <id>', "a function's version other than its latest")
     .option('--json', 'one JSON object a line: message, timestamp (ns) and labels')
     .action(async (target: string, options: { follow?: boolean; versionId?: string; json?: boolean }) => {

@@ -33,10 +33,13 @@ export function registerUsageCommands(program: Command, context: CommandContext)
       if (out.json) return out.data(report);
       const used = Object.entries(report).filter((entry): entry is [string, MachineUsage] => typeof entry[1] === 'object' && entry[1].compute_seconds > 0);
       if (used.length === 0) return out.note('No usage in this period.');
-      out.table(['MACHINE TYPE', 'COMPUTE', 'COST'], [
-        ...used.map(([machine, usage]) => [machine, formatSeconds(usage.compute_seconds), formatDollars(usage.cost_dollars)]),
-        [out.style('bold', 'total'), formatSeconds(report.total_compute_seconds), out.style('bold', formatDollars(report.total_cost_dollars))],
-      ]);
+      out.table(
+        ['MACHINE TYPE', 'COMPUTE', 'COST'],
+        [
+          ...used.map(([machine, usage]) => [machine, formatSeconds(usage.compute_seconds), formatDollars(usage.cost_dollars)]),
+          [out.style('bold', 'total'), formatSeconds(report.total_compute_seconds), out.style('bold', formatDollars(report.total_cost_dollars))],
+        ],
+      );
     });
 }
 

@@ -18,7 +18,9 @@ const RECONNECT_MS = 250;
 export async function followServerEvents(settings: ClientSettings, path: string, onEvent: (event: ServerEvent) => boolean | Promise<boolean>): Promise<void> {
   let lastId: string | undefined;
   for (;;) {
-    const response = await send(settings, 'GET', path, { headers: { accept: 'text/event-stream', ...(lastId === undefined ? {} : { 'last-event-id': lastId }) } });
+    const response = await send(settings, 'GET', path, {
+      headers: { accept: 'text/event-stream', ...(lastId === undefined ? {} : { 'last-event-id': lastId }) },
+    });
     if (response.status === 404 || response.status === 405) {
       const error = await apiErrorOf('GET', path, response);
       // The route itself is missing, not the job: the gateway's own "Not Found".

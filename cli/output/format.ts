@@ -23,7 +23,9 @@ function formatLocal(date: Date, withMs: boolean): string {
 
 /** $0.00, $1.50, $0.000123: cents at least, six decimals at most, no binary float tail. */
 export function formatDollars(amount: number): string {
-  const fixed = Math.abs(amount).toFixed(6).replace(/0{1,4}$/, '');
+  const fixed = Math.abs(amount)
+    .toFixed(6)
+    .replace(/0{1,4}$/, '');
   return `${amount < 0 ? '-' : ''}$${fixed}`;
 }
 

@@ -48,7 +48,8 @@ export function createOutput(options: OutputOptions = {}): Output {
         return;
       }
       const widths = headers.map((header, i) => Math.max(visibleLength(header), ...rows.map((row) => visibleLength(row[i] ?? ''))));
-      const render = (row: string[]) => row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visibleLength(cell)))).join('  ');
+      const render = (row: string[]) =>
+        row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visibleLength(cell)))).join('  ');
       write(stdout, style('bold', render(headers)));
       for (const row of rows) write(stdout, render(row));
     },

@@ -40,7 +40,11 @@ export function awsLocalDataIn(dataDir: string): AwsLocalData | null {
 function readRunning(path: string): RunningEmulation | null {
   try {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<RunningEmulation>;
-    const valid = typeof parsed.dynamoDbEndpoint === 'string' && typeof parsed.tablePrefix === 'string' && typeof parsed.region === 'string' && typeof parsed.pid === 'number';
+    const valid =
+      typeof parsed.dynamoDbEndpoint === 'string' &&
+      typeof parsed.tablePrefix === 'string' &&
+      typeof parsed.region === 'string' &&
+      typeof parsed.pid === 'number';
     return valid ? (parsed as RunningEmulation) : null;
   } catch {
     return null;

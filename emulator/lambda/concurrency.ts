@@ -13,7 +13,8 @@ export class ConcurrencyPool {
   private unreservedRunning = 0;
 
   constructor(readonly accountLimit: number = DEFAULT_ACCOUNT_CONCURRENCY) {
-    if (!Number.isInteger(accountLimit) || accountLimit < 1) throw new Error(`The account's Lambda concurrency must be a whole number of at least 1, not ${accountLimit}`);
+    if (!Number.isInteger(accountLimit) || accountLimit < 1)
+      throw new Error(`The account's Lambda concurrency must be a whole number of at least 1, not ${accountLimit}`);
   }
 
   /**
@@ -25,7 +26,9 @@ export class ConcurrencyPool {
     if (reservation === undefined) return void this.reservations.delete(name);
     const others = this.reservedTotal() - (this.reservations.get(name) ?? 0);
     if (others + reservation >= this.accountLimit) {
-      throw new Error(`Reserving ${reservation} for ${name} leaves no unreserved concurrency: the account's limit is ${this.accountLimit}, ${others} already reserved (aws:local: lower SLUICE_AWS_WAITER_CONCURRENCY)`);
+      throw new Error(
+        `Reserving ${reservation} for ${name} leaves no unreserved concurrency: the account's limit is ${this.accountLimit}, ${others} already reserved (aws:local: lower SLUICE_AWS_WAITER_CONCURRENCY)`,
+      );
     }
     this.reservations.set(name, reservation);
   }

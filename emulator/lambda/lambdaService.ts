@@ -97,7 +97,11 @@ export class LambdaService {
     // must not start an environment whose log folder is about to be removed.
     if (this.closed) throw new LambdaInvocationError(name, 'ServiceException', 'The Lambda service has stopped');
     if (Buffer.byteLength(JSON.stringify(event)) > PAYLOAD_LIMIT_BYTES) {
-      throw new LambdaInvocationError(name, 'RequestEntityTooLargeException', `Request must be smaller than ${PAYLOAD_LIMIT_BYTES} bytes for the InvokeFunction operation`);
+      throw new LambdaInvocationError(
+        name,
+        'RequestEntityTooLargeException',
+        `Request must be smaller than ${PAYLOAD_LIMIT_BYTES} bytes for the InvokeFunction operation`,
+      );
     }
     if (!this.concurrency.acquire(name)) {
       const reason = spec.reservedConcurrency === undefined ? 'ConcurrentInvocationLimitExceeded' : 'ReservedFunctionConcurrentInvocationLimitExceeded';
@@ -119,7 +123,10 @@ export class LambdaService {
       environment.pending = { id, settle: resolve };
     });
     const timer = setTimeout(() => {
-      environment.pending?.settle({ type: 'error', error: { errorType: 'Sandbox.Timedout', errorMessage: `Task timed out after ${(spec.timeoutMs / 1000).toFixed(2)} seconds` } });
+      environment.pending?.settle({
+        type: 'error',
+        error: { errorType: 'Sandbox.Timedout', errorMessage: `Task timed out after ${(spec.timeoutMs / 1000).toFixed(2)} seconds` },
+      });
       this.destroy(environment);
     }, spec.timeoutMs);
     if (environment.frozen) {
@@ -137,7 +144,11 @@ export class LambdaService {
     if (!environment.dead && !this.closed) this.freeze(name, environment);
     if (outcome.type === 'error') throw new LambdaInvocationError(name, outcome.error.errorType, outcome.error.errorMessage);
     if (Buffer.byteLength(JSON.stringify(outcome.result)) > PAYLOAD_LIMIT_BYTES) {
-      throw new LambdaInvocationError(name, 'ResponseSizeTooLarge', `Response payload size exceeded maximum allowed payload size (${PAYLOAD_LIMIT_BYTES} bytes).`);
+      throw new LambdaInvocationError(
+        name,
+        'ResponseSizeTooLarge',
+        `Response payload size exceeded maximum allowed payload size (${PAYLOAD_LIMIT_BYTES} bytes).`,
+      );
     }
     return outcome.result;
   }
@@ -201,7 +212,11 @@ export class LambdaService {
 
   private forget(environment: Environment, log: WriteStream): void {
     this.all.delete(environment);
-    for (const [name, list] of this.idle) this.idle.set(name, list.filter((candidate) => candidate !== environment));
+    for (const [name, list] of this.idle)
+      this.idle.set(
+        name,
+        list.filter((candidate) => candidate !== environment),
+      );
     log.end();
   }
 

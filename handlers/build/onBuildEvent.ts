@@ -33,7 +33,12 @@ export async function handler(event: CodeBuildEvent): Promise<void> {
   if (!to) return;
   const { services, compute } = awsApp();
   // The build is over: its log goes to the version's, for `sluice deploy` to show.
-  const lines = event.detail['build-status'] === 'SUCCEEDED' || event.detail['build-status'] === 'FAILED' ? await readBuildLog(logsClient, event.detail['additional-information']?.logs).catch((error: unknown) => [`(the build log could not be read: ${(error as Error).message})`]) : [];
+  const lines =
+    event.detail['build-status'] === 'SUCCEEDED' || event.detail['build-status'] === 'FAILED'
+      ? await readBuildLog(logsClient, event.detail['additional-information']?.logs).catch((error: unknown) => [
+          `(the build log could not be read: ${(error as Error).message})`,
+        ])
+      : [];
   if (to === 'error') {
     await services.buildProgress.advance(versionId, 'error', `The image build ended ${status} in its ${phase} phase.`, lines);
     return;

@@ -15,7 +15,13 @@ export interface SweepSummary {
 export async function handler(): Promise<SweepSummary> {
   const report = await awsApp().services.sweeper.sweep();
   for (const { item, error } of report.failures) logger.error({ err: error, item }, 'the sweeper could not pick this up; it tries again next minute');
-  const summary = { buildsRestarted: report.buildsRestarted, deliveriesRestarted: report.deliveriesRestarted, jobsExpired: report.jobsExpired, failures: report.failures.length };
-  if (summary.buildsRestarted.length + summary.deliveriesRestarted.length + summary.jobsExpired.length > 0) logger.warn(summary, 'the sweeper picked up work a lost call left behind');
+  const summary = {
+    buildsRestarted: report.buildsRestarted,
+    deliveriesRestarted: report.deliveriesRestarted,
+    jobsExpired: report.jobsExpired,
+    failures: report.failures.length,
+  };
+  if (summary.buildsRestarted.length + summary.deliveriesRestarted.length + summary.jobsExpired.length > 0)
+    logger.warn(summary, 'the sweeper picked up work a lost call left behind');
   return summary;
 }

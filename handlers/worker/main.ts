@@ -78,7 +78,8 @@ process.once('SIGTERM', () => {
     .finally(() => process.exit(0));
 });
 
-if (settings.replicaUid === undefined) logger.warn('SLUICE_REPLICA_UID is not set: replicas run as the agent’s user and can read its environment, credentials included');
+if (settings.replicaUid === undefined)
+  logger.warn('SLUICE_REPLICA_UID is not set: replicas run as the agent’s user and can read its environment, credentials included');
 logger.info({ versionId: version.id, replicas: version.split }, 'worker started');
 // This task got as far as running its worker: the version's image is not what fails.
 await deploymentHealth.workerStarted(version);

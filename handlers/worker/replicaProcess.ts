@@ -25,6 +25,7 @@ export function workerReplicaProcess(settings: WorkerSettings, version: VersionR
     version,
     env: { ...inheritedEnvironment(env, /^VIRTUAL_ENV$/), HOME: settings.replicaHome },
   });
-  const user = settings.replicaUid === undefined ? [] : [`--reuid=${settings.replicaUid}`, `--regid=${settings.replicaGid ?? settings.replicaUid}`, '--clear-groups'];
+  const user =
+    settings.replicaUid === undefined ? [] : [`--reuid=${settings.replicaUid}`, `--regid=${settings.replicaGid ?? settings.replicaUid}`, '--clear-groups'];
   return { ...runtime, command: 'setpriv', args: ['--no-new-privs', '--inh-caps=-all', ...user, '--', runtime.command, ...runtime.args] };
 }

@@ -65,7 +65,8 @@ export const DEPLOY_MEMORY_MB = 1769;
  * Why the routes have no API Gateway authorizer (cdk-nag APIG4): each route's Lambda checks
  * the caller's X-API-Key itself (the Sieve v2 interface's authentication), as the function URL's do.
  */
-const ROUTES_AUTHENTICATE = 'Every route authenticates the caller’s X-API-Key in its Lambda (the Sieve v2 interface’s API keys, hashed in the api_keys table); an API Gateway authorizer would check the same key a second time.';
+const ROUTES_AUTHENTICATE =
+  'Every route authenticates the caller’s X-API-Key in its Lambda (the Sieve v2 interface’s API keys, hashed in the api_keys table); an API Gateway authorizer would check the same key a second time.';
 
 export class ApiStack extends Stack {
   readonly httpApi: HttpApi;
@@ -126,7 +127,13 @@ export class ApiStack extends Stack {
     for (const route of routes) {
       const awaits = route.name === AWAIT_ROUTE;
       const waits = API_WAITING_ROUTES.includes(route.name);
-      const fn = routeFunction(route.name, route, Duration.seconds(29), awaits ? { SLUICE_AWAIT_TIMEOUT_S: String(API_AWAIT_TIMEOUT_S) } : {}, waits ? reserve(waiters.api) : undefined);
+      const fn = routeFunction(
+        route.name,
+        route,
+        Duration.seconds(29),
+        awaits ? { SLUICE_AWAIT_TIMEOUT_S: String(API_AWAIT_TIMEOUT_S) } : {},
+        waits ? reserve(waiters.api) : undefined,
+      );
       const httpRoute = new HttpRoute(this, `${route.name}Route`, {
         httpApi: this.httpApi,
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
@@ -138,11 +145,23 @@ export class ApiStack extends Stack {
 
     const awaitRoute = routes.find((route) => route.name === AWAIT_ROUTE);
     if (!awaitRoute) throw new Error(`The route table has no ${AWAIT_ROUTE} route`);
-    this.awaitFunction = routeFunction('awaitJobLong', awaitRoute, Duration.minutes(15), { SLUICE_AWAIT_TIMEOUT_S: String(LONG_AWAIT_TIMEOUT_S) }, reserve(waiters.longAwait));
+    this.awaitFunction = routeFunction(
+      'awaitJobLong',
+      awaitRoute,
+      Duration.minutes(15),
+      { SLUICE_AWAIT_TIMEOUT_S: String(LONG_AWAIT_TIMEOUT_S) },
+      reserve(waiters.longAwait),
+    );
     this.awaitFunctionUrl = this.awaitFunction.addFunctionUrl({
       authType: FunctionUrlAuthType.NONE,
       invokeMode: InvokeMode.BUFFERED,
-      cors: { allowedOrigins: [...cors.allowOrigins], allowedMethods: [FunctionUrlMethod.GET], allowedHeaders: [...cors.allowHeaders], exposedHeaders: [...cors.exposeHeaders], maxAge: Duration.seconds(cors.maxAgeS) },
+      cors: {
+        allowedOrigins: [...cors.allowOrigins],
+        allowedMethods: [FunctionUrlMethod.GET],
+        allowedHeaders: [...cors.allowHeaders],
+        exposedHeaders: [...cors.exposeHeaders],
+        maxAge: Duration.seconds(cors.maxAgeS),
+      },
     });
 
     this.dashboardFunction = sluiceFunction(this, 'dashboard', {
@@ -156,11 +175,22 @@ export class ApiStack extends Stack {
     });
     const dashboardIntegration = new HttpLambdaIntegration('dashboardIntegration', this.dashboardFunction);
     DASHBOARD_PATHS.forEach((path, index) => {
-      const route = new HttpRoute(this, `dashboardRoute${index}`, { httpApi: this.httpApi, routeKey: HttpRouteKey.with(path, HttpMethod.GET), integration: dashboardIntegration });
+      const route = new HttpRoute(this, `dashboardRoute${index}`, {
+        httpApi: this.httpApi,
+        routeKey: HttpRouteKey.with(path, HttpMethod.GET),
+        integration: dashboardIntegration,
+      });
       // The page signs in with an API key typed into it and calls the API's routes with it.
-      acknowledge(route, [{ id: 'AwsSolutions-APIG4', reason: 'The dashboard’s page and static assets are public files (no data); the page calls the API’s routes with an API key, which they authenticate.' }]);
+      acknowledge(route, [
+        {
+          id: 'AwsSolutions-APIG4',
+          reason:
+            'The dashboard’s page and static assets are public files (no data); the page calls the API’s routes with an API key, which they authenticate.',
+        },
+      ]);
     });
-    if (!existsSync(join(codeFolder, 'dashboard', 'index.html'))) Annotations.of(this).addWarning('The dashboard is not built (web/dist): run `npm run build` before deploying, or / answers how to.');
+    if (!existsSync(join(codeFolder, 'dashboard', 'index.html')))
+      Annotations.of(this).addWarning('The dashboard is not built (web/dist): run `npm run build` before deploying, or / answers how to.');
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'The Sieve v2 API (SLUICE_URL)' });
     new CfnOutput(this, 'DashboardUrl', { value: `${this.httpApi.apiEndpoint}/`, description: 'The dashboard: sign in with an API key' });

@@ -72,14 +72,22 @@ export class BuildStack extends Stack {
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       // A page (the dashboard) PUTs a File input to its presigned upload URL and may read outputs; the URL's signature is the permission.
-      cors: [{ allowedMethods: [HttpMethods.PUT, HttpMethods.GET], allowedOrigins: [...(props.cors ?? corsPolicy()).allowOrigins], allowedHeaders: ['*'], maxAge: (props.cors ?? corsPolicy()).maxAgeS }],
+      cors: [
+        {
+          allowedMethods: [HttpMethods.PUT, HttpMethods.GET],
+          allowedOrigins: [...(props.cors ?? corsPolicy()).allowOrigins],
+          allowedHeaders: ['*'],
+          maxAge: (props.cors ?? corsPolicy()).maxAgeS,
+        },
+      ],
       // Bundles are the versions' code: the bucket outlives the stack, like the tables.
       removalPolicy: RemovalPolicy.RETAIN,
     });
     acknowledge(this.bucket, [
       {
         id: 'AwsSolutions-S1',
-        reason: 'Objects are reached only through the service’s roles and the presigned URLs they sign; server access logs would need a second bucket (itself unlogged). Where an audit trail is needed, CloudTrail S3 data events cover it.',
+        reason:
+          'Objects are reached only through the service’s roles and the presigned URLs they sign; server access logs would need a second bucket (itself unlogged). Where an audit trail is needed, CloudTrail S3 data events cover it.',
       },
     ]);
 
@@ -115,24 +123,40 @@ export class BuildStack extends Stack {
     this.project.addToRolePolicy(new PolicyStatement({ actions: ['ecr:GetAuthorizationToken'], resources: ['*'] }));
     this.project.addToRolePolicy(
       new PolicyStatement({
-        actions: ['ecr:BatchCheckLayerAvailability', 'ecr:InitiateLayerUpload', 'ecr:UploadLayerPart', 'ecr:CompleteLayerUpload', 'ecr:PutImage', 'ecr:BatchGetImage'],
+        actions: [
+          'ecr:BatchCheckLayerAvailability',
+          'ecr:InitiateLayerUpload',
+          'ecr:UploadLayerPart',
+          'ecr:CompleteLayerUpload',
+          'ecr:PutImage',
+          'ecr:BatchGetImage',
+        ],
         resources: [this.repository.repositoryArn],
       }),
     );
     acknowledge(this.project, [
       {
         id: 'AwsSolutions-CB4',
-        reason: 'The project has no artifacts (its output is the image pushed to ECR); CodeBuild encrypts its logs and build environment with the AWS managed key, and a customer key would add a key policy to keep without protecting more.',
+        reason:
+          'The project has no artifacts (its output is the image pushed to ECR); CodeBuild encrypts its logs and build environment with the AWS managed key, and a customer key would add a key policy to keep without protecting more.',
       },
     ]);
     if (this.project.role) {
       acknowledge(this.project.role, [
         ...bundles.wildcards,
-        { id: 'AwsSolutions-IAM5', reason: 'ecr:GetAuthorizationToken takes no resource in IAM (the push actions are held to the function repository).', appliesTo: [ANY_RESOURCE] },
         {
           id: 'AwsSolutions-IAM5',
-          reason: 'CDK’s grants to a CodeBuild project’s role: log streams of its own log group (/aws/codebuild/<project>:*, one stream per build) and its own report groups (<project>-*), named at run time.',
-          appliesTo: [wildcardArnMatching('logs', 'log-group:\\/aws\\/codebuild\\/<ImageBuild[0-9A-F]+>:\\*'), wildcardArnMatching('codebuild', 'report-group\\/<ImageBuild[0-9A-F]+>-\\*')],
+          reason: 'ecr:GetAuthorizationToken takes no resource in IAM (the push actions are held to the function repository).',
+          appliesTo: [ANY_RESOURCE],
+        },
+        {
+          id: 'AwsSolutions-IAM5',
+          reason:
+            'CDK’s grants to a CodeBuild project’s role: log streams of its own log group (/aws/codebuild/<project>:*, one stream per build) and its own report groups (<project>-*), named at run time.',
+          appliesTo: [
+            wildcardArnMatching('logs', 'log-group:\\/aws\\/codebuild\\/<ImageBuild[0-9A-F]+>:\\*'),
+            wildcardArnMatching('codebuild', 'report-group\\/<ImageBuild[0-9A-F]+>-\\*'),
+          ],
         },
       ]);
     }

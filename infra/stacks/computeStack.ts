@@ -1,6 +1,19 @@
 import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib/core';
 import { AutoScalingGroup } from 'aws-cdk-lib/aws-autoscaling';
-import { BlockDeviceVolume, EbsDeviceVolumeType, FlowLogDestination, FlowLogTrafficType, GatewayVpcEndpointAwsService, InstanceType, LaunchTemplate, SecurityGroup, SubnetType, UserData, Vpc, type ISubnet } from 'aws-cdk-lib/aws-ec2';
+import {
+  BlockDeviceVolume,
+  EbsDeviceVolumeType,
+  FlowLogDestination,
+  FlowLogTrafficType,
+  GatewayVpcEndpointAwsService,
+  InstanceType,
+  LaunchTemplate,
+  SecurityGroup,
+  SubnetType,
+  UserData,
+  Vpc,
+  type ISubnet,
+} from 'aws-cdk-lib/aws-ec2';
 import { AmiHardwareType, AsgCapacityProvider, Cluster, EcsOptimizedImage, MachineImageType } from 'aws-cdk-lib/aws-ecs';
 import { ManagedPolicy, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -80,12 +93,21 @@ export class ComputeStack extends Stack {
     acknowledge(this.cluster, [
       {
         id: 'AwsSolutions-ECS4',
-        reason: 'Container Insights is billed per metric of every task and service, and versions come and go as services; scaling reads the queues’ SQS metrics, and worker logs go to the worker log group. Enable it with `aws ecs update-cluster-settings` where wanted.',
+        reason:
+          'Container Insights is billed per metric of every task and service, and versions come and go as services; scaling reads the queues’ SQS metrics, and worker logs go to the worker log group. Enable it with `aws ecs update-cluster-settings` where wanted.',
       },
     ]);
-    this.taskSecurityGroup = new SecurityGroup(this, 'TaskSecurityGroup', { vpc: this.vpc, description: 'Sluice worker tasks (outbound only)', allowAllOutbound: true });
+    this.taskSecurityGroup = new SecurityGroup(this, 'TaskSecurityGroup', {
+      vpc: this.vpc,
+      description: 'Sluice worker tasks (outbound only)',
+      allowAllOutbound: true,
+    });
 
-    const instanceSecurityGroup = new SecurityGroup(this, 'InstanceSecurityGroup', { vpc: this.vpc, description: 'Sluice ECS container instances (outbound only)', allowAllOutbound: true });
+    const instanceSecurityGroup = new SecurityGroup(this, 'InstanceSecurityGroup', {
+      vpc: this.vpc,
+      description: 'Sluice ECS container instances (outbound only)',
+      allowAllOutbound: true,
+    });
     const instanceRole = new Role(this, 'InstanceRole', {
       assumedBy: new ServicePrincipal('ec2.amazonaws.com'),
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('AmazonSSMManagedInstanceCore')],
@@ -94,32 +116,58 @@ export class ComputeStack extends Stack {
     acknowledge(instanceRole, [
       {
         id: 'AwsSolutions-IAM4',
-        reason: 'AmazonSSMManagedInstanceCore: Session Manager access to container instances (no SSH, no inbound rule). AWS maintains its action list (ssm, ssmmessages, ec2messages), which the agent’s releases follow.',
+        reason:
+          'AmazonSSMManagedInstanceCore: Session Manager access to container instances (no SSH, no inbound rule). AWS maintains its action list (ssm, ssmmessages, ec2messages), which the agent’s releases follow.',
         appliesTo: ['Policy::arn:<AWS::Partition>:iam::aws:policy/AmazonSSMManagedInstanceCore'],
       },
       {
         id: 'AwsSolutions-IAM5',
-        reason: 'ecs:DiscoverPollEndpoint and ecr:GetAuthorizationToken take no resource in IAM; ecs:Poll and ecs:StartTelemetrySession are held to this cluster by an ecs:cluster condition; logs:CreateLogStream and PutLogEvents are the ECS agent’s own logs, whose group the agent names.',
+        reason:
+          'ecs:DiscoverPollEndpoint and ecr:GetAuthorizationToken take no resource in IAM; ecs:Poll and ecs:StartTelemetrySession are held to this cluster by an ecs:cluster condition; logs:CreateLogStream and PutLogEvents are the ECS agent’s own logs, whose group the agent names.',
         appliesTo: [ANY_RESOURCE],
       },
     ]);
     this.capacityProviders = Object.fromEntries(
       // The groups get the role without its policy updates: CDK's own grant to container instances
       // has a wildcard action (ecs:Submit*); grantContainerInstance writes the list out instead.
-      MACHINE_TYPES.map((machineType) => [machineType, this.capacityProvider(machineType, names, instanceRole.withoutPolicyUpdates(), instanceSecurityGroup, natGateways === 0)]),
+      MACHINE_TYPES.map((machineType) => [
+        machineType,
+        this.capacityProvider(machineType, names, instanceRole.withoutPolicyUpdates(), instanceSecurityGroup, natGateways === 0),
+      ]),
     ) as Record<MachineType, AsgCapacityProvider>;
 
-    this.logGroup = new LogGroup(this, 'WorkerLogs', { logGroupName: names.workerLogGroup, retention: RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    this.logGroup = new LogGroup(this, 'WorkerLogs', {
+      logGroupName: names.workerLogGroup,
+      retention: RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
 
-    this.executionRole = new Role(this, 'TaskExecutionRole', { assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'ECS starts Sluice worker tasks: image pull, logs' });
+    this.executionRole = new Role(this, 'TaskExecutionRole', {
+      assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com'),
+      description: 'ECS starts Sluice worker tasks: image pull, logs',
+    });
     this.executionRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['ecr:GetAuthorizationToken'], resources: ['*'] }));
     this.executionRole.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'], resources: [arns.repository(this, names.repository)] }),
+      new PolicyStatement({
+        actions: ['ecr:BatchCheckLayerAvailability', 'ecr:GetDownloadUrlForLayer', 'ecr:BatchGetImage'],
+        resources: [arns.repository(this, names.repository)],
+      }),
     );
-    this.executionRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }));
-    acknowledge(this.executionRole, [{ id: 'AwsSolutions-IAM5', reason: 'ecr:GetAuthorizationToken takes no resource in IAM (the pull actions are held to the function repository).', appliesTo: [ANY_RESOURCE] }]);
+    this.executionRole.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }),
+    );
+    acknowledge(this.executionRole, [
+      {
+        id: 'AwsSolutions-IAM5',
+        reason: 'ecr:GetAuthorizationToken takes no resource in IAM (the pull actions are held to the function repository).',
+        appliesTo: [ANY_RESOURCE],
+      },
+    ]);
 
-    this.taskRole = new Role(this, 'TaskRole', { assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com'), description: 'Sluice worker tasks: run jobs of one version' });
+    this.taskRole = new Role(this, 'TaskRole', {
+      assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com'),
+      description: 'Sluice worker tasks: run jobs of one version',
+    });
     grantPermissions(this.taskRole, names, ROLE_PERMISSIONS.worker);
   }
 
@@ -127,16 +175,39 @@ export class ComputeStack extends Stack {
   private grantContainerInstance(role: Role): void {
     role.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: ['ecs:DeregisterContainerInstance', 'ecs:RegisterContainerInstance', 'ecs:SubmitAttachmentStateChanges', 'ecs:SubmitContainerStateChange', 'ecs:SubmitTaskStateChange'],
+        actions: [
+          'ecs:DeregisterContainerInstance',
+          'ecs:RegisterContainerInstance',
+          'ecs:SubmitAttachmentStateChanges',
+          'ecs:SubmitContainerStateChange',
+          'ecs:SubmitTaskStateChange',
+        ],
         resources: [this.cluster.clusterArn],
       }),
     );
-    role.addToPrincipalPolicy(new PolicyStatement({ actions: ['ecs:Poll', 'ecs:StartTelemetrySession'], resources: ['*'], conditions: { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } } }));
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ecs:Poll', 'ecs:StartTelemetrySession'],
+        resources: ['*'],
+        conditions: { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } },
+      }),
+    );
     // Not scoped by resource in IAM.
-    role.addToPrincipalPolicy(new PolicyStatement({ actions: ['ecs:DiscoverPollEndpoint', 'ecr:GetAuthorizationToken', 'logs:CreateLogStream', 'logs:PutLogEvents'], resources: ['*'] }));
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ecs:DiscoverPollEndpoint', 'ecr:GetAuthorizationToken', 'logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: ['*'],
+      }),
+    );
   }
 
-  private capacityProvider(machineType: MachineType, names: SluiceNames, role: IRole, securityGroup: SecurityGroup, publicInstances: boolean): AsgCapacityProvider {
+  private capacityProvider(
+    machineType: MachineType,
+    names: SluiceNames,
+    role: IRole,
+    securityGroup: SecurityGroup,
+    publicInstances: boolean,
+  ): AsgCapacityProvider {
     const capacity = MACHINE_CAPACITY[machineType];
     const gpu = isGpuCapacity(machineType);
     const id = machineType.replace(/[^A-Za-z0-9]/g, '');
@@ -156,7 +227,9 @@ export class ComputeStack extends Stack {
       securityGroup,
       requireImdsv2: true,
       httpPutResponseHopLimit: 1,
-      blockDevices: [{ deviceName: '/dev/xvda', volume: BlockDeviceVolume.ebs(capacity.rootVolumeGiB, { volumeType: EbsDeviceVolumeType.GP3, encrypted: true }) }],
+      blockDevices: [
+        { deviceName: '/dev/xvda', volume: BlockDeviceVolume.ebs(capacity.rootVolumeGiB, { volumeType: EbsDeviceVolumeType.GP3, encrypted: true }) },
+      ],
     });
     const group = new AutoScalingGroup(this, `${id}Instances`, {
       vpc: this.vpc,
@@ -169,7 +242,8 @@ export class ComputeStack extends Stack {
     acknowledge(group, [
       {
         id: 'AwsSolutions-AS3',
-        reason: 'ECS managed scaling (the capacity provider) sizes the group from its tasks; its launches and terminations are listed by `aws autoscaling describe-scaling-activities` and in the ECS service events, and no one would subscribe to a notification topic.',
+        reason:
+          'ECS managed scaling (the capacity provider) sizes the group from its tasks; its launches and terminations are listed by `aws autoscaling describe-scaling-activities` and in the ECS service events, and no one would subscribe to a notification topic.',
       },
     ]);
     const provider = new AsgCapacityProvider(this, `${id}CapacityProvider`, {

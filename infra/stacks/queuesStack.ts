@@ -32,7 +32,9 @@ export class QueuesStack extends Stack {
       enforceSSL: true,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    acknowledge(this.deadLetterQueue, [{ id: 'AwsSolutions-SQS3', reason: 'This is the dead-letter queue: the versions’ queues, created at deploy time, redrive to it.' }]);
+    acknowledge(this.deadLetterQueue, [
+      { id: 'AwsSolutions-SQS3', reason: 'This is the dead-letter queue: the versions’ queues, created at deploy time, redrive to it.' },
+    ]);
     this.versionQueuesArn = arns.queue(this, props.names.versionQueuePattern);
   }
 }

@@ -27,7 +27,7 @@ export class TaskEvents extends Construct {
       names: props.names,
       codeFolder: props.codeFolder,
       entry: 'onTaskStopped',
-      description: "Sluice: ends a version in error when its ECS tasks keep failing to start",
+      description: 'Sluice: ends a version in error when its ECS tasks keep failing to start',
       timeout: Duration.minutes(1),
       permissions: ROLE_PERMISSIONS.taskEvents,
     });

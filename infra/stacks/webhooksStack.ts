@@ -1,6 +1,20 @@
 import { Duration, Stack, type StackProps } from 'aws-cdk-lib/core';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
-import { Choice, Condition, DefinitionBody, Errors, Fail, JsonPath, Pass, StateMachine, StateMachineType, Succeed, TaskInput, Wait, WaitTime } from 'aws-cdk-lib/aws-stepfunctions';
+import {
+  Choice,
+  Condition,
+  DefinitionBody,
+  Errors,
+  Fail,
+  JsonPath,
+  Pass,
+  StateMachine,
+  StateMachineType,
+  Succeed,
+  TaskInput,
+  Wait,
+  WaitTime,
+} from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import { MAX_DELIVERY_HOLDS } from '../../shared/domain/deliveryOrder.js';
@@ -68,7 +82,8 @@ export class WebhooksStack extends Stack {
     });
     const unrecorded = new Fail(this, 'Failure not recorded', { errorPath: '$.unrecorded.Error', causePath: '$.unrecorded.Cause' });
     // A throttled invocation (the account's Lambda concurrency used up) is tried again before any Catch sees it.
-    for (const task of [deliver, recordFailure]) task.addRetry({ errors: ['Lambda.TooManyRequestsException'], interval: Duration.seconds(1), maxAttempts: 6, backoffRate: 2 });
+    for (const task of [deliver, recordFailure])
+      task.addRetry({ errors: ['Lambda.TooManyRequestsException'], interval: Duration.seconds(1), maxAttempts: 6, backoffRate: 2 });
     deliver.addCatch(recordFailure, { errors: [Errors.ALL], resultPath: '$.failure' });
     recordFailure.addCatch(unrecorded, { errors: [Errors.ALL], resultPath: '$.unrecorded' });
     const count = new Pass(this, 'Count', {
@@ -87,7 +102,11 @@ export class WebhooksStack extends Stack {
     });
     const done = new Succeed(this, 'Done');
     const pending = Condition.stringEquals('$.state', 'pending');
-    const underBounds = Condition.and(pending, Condition.numberLessThan('$.steps', MAX_DELIVERY_ATTEMPTS), Condition.numberLessThan('$.holds', MAX_DELIVERY_HOLDS));
+    const underBounds = Condition.and(
+      pending,
+      Condition.numberLessThan('$.steps', MAX_DELIVERY_ATTEMPTS),
+      Condition.numberLessThan('$.holds', MAX_DELIVERY_HOLDS),
+    );
     const route = new Choice(this, 'Pending?').when(underBounds, wait.next(deliver)).when(pending, exhausted).otherwise(done);
     recordFailure.next(count);
 
@@ -102,12 +121,18 @@ export class WebhooksStack extends Stack {
     acknowledge(this.stateMachine, [
       {
         id: 'AwsSolutions-SF1',
-        reason: 'Step Functions keeps every execution’s history (90 days) and each attempt is recorded on its delivery in the store; logging ALL events would bill each delivery’s every state transition again.',
+        reason:
+          'Step Functions keeps every execution’s history (90 days) and each attempt is recorded on its delivery in the store; logging ALL events would bill each delivery’s every state transition again.',
       },
-      { id: 'AwsSolutions-SF2', reason: 'A delivery is one Lambda invocation per attempt with waits between; X-Ray traces would show nothing the execution history and the deliver Lambda’s logs do not.' },
+      {
+        id: 'AwsSolutions-SF2',
+        reason:
+          'A delivery is one Lambda invocation per attempt with waits between; X-Ray traces would show nothing the execution history and the deliver Lambda’s logs do not.',
+      },
       {
         id: 'AwsSolutions-IAM5',
-        reason: 'CDK’s LambdaInvoke grant: the deliver function and its versions (<function ARN>:*), so an alias or version could be invoked; the function is the one named.',
+        reason:
+          'CDK’s LambdaInvoke grant: the deliver function and its versions (<function ARN>:*), so an alias or version could be invoked; the function is the one named.',
         appliesTo: [{ regex: '/^Resource::<Deliver[0-9A-F]+\\.Arn>:\\*$/' }],
       },
     ]);

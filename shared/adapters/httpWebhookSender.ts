@@ -17,11 +17,17 @@ export function createHttpWebhookSender(options: { allowed: readonly RestrictedK
       const literal = literalAddressRefusal(target, options.allowed);
       if (literal) return resolve({ status: null, error: literal, permanent: true });
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-      const request = send(target, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, timeout: options.timeoutMs }, (response) => {
-        response.resume(); // the answer's body is not read, only its status
-        response.on('end', () => resolve({ status: response.statusCode ?? null, error: response.statusCode === 200 ? null : `HTTP ${response.statusCode}`, permanent: false }));
-        response.on('error', () => resolve({ status: response.statusCode ?? null, error: 'the answer was cut off', permanent: false }));
-      });
+      const request = send(
+        target,
+        { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, timeout: options.timeoutMs },
+        (response) => {
+          response.resume(); // the answer's body is not read, only its status
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? null, error: response.statusCode === 200 ? null : `HTTP ${response.statusCode}`, permanent: false }),
+          );
+          response.on('error', () => resolve({ status: response.statusCode ?? null, error: 'the answer was cut off', permanent: false }));
+        },
+      );
       request.on('timeout', () => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)));
       request.on('error', (error) => resolve({ status: null, error: error.message, permanent: error instanceof RefusedAddress }));
       request.end(body);

@@ -82,7 +82,14 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     securityGroups: aws.securityGroups,
     capacityProviderOf: (machineType) => aws.capacityProviders[machineType] ?? `${config.tablePrefix}${machineType}`,
     machineTypes: Object.keys(aws.capacityProviders) as MachineType[],
-    environment: { SLUICE_MODE: 'aws', SLUICE_TABLE_PREFIX: config.tablePrefix, SLUICE_BUCKET: aws.bucket, SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn, SLUICE_PUBLIC_URL: aws.publicUrl, SLUICE_MAX_OUTPUT_MB: String(config.maxOutputBytes / 1024 / 1024) },
+    environment: {
+      SLUICE_MODE: 'aws',
+      SLUICE_TABLE_PREFIX: config.tablePrefix,
+      SLUICE_BUCKET: aws.bucket,
+      SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn,
+      SLUICE_PUBLIC_URL: aws.publicUrl,
+      SLUICE_MAX_OUTPUT_MB: String(config.maxOutputBytes / 1024 / 1024),
+    },
   });
   const artifacts = createS3Artifacts({ client: s3, bucket: aws.bucket, fileUrlExpiresS: config.fileUrlExpiresS });
   const services = createServices({
@@ -125,6 +132,9 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     // CloudWatch Logs takes the lines; the metrics are CloudWatch's own (docs/self-hosting.md, "Metrics").
     telemetry: logTelemetry(logger),
   });
-  const deploymentHealth = new DeploymentHealth(store, clock, { stopTasks: (versionId) => compute.stopVersion(versionId), onFailed: (version) => services.jobPushes.releaseWaitingJobs(version) });
+  const deploymentHealth = new DeploymentHealth(store, clock, {
+    stopTasks: (versionId) => compute.stopVersion(versionId),
+    onFailed: (version) => services.jobPushes.releaseWaitingJobs(version),
+  });
   return { services, compute, deploymentHealth, store, queue, artifacts, clock };
 }

@@ -68,4 +68,8 @@ export function loadAwsConfig(env: NodeJS.ProcessEnv = process.env): AwsConfig {
   };
 }
 
-const list = (text: string) => text.split(',').map((item) => item.trim()).filter(Boolean);
+const list = (text: string) =>
+  text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);

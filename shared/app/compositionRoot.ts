@@ -64,15 +64,23 @@ export interface LocalApp {
  * The one place adapters are chosen and services built. The local mode: SQLite in the data
  * directory, bundles and environments beside it, builds in this process.
  */
-export async function composeLocalApp(config: Config, logger: Logger, publicUrl: () => string = () => `http://${config.host}:${config.port}`): Promise<LocalApp> {
+export async function composeLocalApp(
+  config: Config,
+  logger: Logger,
+  publicUrl: () => string = () => `http://${config.host}:${config.port}`,
+): Promise<LocalApp> {
   if (config.mode !== 'local') {
     throw new Error('This command runs the local mode. The AWS mode is deployed with `cdk deploy` (see docs/deploying-to-aws.md).');
   }
   // Every build and the inspector run it: a wrong one is said at start, not at the first deploy.
   const defaultPython = await probe(config.python);
-  if (!defaultPython) throw new ConfigError(`SLUICE_PYTHON: ${config.python} does not run as a Python interpreter: set it to one that does (python3, /usr/bin/python3.12, ...)`);
+  if (!defaultPython)
+    throw new ConfigError(`SLUICE_PYTHON: ${config.python} does not run as a Python interpreter: set it to one that does (python3, /usr/bin/python3.12, ...)`);
   for (const interpreter of config.pythonInterpreters) {
-    if (!(await probe(interpreter))) throw new ConfigError(`SLUICE_PYTHON_INTERPRETERS: ${interpreter} does not run as a Python interpreter: name interpreters that do (/opt/python3.8/bin/python3.8, ...)`);
+    if (!(await probe(interpreter)))
+      throw new ConfigError(
+        `SLUICE_PYTHON_INTERPRETERS: ${interpreter} does not run as a Python interpreter: name interpreters that do (/opt/python3.8/bin/python3.8, ...)`,
+      );
   }
   const sandbox = await chooseSandbox(config.sandbox);
   if (sandbox.warning) logger.warn({ sandbox: config.sandbox }, sandbox.warning);
@@ -82,7 +90,9 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   await rm(scratchFolder, { recursive: true, force: true });
   const logFeed = createMemoryLogFeed();
   const jobEvents = createMemoryJobEvents();
-  const localStore = openLocalStore(config, (error) => logger.error({ err: error }, 'the WAL checkpoint thread stopped; SQLite checkpoints on the event loop from now on'));
+  const localStore = openLocalStore(config, (error) =>
+    logger.error({ err: error }, 'the WAL checkpoint thread stopped; SQLite checkpoints on the event loop from now on'),
+  );
   const store = withPublishedLogs(localStore, logFeed);
   const clock = createSystemClock();
   const metrics = new ServiceMetrics();
@@ -90,14 +100,25 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();
   const signingSecret = await loadUrlSigningSecret(config.dataDir);
   const uploads = new LocalUploads({ folder: join(config.dataDir, 'uploads'), publicUrl: servicePublicUrl, clock, signingSecret });
-  const downloads = new LocalDownloads({ publicUrl: servicePublicUrl, clock, expiresInS: config.fileUrlExpiresS, signingSecret, open: (jobId, slot) => openOutputFile(config.dataDir, jobId, slot) });
+  const downloads = new LocalDownloads({
+    publicUrl: servicePublicUrl,
+    clock,
+    expiresInS: config.fileUrlExpiresS,
+    signingSecret,
+    open: (jobId, slot) => openOutputFile(config.dataDir, jobId, slot),
+  });
   const artifacts = createFileArtifacts(config.dataDir, uploads, downloads);
   const builder = new LocalBuilder({
     store,
     artifacts,
     clock,
     openLog: (labels) => new LogWriter(store.logs, clock, labels),
-    environments: new PythonEnvironments({ folder: config.environmentsDir, scratchFolder: join(scratchFolder, 'builds'), pipArgs: config.pipArgs, sandbox: sandbox.sandbox }),
+    environments: new PythonEnvironments({
+      folder: config.environmentsDir,
+      scratchFolder: join(scratchFolder, 'builds'),
+      pipArgs: config.pipArgs,
+      sandbox: sandbox.sandbox,
+    }),
     versionsFolder: join(config.dataDir, 'versions'),
     importCheck: { sandbox: sandbox.sandbox, scratchFolder: join(scratchFolder, 'builds') },
     defaultPython: config.python,
@@ -109,7 +130,17 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
   });
   const defaultPythonVersion = defaultPython.version;
   const queue = new MemoryJobQueue();
-  const localCompute = await prepareLocalCompute({ config, store, artifacts, queue, clock, logger, sandbox: sandbox.sandbox, publicUrl: servicePublicUrl, telemetry });
+  const localCompute = await prepareLocalCompute({
+    config,
+    store,
+    artifacts,
+    queue,
+    clock,
+    logger,
+    sandbox: sandbox.sandbox,
+    publicUrl: servicePublicUrl,
+    telemetry,
+  });
   const services = createServices({
     store,
     artifacts,
@@ -120,7 +151,8 @@ export async function composeLocalApp(config: Config, logger: Logger, publicUrl:
     logFeed,
     streamPollMs: undefined,
     compute: localCompute,
-    deliveryScheduler: (deliverer) => new LocalDeliveryScheduler(store, clock, deliverer, (error) => logger.error({ err: error }, 'webhook delivery failed unexpectedly')),
+    deliveryScheduler: (deliverer) =>
+      new LocalDeliveryScheduler(store, clock, deliverer, (error) => logger.error({ err: error }, 'webhook delivery failed unexpectedly')),
     webhookSender: createHttpWebhookSender({ allowed: config.webhookAllow, timeoutMs: config.webhookTimeoutMs }),
     resolveHost: dnsResolver,
     defaultPythonVersion,

@@ -36,7 +36,12 @@ const installsSomething = (metadata: FunctionMetadata) =>
  * newcomer's first start has something to call. Returns the names deployed, and the folders
  * of the examples left out (they install packages).
  */
-export async function deployExamples(services: Services, principal: Principal, examplesDir: string, python: string): Promise<{ deployed: string[]; installing: string[] }> {
+export async function deployExamples(
+  services: Services,
+  principal: Principal,
+  examplesDir: string,
+  python: string,
+): Promise<{ deployed: string[]; installing: string[] }> {
   const { starters, installing } = await exampleFolders(examplesDir, python);
   const deployed: string[] = [];
   for (const { directory, functions } of starters) {
@@ -50,4 +55,5 @@ export async function deployExamples(services: Services, principal: Principal, e
 }
 
 /** What a start says of the examples it left out. */
-export const examplesLeftOutLine = (installing: string[]) => `Examples that install packages are left to you: npx sluice deploy DIR, for ${installing.join(', ')}`;
+export const examplesLeftOutLine = (installing: string[]) =>
+  `Examples that install packages are left to you: npx sluice deploy DIR, for ${installing.join(', ')}`;

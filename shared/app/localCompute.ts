@@ -57,64 +57,70 @@ export async function prepareLocalCompute(options: LocalComputeOptions): Promise
   // Inputs a stopped service left behind belong to no running job.
   const inputsDir = join(config.dataDir, 'inputs');
   await rm(inputsDir, { recursive: true, force: true });
-  return (services) => new WorkerAgent({
-    store,
-    lifecycle: services.lifecycle,
-    queue: options.queue,
-    openLog: (labels) => new LogWriter(store.logs, options.clock, labels),
-    clock: options.clock,
-    gpus: new GpuInventory(gpus, emulate),
-    idleTimeoutMs: config.idleTimeoutMs,
-    defaultMaxReplicas: config.defaultMaxReplicas,
-    maxOutputBytes: config.maxOutputBytes,
-    // The files a job passes to another function are kept as uploads: within the upload limit.
-    maxCallFileBytes: config.maxUploadBytes,
-    newReplicaId: () => newShortId(),
-    replicaProcess: (version: VersionRecord, gpuIndex: number | null, replicaId: string): ReplicaProcess => {
-      const codeDir = join(versionsDir, version.id, 'code');
-      const environment = realpathSync(join(versionsDir, version.id, 'venv'));
-      const python = join(environment, 'bin', 'python');
-      const scratch = join(scratchDir, replicaId);
-      mkdirSync(scratch, { mode: 0o700 });
-      // Functions write their results next to their code (`cv2.imwrite("out.jpg")`, as Sieve's
-      // examples do): they start in a folder of their own, the code's files linked in read-only.
-      const work = join(scratch, 'work');
-      mkdirSync(work);
-      for (const entry of readdirSync(codeDir)) symlinkSync(join(codeDir, entry), join(work, entry));
-      // The agent fetches each job's File inputs here; the replica reads them.
-      const inputs = join(inputsDir, replicaId);
-      mkdirSync(inputs, { recursive: true });
-      const spec: SandboxSpec = {
-        readOnly: [codeDir, environment, PYTHON_SDK_DIR, inputs, ...[pythonInstallation(python)].filter((path) => path !== null)],
-        writable: [work],
-        scratch,
-        devices: gpuIndex === null ? [] : gpuDevices(),
-        cwd: work,
-      };
-      const runtime = runtimeCommand({ python, sdkDir: PYTHON_SDK_DIR, codeDir, version, env: {} });
-      const confined = sandbox.wrap(runtime.command, runtime.args, spec);
-      const inherited = inheritedEnvironment(process.env);
-      return {
-        command: confined.command,
-        args: confined.args,
-        cwd: confined.cwd,
-        env: {
-          ...inherited,
-          ...runtime.env,
-          PATH: `${join(environment, 'bin')}:${inherited.PATH ?? DEFAULT_PATH}`,
-          HOME: confined.scratch,
-          TMPDIR: confined.scratch,
-          // A CPU function sees no GPU; a GPU one sees only the GPU it was placed on.
-          CUDA_VISIBLE_DEVICES: gpuIndex === null ? '' : String(gpuIndex),
-        },
-        // Unconfined, a replica reads what the service reads: there is nothing to hold back.
-        openOutput: sandbox.kind === 'none' ? undefined : (path) => openConfinedFile(sandbox.hostPath(path, spec), [scratch, codeDir, inputs]),
-        dispose: () => rm(scratch, { recursive: true, force: true }),
-      };
-    },
-    inputsDir,
-    ...agentCallbacks(services, options.artifacts, options.publicUrl, createHttpFileFetcher({ allowed: config.inputAllow, idleTimeoutMs: INPUT_IDLE_TIMEOUT_MS, maxBytes: config.maxInputBytes })),
-    onError: (error, context) => logger.error({ err: error }, context),
-    telemetry: options.telemetry,
-  });
+  return (services) =>
+    new WorkerAgent({
+      store,
+      lifecycle: services.lifecycle,
+      queue: options.queue,
+      openLog: (labels) => new LogWriter(store.logs, options.clock, labels),
+      clock: options.clock,
+      gpus: new GpuInventory(gpus, emulate),
+      idleTimeoutMs: config.idleTimeoutMs,
+      defaultMaxReplicas: config.defaultMaxReplicas,
+      maxOutputBytes: config.maxOutputBytes,
+      // The files a job passes to another function are kept as uploads: within the upload limit.
+      maxCallFileBytes: config.maxUploadBytes,
+      newReplicaId: () => newShortId(),
+      replicaProcess: (version: VersionRecord, gpuIndex: number | null, replicaId: string): ReplicaProcess => {
+        const codeDir = join(versionsDir, version.id, 'code');
+        const environment = realpathSync(join(versionsDir, version.id, 'venv'));
+        const python = join(environment, 'bin', 'python');
+        const scratch = join(scratchDir, replicaId);
+        mkdirSync(scratch, { mode: 0o700 });
+        // Functions write their results next to their code (`cv2.imwrite("out.jpg")`, as Sieve's
+        // examples do): they start in a folder of their own, the code's files linked in read-only.
+        const work = join(scratch, 'work');
+        mkdirSync(work);
+        for (const entry of readdirSync(codeDir)) symlinkSync(join(codeDir, entry), join(work, entry));
+        // The agent fetches each job's File inputs here; the replica reads them.
+        const inputs = join(inputsDir, replicaId);
+        mkdirSync(inputs, { recursive: true });
+        const spec: SandboxSpec = {
+          readOnly: [codeDir, environment, PYTHON_SDK_DIR, inputs, ...[pythonInstallation(python)].filter((path) => path !== null)],
+          writable: [work],
+          scratch,
+          devices: gpuIndex === null ? [] : gpuDevices(),
+          cwd: work,
+        };
+        const runtime = runtimeCommand({ python, sdkDir: PYTHON_SDK_DIR, codeDir, version, env: {} });
+        const confined = sandbox.wrap(runtime.command, runtime.args, spec);
+        const inherited = inheritedEnvironment(process.env);
+        return {
+          command: confined.command,
+          args: confined.args,
+          cwd: confined.cwd,
+          env: {
+            ...inherited,
+            ...runtime.env,
+            PATH: `${join(environment, 'bin')}:${inherited.PATH ?? DEFAULT_PATH}`,
+            HOME: confined.scratch,
+            TMPDIR: confined.scratch,
+            // A CPU function sees no GPU; a GPU one sees only the GPU it was placed on.
+            CUDA_VISIBLE_DEVICES: gpuIndex === null ? '' : String(gpuIndex),
+          },
+          // Unconfined, a replica reads what the service reads: there is nothing to hold back.
+          openOutput: sandbox.kind === 'none' ? undefined : (path) => openConfinedFile(sandbox.hostPath(path, spec), [scratch, codeDir, inputs]),
+          dispose: () => rm(scratch, { recursive: true, force: true }),
+        };
+      },
+      inputsDir,
+      ...agentCallbacks(
+        services,
+        options.artifacts,
+        options.publicUrl,
+        createHttpFileFetcher({ allowed: config.inputAllow, idleTimeoutMs: INPUT_IDLE_TIMEOUT_MS, maxBytes: config.maxInputBytes }),
+      ),
+      onError: (error, context) => logger.error({ err: error }, context),
+      telemetry: options.telemetry,
+    });
 }

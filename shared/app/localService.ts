@@ -45,7 +45,16 @@ async function startHoldingLock(config: Config, logger: Logger, releaseLock: () 
   let url = '';
   const app = await composeLocalApp(config, logger, () => url);
   const bootstrapKey = await ensureBootstrapKey(app.services.keys, config.dataDir, config.bootstrapOrganization, config.bootstrapApiKey);
-  const server = createNodeGateway({ routes: ROUTES, endpoints: [app.uploads, app.downloads, app.metrics], services: app.services, logger, maxBodyBytes: config.maxBodyBytes, bodyTimeoutMs: config.bodyTimeoutMs, cors: corsPolicy(config.corsOrigins), site: (pathname) => dashboardAnswer(DASHBOARD_DIR, pathname) });
+  const server = createNodeGateway({
+    routes: ROUTES,
+    endpoints: [app.uploads, app.downloads, app.metrics],
+    services: app.services,
+    logger,
+    maxBodyBytes: config.maxBodyBytes,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+    cors: corsPolicy(config.corsOrigins),
+    site: (pathname) => dashboardAnswer(DASHBOARD_DIR, pathname),
+  });
   try {
     await listen(server, config.port, config.host);
   } catch (error) {

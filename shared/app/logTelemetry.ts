@@ -26,9 +26,17 @@ export function logTelemetry(logger: Logger): Telemetry {
         case 'replica':
           return logReplica(logger, event.event);
         case 'webhook': {
-          const fields = { deliveryId: event.delivery.id, jobId: event.delivery.jobId, host: hostOf(event.delivery.url), eventType: event.delivery.eventType, attempt: event.delivery.attempts.length, status: event.status };
+          const fields = {
+            deliveryId: event.delivery.id,
+            jobId: event.delivery.jobId,
+            host: hostOf(event.delivery.url),
+            eventType: event.delivery.eventType,
+            attempt: event.delivery.attempts.length,
+            status: event.status,
+          };
           if (event.outcome === 'delivered') logger.debug(fields, 'webhook delivered');
-          else logger.warn({ ...fields, error: cut(event.error ?? '') }, event.outcome === 'failed' ? 'webhook failed, given up' : 'webhook failed, will retry');
+          else
+            logger.warn({ ...fields, error: cut(event.error ?? '') }, event.outcome === 'failed' ? 'webhook failed, given up' : 'webhook failed, will retry');
           return;
         }
       }
@@ -41,7 +49,10 @@ function logJob(logger: Logger, event: JobEvent): void {
   const { job } = event;
   const fields = { jobId: job.id, function: `${job.ownerName}/${job.functionName}`, versionId: job.versionId };
   if (event.type === 'started') {
-    logger.info({ ...fields, attempt: job.attempts, waitedMs: job.startedAt === null ? null : Math.round((job.startedAt - job.createdAt) / 1000) }, 'job started');
+    logger.info(
+      { ...fields, attempt: job.attempts, waitedMs: job.startedAt === null ? null : Math.round((job.startedAt - job.createdAt) / 1000) },
+      'job started',
+    );
   } else if (event.type === 'completed') {
     const durationMs = job.startedAt === null || job.completedAt === null ? null : Math.round((job.completedAt - job.startedAt) / 1000);
     logger.info({ ...fields, status: job.status, durationMs, ...(job.error ? { error: cut(job.error) } : {}) }, `job ${job.status}`);

@@ -1,6 +1,9 @@
 /** `*` or comma-separated origins; an origin is scheme://host[:port], as a browser sends it. */
 export function parseCorsOrigins(text: string): string[] | string {
-  const origins = text.split(',').map((item) => item.trim()).filter(Boolean);
+  const origins = text
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
   if (origins.length === 0) return 'no origin given (use * for any)';
   for (const origin of origins) {
     if (origin === '*') continue;

@@ -9,7 +9,9 @@ import type { WebhookDelivery } from './webhookDelivery.js';
  */
 export function deliveryAhead(delivery: WebhookDelivery, jobDeliveries: readonly WebhookDelivery[]): WebhookDelivery | null {
   const isAhead = (other: WebhookDelivery) =>
-    other.url === delivery.url && other.state === 'pending' && (other.sequence < delivery.sequence || (other.sequence === delivery.sequence && other.id < delivery.id));
+    other.url === delivery.url &&
+    other.state === 'pending' &&
+    (other.sequence < delivery.sequence || (other.sequence === delivery.sequence && other.id < delivery.id));
   const ahead = jobDeliveries.filter(isAhead).sort((a, b) => a.sequence - b.sequence || (a.id < b.id ? -1 : 1));
   return ahead[0] ?? null;
 }

@@ -2,7 +2,8 @@
  * Errors the services raise. The HTTP layer maps each kind to its status code;
  * the message becomes the response's `detail`.
  */
-export type ErrorKind = 'bad_request' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'timeout' | 'too_large' | 'too_many_requests' | 'unprocessable';
+export type ErrorKind =
+  'bad_request' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'timeout' | 'too_large' | 'too_many_requests' | 'unprocessable';
 
 export class ServiceError extends Error {
   constructor(

@@ -87,7 +87,11 @@ function ownSlotOf(jobId: string, index: number, url: unknown, nested: boolean):
  * the key-checked route; only a File that names one of this very output's files is signed, so
  * data a function chose can never have another job's file signed.
  */
-export async function withSignedFileUrls<Output extends Pick<JobOutput, 'index' | 'type' | 'data'>>(jobId: string, outputs: Output[], sign: SignFileUrl): Promise<Output[]> {
+export async function withSignedFileUrls<Output extends Pick<JobOutput, 'index' | 'type' | 'data'>>(
+  jobId: string,
+  outputs: Output[],
+  sign: SignFileUrl,
+): Promise<Output[]> {
   const signed = async (file: { url?: unknown; name?: unknown }, slot: string | null) =>
     slot === null ? file : { ...file, url: await sign(slot, typeof file.name === 'string' ? file.name : '') };
   return Promise.all(

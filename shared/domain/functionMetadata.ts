@@ -18,7 +18,9 @@ const PYTHON_VERSION_PATTERN = /^3\.\d{1,2}$/;
  */
 const NAME = '[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?';
 const SPECIFIER = '(?:===|==|~=|!=|<=|>=|<|>)[A-Za-z0-9.*+!_-]+';
-const PYTHON_REQUIREMENT_PATTERN = new RegExp(`^(?!.*\\.(?:whl|zip|tar|tgz|gz|bz2|tbz|xz|txz|tlz|lz|lzma)$)${NAME}(?:\\[${NAME}(?:,${NAME})*\\])?(?:${SPECIFIER}(?:,${SPECIFIER})*)?$`);
+const PYTHON_REQUIREMENT_PATTERN = new RegExp(
+  `^(?!.*\\.(?:whl|zip|tar|tgz|gz|bz2|tbz|xz|txz|tlz|lz|lzma)$)${NAME}(?:\\[${NAME}(?:,${NAME})*\\])?(?:${SPECIFIER}(?:,${SPECIFIER})*)?$`,
+);
 const SYSTEM_PACKAGE_PATTERN = /^[a-z0-9][a-z0-9+.-]*$/;
 
 /** The longest time limit a function or a push may set, in seconds (a day). */
@@ -85,14 +87,29 @@ export const functionMetadataSchema = z
     python_packages: z
       .array(
         z.string().regex(PYTHON_REQUIREMENT_PATTERN, {
-          error: (issue) => `${JSON.stringify(issue.input)} must be a package name with optional extras and version, such as "numpy" or "torch==2.3.0": no options, URLs or paths (where packages come from is the operator's index)`,
+          error: (issue) =>
+            `${JSON.stringify(issue.input)} must be a package name with optional extras and version, such as "numpy" or "torch==2.3.0": no options, URLs or paths (where packages come from is the operator's index)`,
         }),
       )
       .default([]),
-    system_packages: z.array(z.string().regex(SYSTEM_PACKAGE_PATTERN, { error: (issue) => `${JSON.stringify(issue.input)} must be a Debian package name: no options, URLs or paths` })).default([]),
+    system_packages: z
+      .array(
+        z
+          .string()
+          .regex(SYSTEM_PACKAGE_PATTERN, { error: (issue) => `${JSON.stringify(issue.input)} must be a Debian package name: no options, URLs or paths` }),
+      )
+      .default([]),
     cuda_version: nullableText,
     /** Shell commands run at build, in order, after the Python packages are installed. */
-    run_commands: z.array(z.string().trim().min(1, 'must be a shell command').refine((command) => !command.includes('\0'), 'must not hold a NUL character')).default([]),
+    run_commands: z
+      .array(
+        z
+          .string()
+          .trim()
+          .min(1, 'must be a shell command')
+          .refine((command) => !command.includes('\0'), 'must not hold a NUL character'),
+      )
+      .default([]),
     environment_variables: z.array(environmentVariableSchema).default([]),
     minimum_replicas: z.int().min(0).max(MAX_REPLICAS).default(0),
     maximum_replicas: z.int().min(0).max(MAX_REPLICAS).nullable().default(null),

@@ -15,14 +15,49 @@ function blockList(ranges: [string, number][]): BlockList {
 
 /** Every range that is not the public internet (IANA's special-purpose registries), first match wins. */
 const KINDS: [Exclude<AddressKind, 'public'>, BlockList][] = [
-  ['unspecified', blockList([['0.0.0.0', 8], ['::', 128]])],
-  ['loopback', blockList([['127.0.0.0', 8], ['::1', 128]])],
+  [
+    'unspecified',
+    blockList([
+      ['0.0.0.0', 8],
+      ['::', 128],
+    ]),
+  ],
+  [
+    'loopback',
+    blockList([
+      ['127.0.0.0', 8],
+      ['::1', 128],
+    ]),
+  ],
   // 169.254.169.254 is where clouds serve instance metadata and credentials.
-  ['link-local', blockList([['169.254.0.0', 16], ['fe80::', 10]])],
+  [
+    'link-local',
+    blockList([
+      ['169.254.0.0', 16],
+      ['fe80::', 10],
+    ]),
+  ],
   // 100.64/10 is carrier-grade NAT; fec0::/10 the old site-local; 64:ff9b:1::/48 NAT64 for local use.
-  ['private', blockList([['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10], ['fc00::', 7], ['fec0::', 10], ['64:ff9b:1::', 48]])],
+  [
+    'private',
+    blockList([
+      ['10.0.0.0', 8],
+      ['172.16.0.0', 12],
+      ['192.168.0.0', 16],
+      ['100.64.0.0', 10],
+      ['fc00::', 7],
+      ['fec0::', 10],
+      ['64:ff9b:1::', 48],
+    ]),
+  ],
   ['broadcast', blockList([['255.255.255.255', 32]])],
-  ['multicast', blockList([['224.0.0.0', 4], ['ff00::', 8]])],
+  [
+    'multicast',
+    blockList([
+      ['224.0.0.0', 4],
+      ['ff00::', 8],
+    ]),
+  ],
   [
     'reserved',
     blockList([

@@ -12,7 +12,9 @@ export const RESEND_WINDOW_MICROS = 60_000_000;
  */
 export function resendWaitSeconds(deliveries: WebhookDelivery[], now: Micros): number {
   const windowStart = now - RESEND_WINDOW_MICROS;
-  const recent = [...new Set(deliveries.flatMap((delivery) => (delivery.resentAt !== undefined && delivery.resentAt > windowStart ? [delivery.resentAt] : [])))].sort((a, b) => a - b);
+  const recent = [
+    ...new Set(deliveries.flatMap((delivery) => (delivery.resentAt !== undefined && delivery.resentAt > windowStart ? [delivery.resentAt] : []))),
+  ].sort((a, b) => a - b);
   if (recent.length < MAX_RESENDS_PER_WINDOW) return 0;
   // Allowed again once the oldest resend that counts leaves the window.
   const oldest = recent[recent.length - MAX_RESENDS_PER_WINDOW] as number;

@@ -10,5 +10,8 @@ export function encodeRunCommands(commands: readonly string[]): string {
 
 export function decodeRunCommands(encoded: string): string[] {
   if (encoded === '') return [];
-  return Buffer.from(encoded, 'base64').toString('utf8').split('\n').map((line) => JSON.parse(line) as string);
+  return Buffer.from(encoded, 'base64')
+    .toString('utf8')
+    .split('\n')
+    .map((line) => JSON.parse(line) as string);
 }

@@ -20,7 +20,8 @@ export function parseJobCursor(lastEventId: string | undefined): JobStreamCursor
   const [status, outputs, logNs, ...rest] = lastEventId.split('.');
   const knownStatus = status === 'none' || (JOB_STATUSES as readonly string[]).includes(status ?? '');
   // An output count past what a number holds exactly is no count a stream sent (the store refuses it).
-  if (!knownStatus || rest.length > 0 || !/^\d+$/.test(outputs ?? '') || !Number.isSafeInteger(Number(outputs)) || !/^-?\d+$/.test(logNs ?? '')) throw unknownId(lastEventId);
+  if (!knownStatus || rest.length > 0 || !/^\d+$/.test(outputs ?? '') || !Number.isSafeInteger(Number(outputs)) || !/^-?\d+$/.test(logNs ?? ''))
+    throw unknownId(lastEventId);
   return { status: status === 'none' ? null : (status as JobStatus), outputs: Number(outputs), logNs: BigInt(logNs as string) };
 }
 
@@ -31,4 +32,5 @@ export function parseLogCursor(lastEventId: string | undefined, startNs: bigint)
   return BigInt(lastEventId);
 }
 
-const unknownId = (id: string) => badRequest(`Last-Event-ID "${id}" is not an id this stream sends: send back the id: of the last event received, or no Last-Event-ID to start over.`);
+const unknownId = (id: string) =>
+  badRequest(`Last-Event-ID "${id}" is not an id this stream sends: send back the id: of the last event received, or no Last-Event-ID to start over.`);

@@ -25,7 +25,11 @@ export async function payloadWithSignedFileUrls(delivery: Signable, sign: SignFi
   const { type, body } = JSON.parse(delivery.payload) as { type: string; body: Record<string, unknown> };
   if ((type === 'job.start' || type === 'job.complete') && Array.isArray(body.outputs)) {
     // These carry every output of the job from the first, in order: each one's index is its place.
-    const outputs = await signed(delivery.jobId, (body.outputs as WireInputOutput[]).map((output, index) => ({ index, output })), sign);
+    const outputs = await signed(
+      delivery.jobId,
+      (body.outputs as WireInputOutput[]).map((output, index) => ({ index, output })),
+      sign,
+    );
     return outputs ? JSON.stringify({ type, body: { ...body, outputs } }) : delivery.payload;
   }
   if (type === 'job.new_output' && typeof body.output === 'string' && delivery.outputIndex !== undefined) {

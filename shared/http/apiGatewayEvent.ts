@@ -24,7 +24,15 @@ export type RouteEvent = APIGatewayProxyEventV2 & { requestContext: { authorizer
  * (`GET /v2/jobs/{job_id}`): what the local gateway and the AWS emulation hand a route's handler.
  * A body that is not text arrives base64-encoded, as API Gateway sends it.
  */
-export function toApiGatewayEvent(request: IncomingMessage, target: RequestTarget, routeKey: string, pathParameters: Record<string, string>, body: string, isBase64Encoded = false, authorizer?: AuthorizerContext): RouteEvent {
+export function toApiGatewayEvent(
+  request: IncomingMessage,
+  target: RequestTarget,
+  routeKey: string,
+  pathParameters: Record<string, string>,
+  body: string,
+  isBase64Encoded = false,
+  authorizer?: AuthorizerContext,
+): RouteEvent {
   const headers = singleValued(request.headers);
   const now = Date.now();
   const event: RouteEvent = {

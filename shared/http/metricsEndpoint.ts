@@ -32,7 +32,10 @@ export function metricsEndpoint(options: MetricsEndpointOptions): RawEndpoint {
 function refuse(request: IncomingMessage, token: string | undefined): { status: number; body: { detail: string } } | null {
   if (token === undefined) {
     if (classifyAddress(request.socket.remoteAddress ?? '') === 'loopback') return null;
-    return { status: 403, body: { detail: 'Metrics are served to this machine only; set SLUICE_METRICS_TOKEN to scrape them from elsewhere (with Authorization: Bearer <token>).' } };
+    return {
+      status: 403,
+      body: { detail: 'Metrics are served to this machine only; set SLUICE_METRICS_TOKEN to scrape them from elsewhere (with Authorization: Bearer <token>).' },
+    };
   }
   const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
   if (given !== undefined && sameSecret(given, token)) return null;

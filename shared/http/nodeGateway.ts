@@ -32,7 +32,10 @@ import type { SiteAnswer } from './dashboard/dashboardSite.js';
  */
 export interface RawEndpoint {
   pathPrefix: string;
-  serve(request: IncomingMessage, url: URL): Promise<{ status: number; body?: unknown } | { status: number; text: string; contentType: string } | { status: 200; file: OutputFileContent }>;
+  serve(
+    request: IncomingMessage,
+    url: URL,
+  ): Promise<{ status: number; body?: unknown } | { status: number; text: string; contentType: string } | { status: 200; file: OutputFileContent }>;
 }
 
 /** Where the one line per request goes; only while `isLevelEnabled('debug')`, where it has that (pino does). */
@@ -87,7 +90,10 @@ export function createNodeGateway(options: NodeGatewayOptions): NodeGateway {
   const matcher = new RouteMatcher(options.routes);
   const budget = new TurnBudget(HANDLERS_PER_TURN);
   const handlers = new Map<Route, { handle: HttpHandler; routeKey: string }>(
-    options.routes.map((route) => [route, { handle: createRouteHandler(route, async () => options.services, options.logger, 'stream'), routeKey: `${route.method} ${route.path}` }]),
+    options.routes.map((route) => [
+      route,
+      { handle: createRouteHandler(route, async () => options.services, options.logger, 'stream'), routeKey: `${route.method} ${route.path}` },
+    ]),
   );
   const server = createServer((request, response) => {
     if (options.logger.debug && options.logger.isLevelEnabled?.('debug') !== false) logWhenFinished(options.logger, request, response);
@@ -131,7 +137,12 @@ export function createNodeGateway(options: NodeGatewayOptions): NodeGateway {
     const principal = match.route.public ? undefined : await authenticated(request);
     if (principal === null) return refuseUnread(response, 401, unauthorized().message);
     const body = hasBody(request) ? await readBody(request, options.maxBodyBytes, bodyTimeoutMs) : '';
-    if (body === 'too_large') return refuseUnread(response, 413, `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB (SLUICE_MAX_BODY_MB; for code bundles, deploy through an upload).`);
+    if (body === 'too_large')
+      return refuseUnread(
+        response,
+        413,
+        `Request body too large: the limit is ${Math.round(options.maxBodyBytes / 1024 / 1024)} MB (SLUICE_MAX_BODY_MB; for code bundles, deploy through an upload).`,
+      );
     if (body === 'too_slow') return refuseUnread(response, 408, `Request body not received within ${bodyTimeoutMs / 1000} s.`);
     const { handle, routeKey } = handlers.get(match.route) as { handle: HttpHandler; routeKey: string };
     if (match.route.waits) {
@@ -141,7 +152,15 @@ export function createNodeGateway(options: NodeGatewayOptions): NodeGateway {
     const turn = budget.admit();
     if (turn) await turn;
     // The caller goes where a Lambda authorizer's context would: the route's middleware takes it rather than looking the key up again.
-    const event = toApiGatewayEvent(request, target, routeKey, match.params, typeof body === 'string' ? body : body.toString('utf8'), false, principal && { principal });
+    const event = toApiGatewayEvent(
+      request,
+      target,
+      routeKey,
+      match.params,
+      typeof body === 'string' ? body : body.toString('utf8'),
+      false,
+      principal && { principal },
+    );
     const result = await handle(event, new LocalLambdaContext(match.route.name));
     if (response.headersSent) return; // answered 503 by drain() meanwhile
     if (result.eventStream) return writeEvents(result.eventStream, result.headers as Record<string, string>, response);

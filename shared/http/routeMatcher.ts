@@ -16,9 +16,7 @@ export class RouteMatcher<R extends RouteKey = Route> {
   private readonly compiled: CompiledRoute<R>[];
 
   constructor(routes: readonly R[]) {
-    this.compiled = routes
-      .map((route) => compile(route))
-      .sort((a, b) => literalSegments(b.route.path) - literalSegments(a.route.path));
+    this.compiled = routes.map((route) => compile(route)).sort((a, b) => literalSegments(b.route.path) - literalSegments(a.route.path));
   }
 
   match(method: string, path: string): RouteMatch<R> {

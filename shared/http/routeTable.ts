@@ -105,4 +105,3 @@ export const ROUTES: readonly Route[] = [
   createApiKey,
   revokeApiKey,
 ];
-

@@ -44,4 +44,6 @@ export function pageWithNext<T>(rows: T[], limit: number, offset: number): { dat
 }
 
 /** Server-Sent Events' resume header: the `id:` of the last event the client received. */
-export const lastEventIdHeader = z.object({ 'last-event-id': z.string().max(200).optional().describe('The `id` of the last event seen: the stream resumes after it.') });
+export const lastEventIdHeader = z.object({
+  'last-event-id': z.string().max(200).optional().describe('The `id` of the last event seen: the stream resumes after it.'),
+});

@@ -17,7 +17,11 @@ export async function functionView(services: Services, view: FunctionView, trunc
 
 export async function versionView(services: Services, version: VersionRecord, includePythonVersion = false) {
   const { compute } = services;
-  return serializeVersion(version, { currentWorkers: await compute.currentWorkers(version.id), warning: await capacityWarning(compute, version), includePythonVersion });
+  return serializeVersion(version, {
+    currentWorkers: await compute.currentWorkers(version.id),
+    warning: await capacityWarning(compute, version),
+    includePythonVersion,
+  });
 }
 
 export function jobView(view: JobView) {

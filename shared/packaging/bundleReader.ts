@@ -14,7 +14,11 @@ type Parser = tar.Parser | tar.Unpack;
  * its bytes are inflated. Rejects with that rule's 413 or 422, or a 422 for a bundle that is
  * not a gzipped tar.
  */
-async function readBundle(source: AsyncIterable<Uint8Array>, limits: BundleLimits, parserFor: (admit: (entry: tar.ReadEntry) => boolean) => Parser): Promise<void> {
+async function readBundle(
+  source: AsyncIterable<Uint8Array>,
+  limits: BundleLimits,
+  parserFor: (admit: (entry: tar.ReadEntry) => boolean) => Parser,
+): Promise<void> {
   const tally = new BundleTally(limits);
   let refusal: Error | null = null;
   const parser = parserFor((entry) => {
@@ -60,5 +64,9 @@ export function checkBundle(source: AsyncIterable<Uint8Array>, limits: BundleLim
  * the folder holds whatever was written before it: the caller removes it.
  */
 export function extractBundle(source: AsyncIterable<Uint8Array>, folder: string, limits: BundleLimits): Promise<void> {
-  return readBundle(source, limits, (admit) => new tar.Unpack({ cwd: folder, strict: true, preservePaths: false, filter: (_path, entry) => admit(entry as tar.ReadEntry) }));
+  return readBundle(
+    source,
+    limits,
+    (admit) => new tar.Unpack({ cwd: folder, strict: true, preservePaths: false, filter: (_path, entry) => admit(entry as tar.ReadEntry) }),
+  );
 }

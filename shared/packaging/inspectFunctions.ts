@@ -37,7 +37,8 @@ export async function inspectFunctions(directory: string, python: string, option
     timeoutMs: 120_000,
     onLine: (line, stream) => (stream === 'stdout' ? (stdout += `${line}\n`) : stderr.push(line)),
   });
-  if (result.spawnError !== null) return { ok: false, errors: [`Could not run the Python interpreter ${python} (SLUICE_PYTHON): ${result.spawnError}`], warnings: [], evaluated: [] };
+  if (result.spawnError !== null)
+    return { ok: false, errors: [`Could not run the Python interpreter ${python} (SLUICE_PYTHON): ${result.spawnError}`], warnings: [], evaluated: [] };
   try {
     const parsed = JSON.parse(stdout) as { functions?: unknown[]; errors?: string[]; warnings?: string[]; evaluated?: string[] };
     const notes = { warnings: parsed.warnings ?? [], evaluated: parsed.evaluated ?? [] };

@@ -61,7 +61,9 @@ export async function passCallFiles(call: CallMessage, options: CallFileOptions)
   if (local.length === 0) return call;
   const maxFiles = options.maxFiles ?? MAX_CALL_FILES;
   if (local.length > maxFiles) {
-    throw new CallFileError(`a call may pass at most ${maxFiles} files the function made (this one passes ${local.length}); pass more in several calls, or pack them into one`);
+    throw new CallFileError(
+      `a call may pass at most ${maxFiles} files the function made (this one passes ${local.length}); pass more in several calls, or pack them into one`,
+    );
   }
   const opened: OpenedFile[] = [];
   try {
@@ -71,7 +73,10 @@ export async function passCallFiles(call: CallMessage, options: CallFileOptions)
       const path = marker.path as string;
       // The SDK sends absolute paths; a relative one would be read from the agent's folder, not the function's.
       const file = isAbsolute(path) ? await options.open(path) : null;
-      if (file === null) throw new CallFileError(`${path} is not a file the function may pass to another function (pass files it wrote under its scratch folder, /tmp or $HOME, or its inputs)`);
+      if (file === null)
+        throw new CallFileError(
+          `${path} is not a file the function may pass to another function (pass files it wrote under its scratch folder, /tmp or $HOME, or its inputs)`,
+        );
       opened.push(file);
       const info = await stat(file.path).catch(() => null);
       if (!info?.isFile()) throw new CallFileError(`${path} is not a file the function may pass to another function`);
@@ -89,7 +94,9 @@ export async function passCallFiles(call: CallMessage, options: CallFileOptions)
     // The same walk, in the same order, as fileMarkersIn's.
     let next = 0;
     const replace = (value: unknown) =>
-      mapFileMarkers(value, async (marker) => (isLocal(marker) ? { ...fileAttributes(marker), [FILE_MARKER_KEY]: FILE_TYPE, ...(stored[next++] as object) } : marker));
+      mapFileMarkers(value, async (marker) =>
+        isLocal(marker) ? { ...fileAttributes(marker), [FILE_MARKER_KEY]: FILE_TYPE, ...(stored[next++] as object) } : marker,
+      );
     const passedInputs: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(inputs)) passedInputs[name] = await replace(value);
     const passed: CallMessage = { ...call, inputs: passedInputs };

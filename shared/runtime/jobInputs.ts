@@ -42,7 +42,13 @@ export function namesFileInputs(version: VersionRecord, job: JobRecord): boolean
  * inputs with each File as `{"path", "url"}` and its own attributes (fileAttributes): the replica reads local files only, so the code of
  * a function (maybe another organization's) is never what reaches a URL a pusher chose.
  */
-export async function fetchFileInputs(version: VersionRecord, job: JobRecord, directory: string, sources: InputSources, signal: AbortSignal): Promise<Record<string, unknown>> {
+export async function fetchFileInputs(
+  version: VersionRecord,
+  job: JobRecord,
+  directory: string,
+  sources: InputSources,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
   const inputs = { ...job.inputs };
   for (const declared of version.inputs) {
     const value = inputs[declared.name];
@@ -59,7 +65,14 @@ export async function fetchFileInputs(version: VersionRecord, job: JobRecord, di
 }
 
 /** One File input fetched into `folder`: `{"path", "url"}` (url null for an upload). */
-async function fetchSource(job: JobRecord, name: string, source: FileSource, folder: string, sources: InputSources, signal: AbortSignal): Promise<{ path: string; url: string | null }> {
+async function fetchSource(
+  job: JobRecord,
+  name: string,
+  source: FileSource,
+  folder: string,
+  sources: InputSources,
+  signal: AbortSignal,
+): Promise<{ path: string; url: string | null }> {
   const hasUpload = typeof source.upload_id === 'string';
   if (!hasUpload && typeof source.url !== 'string') throw new InputFetchError(`Input ${name} could not be fetched: it has no URL.`);
   await mkdir(folder, { recursive: true });

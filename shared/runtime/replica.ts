@@ -66,7 +66,14 @@ export class Replica {
   private readonly readers = new Map<Stream, LineReader>();
   private killedByAgent = false;
   private exited = false;
-  private run: { resolve: (outcome: RunOutcome) => void; handlers: RunHandlers; verdict?: RunOutcome; drainTimer?: NodeJS.Timeout; outputs: Promise<unknown>[]; ending?: boolean } | null = null;
+  private run: {
+    resolve: (outcome: RunOutcome) => void;
+    handlers: RunHandlers;
+    verdict?: RunOutcome;
+    drainTimer?: NodeJS.Timeout;
+    outputs: Promise<unknown>[];
+    ending?: boolean;
+  } | null = null;
   /** The last run's end marker, and the streams on which it has not been read yet. */
   private endMarker = '';
   private readonly undrained = new Set<Stream>();
@@ -102,7 +109,10 @@ export class Replica {
         this.run?.drainTimer?.refresh(); // output still flowing (a log writer catching up): keep waiting for the marker
         spec.onLine(line, stream);
       };
-      this.readers.set(stream, readLines(this.child[stream] as Readable, onLine, () => this.drained(stream)));
+      this.readers.set(
+        stream,
+        readLines(this.child[stream] as Readable, onLine, () => this.drained(stream)),
+      );
     }
     readLines(this.channel, (line) => this.receive(line));
     for (const socket of [this.channel, this.jobs]) socket.on('error', () => undefined); // the exit handler reports what matters
@@ -142,7 +152,10 @@ export class Replica {
   }
 
   /** Runs a job on an idle replica, or on one reserved for it. */
-  runJob(job: { jobId: string; runId: string; inputs: Record<string, unknown>; env: Record<string, string>; maxOutputBytes: number }, handlers: RunHandlers): Promise<RunOutcome> {
+  runJob(
+    job: { jobId: string; runId: string; inputs: Record<string, unknown>; env: Record<string, string>; maxOutputBytes: number },
+    handlers: RunHandlers,
+  ): Promise<RunOutcome> {
     const reserved = this.state === 'active' && this.currentJobId === job.jobId && this.run === null;
     if (this.state !== 'idle' && !reserved) throw new Error(`replica ${this.id} is ${this.state}, not idle`);
     this.state = 'active';
@@ -150,7 +163,15 @@ export class Replica {
     this.awaitEndMarker(`sluice-end-of-job ${randomUUID()}`);
     return new Promise((resolve) => {
       this.run = { resolve, handlers, outputs: [] };
-      this.send({ type: 'run', job_id: job.jobId, run_id: job.runId, inputs: job.inputs, env: job.env, end_marker: this.endMarker, max_output_bytes: job.maxOutputBytes });
+      this.send({
+        type: 'run',
+        job_id: job.jobId,
+        run_id: job.runId,
+        inputs: job.inputs,
+        env: job.env,
+        end_marker: this.endMarker,
+        max_output_bytes: job.maxOutputBytes,
+      });
     });
   }
 

@@ -323,7 +323,13 @@ export class ReplicaPool {
     const member = this.members.get(replica);
     if (!member) return;
     const exit = replica.exitStatus;
-    this.tell({ what: member.setUp && exit?.killedByAgent === false ? 'crashed' : 'exited', versionId: this.version.id, replicaId: replica.id, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null });
+    this.tell({
+      what: member.setUp && exit?.killedByAgent === false ? 'crashed' : 'exited',
+      versionId: this.version.id,
+      replicaId: replica.id,
+      exitCode: exit?.exitCode ?? null,
+      signal: exit?.signal ?? null,
+    });
     clearTimeout(member.idleTimer);
     member.abortFetch?.abort();
     member.release();
@@ -344,7 +350,9 @@ export class ReplicaPool {
   }
 
   private track(execution: Promise<void>): void {
-    const tracked = execution.catch((error: unknown) => this.context.onError(error, `job on version ${this.version.id}`)).finally(() => this.running.delete(tracked));
+    const tracked = execution
+      .catch((error: unknown) => this.context.onError(error, `job on version ${this.version.id}`))
+      .finally(() => this.running.delete(tracked));
     this.running.add(tracked);
   }
 
@@ -374,21 +382,32 @@ export class ReplicaPool {
     const limit = job.timeLimitSeconds ?? null;
     let timedOut = false;
     // Past its time limit the run is stopped by ending its replica (the pool starts another).
-    const deadline = limit === null ? undefined : setTimeout(() => {
-      if (replica.currentJobId !== job.id) return; // it ended just now
-      timedOut = true;
-      replica.kill();
-    }, limit * 1000);
+    const deadline =
+      limit === null
+        ? undefined
+        : setTimeout(() => {
+            if (replica.currentJobId !== job.id) return; // it ended just now
+            timedOut = true;
+            replica.kill();
+          }, limit * 1000);
     const outcome = await replica.runJob(
       { jobId: job.id, runId: job.runId ?? '', inputs: inputs.values, env: job.env, maxOutputBytes: this.context.maxOutputBytes },
       {
         onOutput: (message: OutputMessage) => {
-          outputs = outputs.then(async () => {
-            const output = await outputFromMessage(this.version, job, message, { replicaFile: (...file) => this.storeFile(member.process, ...file), agentFile: this.context.storeFile }, this.context.maxOutputBytes);
-            await this.context.lifecycle.recordOutput(job, output);
-          }).catch((error: unknown) => {
-            outputError ??= `An output could not be stored: ${(error as Error).message}`;
-          });
+          outputs = outputs
+            .then(async () => {
+              const output = await outputFromMessage(
+                this.version,
+                job,
+                message,
+                { replicaFile: (...file) => this.storeFile(member.process, ...file), agentFile: this.context.storeFile },
+                this.context.maxOutputBytes,
+              );
+              await this.context.lifecycle.recordOutput(job, output);
+            })
+            .catch((error: unknown) => {
+              outputError ??= `An output could not be stored: ${(error as Error).message}`;
+            });
           return outputs;
         },
         onCall: (call) => this.onCall(replica, member.process, job, call),
@@ -427,13 +446,19 @@ export class ReplicaPool {
     let passed: CallMessage;
     try {
       passed = await passCallFiles(call, {
-        open: async (path) => (process.openOutput ? ((await process.openOutput(path)) ?? (await openInside(path, ownInputs))) : { path, close: async () => undefined }),
+        open: async (path) =>
+          process.openOutput ? ((await process.openOutput(path)) ?? (await openInside(path, ownInputs))) : { path, close: async () => undefined },
         store: (path, name, size) => this.context.storeCallFile(job, path, name, size),
         maxBytes: this.context.maxCallFileBytes,
       });
     } catch (error) {
       if (!(error instanceof CallFileError)) this.context.onError(error, `files of a call by job ${job.id}`);
-      return { type: 'call_result', call_id: call.call_id, ok: false, error: error instanceof CallFileError ? error.message : 'the files it passes could not be stored' };
+      return {
+        type: 'call_result',
+        call_id: call.call_id,
+        ok: false,
+        error: error instanceof CallFileError ? error.message : 'the files it passes could not be stored',
+      };
     }
     return this.context.handleCall(job, passed);
   }
@@ -442,7 +467,8 @@ export class ReplicaPool {
   private async storeFile(process: ReplicaProcess, job: JobRecord, slot: FileSlot, path: string, name: string): Promise<unknown> {
     if (!process.openOutput) return this.context.storeFile(job, slot, path, name);
     const opened = await process.openOutput(path);
-    if (!opened) throw new Error(`output ${slot} names ${path}, which is not a file the function may hand out (write outputs under its scratch folder, /tmp or $HOME)`);
+    if (!opened)
+      throw new Error(`output ${slot} names ${path}, which is not a file the function may hand out (write outputs under its scratch folder, /tmp or $HOME)`);
     try {
       return await this.context.storeFile(job, slot, opened.path, name);
     } finally {
@@ -455,7 +481,11 @@ export class ReplicaPool {
    * Null when the job cannot run: an input could not be fetched (the job ends in error saying
    * why) or the replica stopped meanwhile (the job was cancelled, or goes back to the queue).
    */
-  private async fetchInputs(replica: Replica, member: Member, job: JobRecord): Promise<{ values: Record<string, unknown>; remove: () => Promise<void> } | null> {
+  private async fetchInputs(
+    replica: Replica,
+    member: Member,
+    job: JobRecord,
+  ): Promise<{ values: Record<string, unknown>; remove: () => Promise<void> } | null> {
     // Nothing to fetch, so no folder to stat and no AbortController: on no-op jobs those two were 6% of the service profile.
     if (!namesFileInputs(this.version, job)) return { values: job.inputs, remove: async () => undefined };
     const directory = join(this.context.inputsDir, replica.id, job.id);

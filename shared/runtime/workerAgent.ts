@@ -110,4 +110,3 @@ export class WorkerAgent implements Compute {
     return pool;
   }
 }
-

@@ -104,7 +104,9 @@ export class DeployService {
     // Looked up under the caller's organization only: another organization's upload id is not found.
     const size = await this.artifacts.uploadSize(principal.organizationId, uploadId);
     if (size === null) {
-      throw notFound(`Upload ${uploadId} not found: an upload can be deployed from for a day, by the organization that created it, once its PUT has succeeded.`);
+      throw notFound(
+        `Upload ${uploadId} not found: an upload can be deployed from for a day, by the organization that created it, once its PUT has succeeded.`,
+      );
     }
     // Storage is told the size, but an emulator may not hold a client to it: checked again here.
     this.checkUploadSize(size);

@@ -78,6 +78,7 @@ export class DeploymentHealth {
 
   /** A task's worker started: the tasks before it that failed were not the image's fault, and there was capacity. */
   async workerStarted(version: VersionRecord): Promise<void> {
-    if ((version.taskFailures ?? 0) > 0 || version.capacityShortage) await this.store.versions.transition(version.id, ['ready'], { taskFailures: 0, capacityShortage: null });
+    if ((version.taskFailures ?? 0) > 0 || version.capacityShortage)
+      await this.store.versions.transition(version.id, ['ready'], { taskFailures: 0, capacityShortage: null });
   }
 }

@@ -43,7 +43,6 @@ export class FunctionService {
     return this.requireView(fn.organizationId === principal.organizationId ? fn : { ...fn, webhooks: [] });
   }
 
-
   /** Whether the caller can see a function of that name that has a version. */
   async exists(principal: Principal, ownerName: string, name: string): Promise<boolean> {
     const fn = await this.store.functions.get(ownerName, name);

@@ -47,7 +47,9 @@ export class IdempotentPushes {
       }
     }
     if (held.requestHash !== claim.requestHash) {
-      throw unprocessable(`Idempotency-Key "${key}" was used by an earlier push with a different request (job ${held.jobId}); a key names one request for 24 hours: use a new key for a new request.`);
+      throw unprocessable(
+        `Idempotency-Key "${key}" was used by an earlier push with a different request (job ${held.jobId}); a key names one request for 24 hours: use a new key for a new request.`,
+      );
     }
     const job = await this.store.jobs.get(held.jobId);
     const version = job && (await this.store.versions.get(job.versionId));

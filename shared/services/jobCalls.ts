@@ -41,7 +41,13 @@ export class JobCalls {
    * outputs once it has finished; a child that ends otherwise is an error. `stream`: the child's
    * version streams, so its outputs are read as they come (awaitPushed): answered at once.
    */
-  async pushFromJob(parent: JobRecord, reference: string, inputs: Record<string, unknown>, wait: boolean, args: unknown[] = []): Promise<{ jobId: string; outputs: unknown[]; stream: boolean }> {
+  async pushFromJob(
+    parent: JobRecord,
+    reference: string,
+    inputs: Record<string, unknown>,
+    wait: boolean,
+    args: unknown[] = [],
+  ): Promise<{ jobId: string; outputs: unknown[]; stream: boolean }> {
     const organization = await this.deps.store.organizations.getById(parent.organizationId);
     if (!organization) throw notFound('The calling job’s organization no longer exists.');
     const principal = { organizationId: organization.id, organizationName: organization.name };

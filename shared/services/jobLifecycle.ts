@@ -27,7 +27,12 @@ export class JobLifecycle implements JobReports {
    * told once the move is durable, without holding the run back.
    */
   async start(jobId: string): Promise<JobRecord | null> {
-    const job = await this.store.jobs.transition(jobId, ['queued'], { status: 'processing', startedAt: this.clock.now(), countAttempt: true }, { deferDurability: true });
+    const job = await this.store.jobs.transition(
+      jobId,
+      ['queued'],
+      { status: 'processing', startedAt: this.clock.now(), countAttempt: true },
+      { deferDurability: true },
+    );
     // A commit that fails is reported to the writes waiting on it (the run's end among them).
     if (job) this.notifier.notify({ type: 'started', job }).catch(() => undefined);
     return job;

@@ -49,7 +49,13 @@ export interface JobPushesDeps {
 export class JobPushes {
   constructor(private readonly deps: JobPushesDeps) {}
 
-  async push(principal: Principal, body: PushBody, source: PushSource, parentJobId: string | null = null, jobId = newTimeOrderedId()): Promise<{ job: JobRecord; version: VersionRecord }> {
+  async push(
+    principal: Principal,
+    body: PushBody,
+    source: PushSource,
+    parentJobId: string | null = null,
+    jobId = newTimeOrderedId(),
+  ): Promise<{ job: JobRecord; version: VersionRecord }> {
     const { store, queue, clock } = this.deps;
     const { fn, version } = await this.resolveTarget(principal, body);
     // A job's own calls are not refused: its workflow would fail for a backlog it did not make.
@@ -105,7 +111,10 @@ export class JobPushes {
   private assertRoomInQueue(version: VersionRecord): void {
     const waiting = this.deps.queue.depth(version.id);
     if (waiting < this.deps.maxQueuedPerVersion) return;
-    throw new RateLimitedError(`${waiting} jobs already wait for version ${version.id}; the limit is ${this.deps.maxQueuedPerVersion}. Try again later.`, QUEUE_FULL_RETRY_AFTER_S);
+    throw new RateLimitedError(
+      `${waiting} jobs already wait for version ${version.id}; the limit is ${this.deps.maxQueuedPerVersion}. Try again later.`,
+      QUEUE_FULL_RETRY_AFTER_S,
+    );
   }
 
   /**

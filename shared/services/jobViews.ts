@@ -37,7 +37,10 @@ export class JobViews {
     const { store } = this.deps;
     const { inputs, bytes: inputBytes, cut: inputsCut } = boundedInputs(job.inputs);
     // The store reads only what the inputs leave room for (children are read meanwhile, and take their share below).
-    const [stored, children] = await Promise.all([store.jobs.listOutputs(job.id, outputOffset, JOB_ANSWER_VALUES_BYTES - inputBytes), store.jobs.listChildSummaries(job.id)]);
+    const [stored, children] = await Promise.all([
+      store.jobs.listOutputs(job.id, outputOffset, JOB_ANSWER_VALUES_BYTES - inputBytes),
+      store.jobs.listChildSummaries(job.id),
+    ]);
     const fitted = await this.fitted(job.id, stored, outputOffset, JOB_ANSWER_VALUES_BYTES - inputBytes - answerBytes(children));
     return { job: inputsCut ? { ...job, inputs } : job, ...fitted, children, ...(inputsCut ? { inputsCut } : {}) };
   }

@@ -15,7 +15,8 @@ const TYPE_CHECKS: Partial<Record<InputSpec['type'], (value: unknown) => boolean
 
 /** A File given as an object: its URL, or an upload of the pusher's (`upload_id`, from POST /v2/uploads, with an optional `name`). */
 function isFileSource(file: { url?: unknown; upload_id?: unknown; name?: unknown }): boolean {
-  if (file.upload_id !== undefined) return typeof file.upload_id === 'string' && file.upload_id !== '' && (file.name === undefined || typeof file.name === 'string');
+  if (file.upload_id !== undefined)
+    return typeof file.upload_id === 'string' && file.upload_id !== '' && (file.name === undefined || typeof file.name === 'string');
   return isFileUrl(file.url);
 }
 
@@ -32,14 +33,20 @@ function isFileUrl(value: unknown): boolean {
  * Inputs as Sieve takes them: by name (an object), or by position (an array, in the order the
  * function declares its parameters), given names here. More values than parameters is 422.
  */
-export function namedInputs(version: VersionRecord, inputs: Record<string, unknown> | unknown[]): { inputs: Record<string, unknown>; issues: ValidationIssue[] } {
+export function namedInputs(
+  version: VersionRecord,
+  inputs: Record<string, unknown> | unknown[],
+): { inputs: Record<string, unknown>; issues: ValidationIssue[] } {
   if (!Array.isArray(inputs)) return { inputs, issues: [] };
   const issues = inputs.slice(version.inputs.length).map((_, extra): ValidationIssue => ({
     loc: ['body', 'inputs', version.inputs.length + extra],
     msg: `Too many positional inputs: the function takes ${version.inputs.length} (${version.inputs.map((input) => input.name).join(', ') || 'none'})`,
     type: 'extra_forbidden',
   }));
-  return { inputs: Object.fromEntries(inputs.slice(0, version.inputs.length).map((value, index) => [(version.inputs[index] as InputSpec).name, value])), issues };
+  return {
+    inputs: Object.fromEntries(inputs.slice(0, version.inputs.length).map((value, index) => [(version.inputs[index] as InputSpec).name, value])),
+    issues,
+  };
 }
 
 /**
@@ -50,7 +57,12 @@ export function checkInputs(version: VersionRecord, inputs: Record<string, unkno
   const issues: ValidationIssue[] = [];
   const declared = new Map(version.inputs.map((input) => [input.name, input]));
   for (const name of Object.keys(inputs)) {
-    if (!declared.has(name)) issues.push({ loc: ['body', 'inputs', name], msg: `Unknown input: the function takes ${[...declared.keys()].join(', ') || 'no inputs'}`, type: 'extra_forbidden' });
+    if (!declared.has(name))
+      issues.push({
+        loc: ['body', 'inputs', name],
+        msg: `Unknown input: the function takes ${[...declared.keys()].join(', ') || 'no inputs'}`,
+        type: 'extra_forbidden',
+      });
   }
   for (const input of version.inputs) {
     const value = inputs[input.name];
@@ -65,12 +77,18 @@ export function checkInputs(version: VersionRecord, inputs: Record<string, unkno
       continue;
     }
     if (nested.some((marker) => !isFileSource(marker))) {
-      issues.push({ loc: ['body', 'inputs', input.name], msg: `A file in it should have a URL: {"_type": "${FILE_TYPE}", "url": "https://..."} (http, https or data; not a path or file:// URL)`, type: 'file_type' });
+      issues.push({
+        loc: ['body', 'inputs', input.name],
+        msg: `A file in it should have a URL: {"_type": "${FILE_TYPE}", "url": "https://..."} (http, https or data; not a path or file:// URL)`,
+        type: 'file_type',
+      });
       continue;
     }
     const check = TYPE_CHECKS[isFileType(input.type) ? FILE_TYPE : input.type];
     if (check && !check(value)) {
-      const expected = isFileType(input.type) ? 'a file: {"url": "https://..."} or the URL itself (http, https or data; not a path or file:// URL)' : `of type ${input.type}`;
+      const expected = isFileType(input.type)
+        ? 'a file: {"url": "https://..."} or the URL itself (http, https or data; not a path or file:// URL)'
+        : `of type ${input.type}`;
       issues.push({ loc: ['body', 'inputs', input.name], msg: `Input should be ${expected}`, type: `${input.type}_type` });
     }
   }
@@ -84,7 +102,13 @@ export function checkInputs(version: VersionRecord, inputs: Record<string, unkno
 export function namePositionalInputs(version: VersionRecord, args: unknown[], named: Record<string, unknown>): Record<string, unknown> {
   const names = version.inputs.map((input) => input.name);
   if (args.length > names.length) {
-    throw new ValidationError([{ loc: ['body', 'args'], msg: `The function takes ${names.length} input${names.length === 1 ? '' : 's'} (${names.join(', ') || 'none'}); ${args.length} were given by position`, type: 'too_long' }]);
+    throw new ValidationError([
+      {
+        loc: ['body', 'args'],
+        msg: `The function takes ${names.length} input${names.length === 1 ? '' : 's'} (${names.join(', ') || 'none'}); ${args.length} were given by position`,
+        type: 'too_long',
+      },
+    ]);
   }
   const inputs: Record<string, unknown> = {};
   args.forEach((value, index) => (inputs[names[index] as string] = value));
@@ -108,7 +132,13 @@ export function mergeEnvironment(version: VersionRecord, overrides: Record<strin
     else if (!(variable.name in overrides)) missing.push(variable.name);
   }
   if (missing.length > 0) {
-    throw new ValidationError(missing.map((name) => ({ loc: ['body', 'env', name], msg: `The function requires the environment variable ${name} (declared without a default): set it in the push's env`, type: 'missing' })));
+    throw new ValidationError(
+      missing.map((name) => ({
+        loc: ['body', 'env', name],
+        msg: `The function requires the environment variable ${name} (declared without a default): set it in the push's env`,
+        type: 'missing',
+      })),
+    );
   }
   return { ...env, ...overrides };
 }

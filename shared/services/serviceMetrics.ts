@@ -41,7 +41,8 @@ export class ServiceMetrics implements Telemetry {
         this.webhooks.increment({ outcome: event.outcome });
         return;
       case 'replica':
-        if (event.event.what === 'exited' || event.event.what === 'crashed' || event.event.what === 'setup_failed') this.replicaExits.increment({ reason: event.event.what });
+        if (event.event.what === 'exited' || event.event.what === 'crashed' || event.event.what === 'setup_failed')
+          this.replicaExits.increment({ reason: event.event.what });
         return;
     }
   }
@@ -53,10 +54,12 @@ export class ServiceMetrics implements Telemetry {
   private recordJob(job: JobRecord, type: 'started' | 'output' | 'completed'): void {
     const labels = { function: `${job.ownerName}/${job.functionName}` };
     // The first start only: a restarted job's wait since its push is not a start latency.
-    if (type === 'started' && job.startedAt !== null && job.attempts === 1) this.startLatency.observe(labels, (job.startedAt - job.createdAt) / MICROS_PER_SECOND);
+    if (type === 'started' && job.startedAt !== null && job.attempts === 1)
+      this.startLatency.observe(labels, (job.startedAt - job.createdAt) / MICROS_PER_SECOND);
     if (type !== 'completed') return;
     this.completed.increment({ ...labels, status: job.status });
-    if (job.startedAt !== null && job.completedAt !== null) this.duration.observe({ ...labels, status: job.status }, (job.completedAt - job.startedAt) / MICROS_PER_SECOND);
+    if (job.startedAt !== null && job.completedAt !== null)
+      this.duration.observe({ ...labels, status: job.status }, (job.completedAt - job.startedAt) / MICROS_PER_SECOND);
   }
 
   private gauges(snapshot: MetricsSnapshot): MetricFamily[] {
@@ -73,18 +76,38 @@ export class ServiceMetrics implements Telemetry {
     return [
       { name: 'sluice_jobs', help: 'Jobs waiting or running, by state.', type: 'gauge', samples: byState.samples() },
       { name: 'sluice_queue_depth', help: 'Queued jobs per version.', type: 'gauge', samples: depth.samples() },
-      { name: 'sluice_replicas', help: 'Replicas per version, by state (awaiting_resources: wanted, but no machine of its type is free).', type: 'gauge', samples: replicas },
+      {
+        name: 'sluice_replicas',
+        help: 'Replicas per version, by state (awaiting_resources: wanted, but no machine of its type is free).',
+        type: 'gauge',
+        samples: replicas,
+      },
     ];
   }
 
   private counted(): MetricFamily[] {
     return [
-      { name: 'sluice_jobs_completed_total', help: 'Jobs ended since the service started, by final status.', type: 'counter', samples: this.completed.samples() },
+      {
+        name: 'sluice_jobs_completed_total',
+        help: 'Jobs ended since the service started, by final status.',
+        type: 'counter',
+        samples: this.completed.samples(),
+      },
       { name: 'sluice_job_start_latency_seconds', help: 'From push to the first start of a job.', type: 'histogram', samples: this.startLatency.samples() },
-      { name: 'sluice_job_duration_seconds', help: 'From a job\'s start to its end, by final status.', type: 'histogram', samples: this.duration.samples() },
+      { name: 'sluice_job_duration_seconds', help: "From a job's start to its end, by final status.", type: 'histogram', samples: this.duration.samples() },
       { name: 'sluice_builds_total', help: 'Builds ended since the service started, by outcome.', type: 'counter', samples: this.builds.samples() },
-      { name: 'sluice_webhook_attempts_total', help: 'Webhook delivery attempts, by outcome (retry: failed, tried again later; failed: given up).', type: 'counter', samples: this.webhooks.samples() },
-      { name: 'sluice_replica_exits_total', help: 'Replicas that ended, by reason (crashed: on their own).', type: 'counter', samples: this.replicaExits.samples() },
+      {
+        name: 'sluice_webhook_attempts_total',
+        help: 'Webhook delivery attempts, by outcome (retry: failed, tried again later; failed: given up).',
+        type: 'counter',
+        samples: this.webhooks.samples(),
+      },
+      {
+        name: 'sluice_replica_exits_total',
+        help: 'Replicas that ended, by reason (crashed: on their own).',
+        type: 'counter',
+        samples: this.replicaExits.samples(),
+      },
     ];
   }
 }

@@ -119,7 +119,9 @@ export interface Services<Scheduler extends DeliveryScheduler = DeliverySchedule
 }
 
 /** Builds the services in dependency order: what the webhook scheduler and the worker agent need first, then them, then the rest. */
-export function createServices<Scheduler extends DeliveryScheduler, Machines extends Compute>(adapters: Adapters<Scheduler, Machines>): Services<Scheduler, Machines> {
+export function createServices<Scheduler extends DeliveryScheduler, Machines extends Compute>(
+  adapters: Adapters<Scheduler, Machines>,
+): Services<Scheduler, Machines> {
   const { store, clock, artifacts } = adapters;
   const telemetry = adapters.telemetry ?? NO_TELEMETRY;
   const access = new FunctionAccess(store);
@@ -140,7 +142,16 @@ export function createServices<Scheduler extends DeliveryScheduler, Machines ext
   });
   const lifecycle = new JobLifecycle(store, adapters.queue, notifier, clock);
   const views = new JobViews({ store, artifacts });
-  const jobPushes = new JobPushes({ store, access, versions, queue: adapters.queue, lifecycle, webhookPolicy, clock, maxQueuedPerVersion: adapters.maxQueuedPerVersion });
+  const jobPushes = new JobPushes({
+    store,
+    access,
+    versions,
+    queue: adapters.queue,
+    lifecycle,
+    webhookPolicy,
+    clock,
+    maxQueuedPerVersion: adapters.maxQueuedPerVersion,
+  });
   const waits = new JobWaits({ store, events: adapters.events, views });
   const calls = new JobCalls({ store, pushes: jobPushes, waits, views, artifacts, clock });
   const compute = adapters.compute({ lifecycle, calls, usage });

@@ -59,21 +59,29 @@ export class Sweeper {
     };
 
     const stuck = await this.store.versions.listByBuildStatus(['queued'], now - this.settings.stuckBuildSeconds * 1e6);
-    await each(stuck.slice(0, this.settings.batch), (version) => `version ${version.id}`, async (version) => {
-      await this.builder.enqueue(version.id);
-      report.buildsRestarted.push(version.id);
-    });
+    await each(
+      stuck.slice(0, this.settings.batch),
+      (version) => `version ${version.id}`,
+      async (version) => {
+        await this.builder.enqueue(version.id);
+        report.buildsRestarted.push(version.id);
+      },
+    );
 
     const overdue = await this.store.deliveries.listOverdue(now - this.settings.overdueDeliverySeconds * 1e6, this.settings.batch);
-    await each(overdue, (delivery) => `delivery ${delivery.id}`, async (delivery) => {
-      const outcome = await this.scheduler.reschedule(delivery);
-      if (outcome === 'running') return;
-      if (outcome === 'ended') {
-        const after = await this.deliverer.recordFailure(delivery.id, 'The delivery’s run ended before the delivery did; it was started again.');
-        if (after?.state !== 'pending' || (await this.scheduler.reschedule(after)) === 'ended') return;
-      }
-      report.deliveriesRestarted.push(delivery.id);
-    });
+    await each(
+      overdue,
+      (delivery) => `delivery ${delivery.id}`,
+      async (delivery) => {
+        const outcome = await this.scheduler.reschedule(delivery);
+        if (outcome === 'running') return;
+        if (outcome === 'ended') {
+          const after = await this.deliverer.recordFailure(delivery.id, 'The delivery’s run ended before the delivery did; it was started again.');
+          if (after?.state !== 'pending' || (await this.scheduler.reschedule(after)) === 'ended') return;
+        }
+        report.deliveriesRestarted.push(delivery.id);
+      },
+    );
 
     const versions = new Map<string, Promise<VersionRecord | null>>();
     const versionOf = (id: string) => {
@@ -85,12 +93,16 @@ export class Sweeper {
       return version;
     };
     const old = await this.store.jobs.listQueuedBefore(now - QUEUED_JOB_LIMIT_SECONDS * 1e6, this.settings.batch);
-    await each(old, (job) => `job ${job.id}`, async (job) => {
-      const version = await versionOf(job.versionId);
-      // A job of a version still building has no message yet: its build's end releases it.
-      if (version?.buildStatus !== 'ready' || now - queuedSince(job, version) < QUEUED_JOB_LIMIT_SECONDS * 1e6) return;
-      if (await this.lifecycle.failQueued(job.id, QUEUE_MESSAGE_EXPIRED)) report.jobsExpired.push(job.id);
-    });
+    await each(
+      old,
+      (job) => `job ${job.id}`,
+      async (job) => {
+        const version = await versionOf(job.versionId);
+        // A job of a version still building has no message yet: its build's end releases it.
+        if (version?.buildStatus !== 'ready' || now - queuedSince(job, version) < QUEUED_JOB_LIMIT_SECONDS * 1e6) return;
+        if (await this.lifecycle.failQueued(job.id, QUEUE_MESSAGE_EXPIRED)) report.jobsExpired.push(job.id);
+      },
+    );
     return report;
   }
 }

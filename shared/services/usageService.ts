@@ -126,7 +126,7 @@ export class UsageService {
     let cost = roundDollars(own.costDollars);
     let computeSeconds = roundSeconds(own.computeSeconds);
     if (aggregated) {
-      for (let pending = await this.store.jobs.listChildren(job.id); pending.length > 0; ) {
+      for (let pending = await this.store.jobs.listChildren(job.id); pending.length > 0;) {
         const child = pending.shift() as JobRecord;
         const charge = await this.jobCharge(child);
         cost += roundDollars(charge.costDollars);
@@ -186,7 +186,12 @@ export class UsageService {
     const start = range.startNs === undefined ? period.start : Number(range.startNs / 1_000_000_000n);
     const end = range.endNs === undefined ? period.end : Number(range.endNs / 1_000_000_000n);
     if (start > end) throw badRequest('Invalid timestamps provided.');
-    return { organizationId: principal.organizationId, versionId, fromHour: hourOf(start), toHour: hourOf(end) + (end % HOUR_SECONDS === 0 ? 0 : HOUR_SECONDS) };
+    return {
+      organizationId: principal.organizationId,
+      versionId,
+      fromHour: hourOf(start),
+      toHour: hourOf(end) + (end % HOUR_SECONDS === 0 ? 0 : HOUR_SECONDS),
+    };
   }
 
   private async totals(principal: Principal, versionId: string | undefined, range: UsageRange) {

@@ -54,7 +54,11 @@ export class WebhookDeliverer implements DeliveryAttempts {
       },
     });
     const delivered = result.status === 200;
-    return this.record(delivery, { status: result.status, error: delivered ? null : result.error }, delivered ? 'delivered' : result.permanent ? 'failed' : 'retry');
+    return this.record(
+      delivery,
+      { status: result.status, error: delivered ? null : result.error },
+      delivered ? 'delivered' : result.permanent ? 'failed' : 'retry',
+    );
   }
 
   /**
@@ -78,13 +82,24 @@ export class WebhookDeliverer implements DeliveryAttempts {
     return deliveryAhead(delivery, await this.store.deliveries.listByJob(delivery.jobId));
   }
 
-  private async record(delivery: WebhookDelivery, attempt: Omit<DeliveryAttempt, 'at'>, outcome: 'delivered' | 'failed' | 'retry'): Promise<WebhookDelivery | null> {
+  private async record(
+    delivery: WebhookDelivery,
+    attempt: Omit<DeliveryAttempt, 'at'>,
+    outcome: 'delivered' | 'failed' | 'retry',
+  ): Promise<WebhookDelivery | null> {
     const at = this.clock.now();
     const attempts = delivery.attempts.length + 1;
     const state = outcome === 'retry' ? (attempts >= MAX_DELIVERY_ATTEMPTS ? 'failed' : 'pending') : outcome;
     const nextAttemptAt = state === 'pending' ? at + retryDelayMs(attempts, this.retryBaseMs) * 1000 : at;
     const recorded = await this.store.deliveries.recordAttempt(delivery.id, { at, ...attempt }, state, nextAttemptAt);
-    if (recorded) this.telemetry.record({ kind: 'webhook', delivery: recorded, outcome: state === 'pending' ? 'retry' : state, status: attempt.status, error: attempt.error });
+    if (recorded)
+      this.telemetry.record({
+        kind: 'webhook',
+        delivery: recorded,
+        outcome: state === 'pending' ? 'retry' : state,
+        status: attempt.status,
+        error: attempt.error,
+      });
     return recorded;
   }
 }

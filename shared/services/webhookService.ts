@@ -52,7 +52,10 @@ export class WebhookService {
     const resentAt = this.clock.now();
     const wait = resendWaitSeconds(await this.store.deliveries.listByJob(job.id), resentAt);
     if (wait > 0) {
-      throw new RateLimitedError(`A job's webhooks can be resent ${MAX_RESENDS_PER_WINDOW} times in ${RESEND_WINDOW_MICROS / 1_000_000} s; try again in ${wait} s.`, wait);
+      throw new RateLimitedError(
+        `A job's webhooks can be resent ${MAX_RESENDS_PER_WINDOW} times in ${RESEND_WINDOW_MICROS / 1_000_000} s; try again in ${wait} s.`,
+        wait,
+      );
     }
     const outputs = await this.store.jobs.listOutputs(job.id, 0);
     const created: WebhookDelivery[] = [];

@@ -42,7 +42,10 @@ describe('sluice keys on a stopped npm run aws:local', () => {
     // What a stopped (or killed) emulation leaves: its synthesized app, and maybe the file naming a process that is gone.
     dataDir = await mkdtemp(join(tmpdir(), 'sluice-aws-stopped-'));
     await mkdir(join(dataDir, 'cdk.out'));
-    await writeFile(join(dataDir, 'aws-local.json'), JSON.stringify({ dynamoDbEndpoint: 'http://127.0.0.1:9', tablePrefix: 'sluice-', region: 'us-east-1', pid: 2 ** 22 + 1 }));
+    await writeFile(
+      join(dataDir, 'aws-local.json'),
+      JSON.stringify({ dynamoDbEndpoint: 'http://127.0.0.1:9', tablePrefix: 'sluice-', region: 'us-east-1', pid: 2 ** 22 + 1 }),
+    );
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 

@@ -142,7 +142,9 @@ describe.each(targets)('the same behaviour in the %s mode', (mode) => {
   });
 
   it('ends a build that cannot succeed in error, saying why, and sluice deploy exits non-zero', async () => {
-    const broken = await writeFunctionDir({ 'main.py': 'import sluice\n\n@sluice.function(name="broken", python_version="3.99")\ndef broken(x: str) -> str:\n    return x\n' });
+    const broken = await writeFunctionDir({
+      'main.py': 'import sluice\n\n@sluice.function(name="broken", python_version="3.99")\ndef broken(x: str) -> str:\n    return x\n',
+    });
     const deployed = await runCli(['deploy', broken], { SLUICE_URL: target.url, SLUICE_API_KEY: target.key }, 120_000);
     expect(deployed.code).not.toBe(0);
     expect(deployed.stdout + deployed.stderr).toContain('Python 3.99 is not installed');
@@ -154,7 +156,10 @@ describe.each(targets)('the same behaviour in the %s mode', (mode) => {
     const job = await awaitJob(id);
     expect(job).toMatchObject({ id, status: 'finished', error: '' });
     expect(job.outputs.map((output: any) => output.data)).toEqual(['Hello, Ada.']);
-    await until(async () => (await call('GET', `/v2/logs?job_id=${id}`)).body.data.some((entry: any) => entry.logs?.some((line: any) => line.message === 'greeting Ada')), 20_000);
+    await until(
+      async () => (await call('GET', `/v2/logs?job_id=${id}`)).body.data.some((entry: any) => entry.logs?.some((line: any) => line.message === 'greeting Ada')),
+      20_000,
+    );
   });
 
   it('streams a job as Server-Sent Events until done, a client reconnecting with Last-Event-ID whenever a stream ends without it', async () => {

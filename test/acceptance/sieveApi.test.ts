@@ -111,7 +111,11 @@ describe.each(['local', 'aws'] as const)('Sieve’s API document, operation by o
     for (const operation of SIEVE_OPERATIONS) {
       const response = await fetch(`${target.url}${concretePath(operation.path)}`, { method: operation.method });
       const body = await response.json();
-      expect([operation.operationId, response.status, responseProblems(operation.operationId, response.status, body)]).toEqual([operation.operationId, 401, []]);
+      expect([operation.operationId, response.status, responseProblems(operation.operationId, response.status, body)]).toEqual([
+        operation.operationId,
+        401,
+        [],
+      ]);
     }
   });
 

@@ -103,12 +103,17 @@ describe('worker tasks on AWS', () => {
   it('keeps a version whose tasks find no instance ready, its jobs queued, with a warning that says why and which quota to raise', async () => {
     const id = await push('starved', { x: 'hello' });
     const version = (await latestVersion('starved')).id as string;
-    const setupLines = async () => (await call('GET', `/v2/logs?version_id=${version}`)).body.data.flatMap((entry: any) => entry.logs.map((line: any) => line.message as string)) as string[];
+    const setupLines = async () =>
+      (await call('GET', `/v2/logs?version_id=${version}`)).body.data.flatMap((entry: any) =>
+        entry.logs.map((line: any) => line.message as string),
+      ) as string[];
     // More stops than end a version whose image cannot start.
     await until(async () => (await setupLines()).filter((line) => line.startsWith('A worker task found no instance to run on')).length >= 4, 90_000, 500);
     const shown = await latestVersion('starved');
     expect(shown.build_status).toBe('ready');
-    expect(shown.warning).toMatch(/^Its t4 worker tasks are waiting for an instance \(ECS: "Timeout waiting for capacity.*"\); its jobs stay queued until one starts\. If it lasts, raise the EC2 quota "Running On-Demand G and VT instances"/);
+    expect(shown.warning).toMatch(
+      /^Its t4 worker tasks are waiting for an instance \(ECS: "Timeout waiting for capacity.*"\); its jobs stay queued until one starts\. If it lasts, raise the EC2 quota "Running On-Demand G and VT instances"/,
+    );
     expect((await job(id)).status).toBe('queued');
     expect((await call('POST', '/v2/push', { function: 'local/starved', inputs: { x: 'again' } })).body.warning).toBe(shown.warning);
   }, 120_000);
@@ -121,7 +126,9 @@ describe('worker tasks on AWS', () => {
     writeFileSync(join(target.dataDir, 'images', image as string, 'worker', 'worker.mjs'), "console.error('cannot start'); process.exit(3);\n");
     const id = await push('unstartable', { x: 'hello' });
     await until(async () => (await job(id)).status === 'error', 90_000, 250);
-    expect((await job(id)).error).toMatch(/The version's tasks cannot run: Its worker tasks failed 3 times in a row; the last: Essential container in task exited \(exit code 3\)/);
+    expect((await job(id)).error).toMatch(
+      /The version's tasks cannot run: Its worker tasks failed 3 times in a row; the last: Essential container in task exited \(exit code 3\)/,
+    );
     expect((await latestVersion('unstartable')).build_status).toBe('error');
     const logs = (await call('GET', `/v2/logs?version_id=${version}`)).body.data.flatMap((entry: any) => entry.logs.map((line: any) => line.message));
     expect(logs).toContain('A worker task stopped: Essential container in task exited (exit code 3)');

@@ -62,7 +62,11 @@ describe('the dashboard’s API keys, in a real browser', () => {
     expect(await statusOf(service.key)).toBe(401);
     expect(await statusOf(secret)).toBe(200);
     await expect.poll(() => rows().filter({ hasText: '(this tab)' }).textContent()).toContain(`${secret.slice(0, 9)}…`);
-    expect(await rows().filter({ hasText: service.key.slice(0, 9) }).textContent()).toMatch(/revoked /);
+    expect(
+      await rows()
+        .filter({ hasText: service.key.slice(0, 9) })
+        .textContent(),
+    ).toMatch(/revoked /);
     // The only active key is this tab's: nothing offers to revoke it.
     expect(await page.getByTestId('api-keys').getByRole('button', { name: 'Revoke' }).count()).toBe(0);
     await screenshot(page, 'keys-rotated');

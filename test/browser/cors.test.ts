@@ -76,9 +76,14 @@ describe('browsers: a page of another origin calls the API with its key (CORS, i
 
     it('answers the named origin, and the browser refuses the answer to any other', async () => {
       await page.goto(`http://localhost:${pagePort}/`);
-      expect(await callFromPage(page, `${service.url}/v2/organization`, service.key, { method: 'GET' })).toMatchObject({ status: 200, body: { name: 'local' } });
+      expect(await callFromPage(page, `${service.url}/v2/organization`, service.key, { method: 'GET' })).toMatchObject({
+        status: 200,
+        body: { name: 'local' },
+      });
       await page.goto(`http://127.0.0.1:${pagePort}/`);
-      expect(await callFromPage(page, `${service.url}/v2/organization`, service.key, { method: 'GET' })).toEqual({ refused: expect.stringContaining('Failed to fetch') });
+      expect(await callFromPage(page, `${service.url}/v2/organization`, service.key, { method: 'GET' })).toEqual({
+        refused: expect.stringContaining('Failed to fetch'),
+      });
     });
   });
 });

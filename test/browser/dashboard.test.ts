@@ -39,7 +39,12 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
     dataDir = await mkdtemp(join(tmpdir(), 'sluice-dashboard-'));
     service = await startServiceProcess(dataDir);
     const target = { url: service.url, key: service.key };
-    const broken = await deployDirectory(target, await writeFunctionDir({ 'main.py': 'import sluice\n\n@sluice.function(name="broken", python_version="3.99")\ndef broken(x: str) -> str:\n    return x\n' }));
+    const broken = await deployDirectory(
+      target,
+      await writeFunctionDir({
+        'main.py': 'import sluice\n\n@sluice.function(name="broken", python_version="3.99")\ndef broken(x: str) -> str:\n    return x\n',
+      }),
+    );
     const mirror = await deployDirectory(target, await writeFunctionDir({ 'main.py': MIRROR }));
     const big = await deployDirectory(target, await writeFunctionDir({ 'main.py': `import sluice\nfrom typing import Iterator\n${SEVEN_BIG_SOURCE}` }));
     await waitForBuild(target, 'local/broken', broken.body.version.id);
@@ -104,8 +109,10 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
 
   it('shows every output of a job too large for one answer (seven of 0.9 MB), reading on by offset', async () => {
     const headers = { 'x-api-key': service.key, 'content-type': 'application/json' };
-    const pushed = await (await fetch(`${service.url}/v2/push`, { method: 'POST', headers, body: JSON.stringify({ function: 'local/seven-big', inputs: { count: 7 } }) })).json() as { id: string };
-    for (let status = ''; status !== 'finished'; ) {
+    const pushed = (await (
+      await fetch(`${service.url}/v2/push`, { method: 'POST', headers, body: JSON.stringify({ function: 'local/seven-big', inputs: { count: 7 } }) })
+    ).json()) as { id: string };
+    for (let status = ''; status !== 'finished';) {
       status = ((await (await fetch(`${service.url}/v2/jobs/${pushed.id}/await?offset=7`, { headers })).json()) as { status: string }).status;
     }
     await page.goto(`${service.url}/#/jobs/${pushed.id}`);
@@ -148,7 +155,10 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
     await page.goto(`${service.url}/#/functions/local/broken/versions`);
     await page.getByTestId('versions').getByText('error', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Build log' }).click();
-    await page.getByTestId('logs').getByText(/Python 3\.99 is not installed/).waitFor();
+    await page
+      .getByTestId('logs')
+      .getByText(/Python 3\.99 is not installed/)
+      .waitFor();
     await screenshot(page, '07-failed-build');
   });
 

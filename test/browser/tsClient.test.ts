@@ -12,7 +12,15 @@ const STREAM_WORDS = fileURLToPath(new URL('../../examples/stream-words', import
 
 /** The client as a browser loads it: bundled for the browser platform, no Node built-in within reach. */
 async function browserBundle(): Promise<string> {
-  const result = await build({ entryPoints: [CLIENT], bundle: true, platform: 'browser', format: 'iife', globalName: 'Sluice', write: false, logLevel: 'silent' });
+  const result = await build({
+    entryPoints: [CLIENT],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    globalName: 'Sluice',
+    write: false,
+    logLevel: 'silent',
+  });
   return result.outputFiles[0]?.text ?? '';
 }
 
@@ -45,7 +53,9 @@ describe('the TypeScript client in a real browser', () => {
         const streamed: unknown[] = [];
         for await (const output of client.outputs(job.id)) streamed.push(output.data);
         const upload = await client.upload(new Blob(['bytes']), 'page.txt');
-        const error = await client.job('no-such-job').catch((caught: { name: string; status: number; detail: unknown }) => ({ name: caught.name, status: caught.status, detail: caught.detail }));
+        const error = await client
+          .job('no-such-job')
+          .catch((caught: { name: string; status: number; detail: unknown }) => ({ name: caught.name, status: caught.status, detail: caught.detail }));
         return { status: job.status, streamed, upload, error };
       },
       { url: service.url, apiKey: service.key },

@@ -117,7 +117,9 @@ describe('DynamoDB store', () => {
     expect(keys).toHaveLength(2);
     await s3!.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })) } }));
     await expect(store.jobs.get(job.id)).rejects.toThrow(); // the spill is what get reads
-    expect((await store.jobs.listByOrganization({ organizationId: 'org-1' }, { limit: 10, offset: 0 })).map((listed) => listed.inputs)).toEqual([{ image: null, note: 'small' }]);
+    expect((await store.jobs.listByOrganization({ organizationId: 'org-1' }, { limit: 10, offset: 0 })).map((listed) => listed.inputs)).toEqual([
+      { image: null, note: 'small' },
+    ]);
     const outputs = await store.jobs.listOutputPreviews(job.id, { budget: 1_000_000, max: 10 });
     expect(outputs.map((output) => [output.data, output.omitted])).toEqual([
       [null, true],

@@ -67,7 +67,9 @@ export function describeJobContract(store: CurrentStore): void {
       const job = aJob();
       await store().jobs.create(job);
       const expected = { ...job, status: 'processing', startedAt: 10, runId: 'run-1', attempts: 1 };
-      expect(await store().jobs.transition(job.id, ['queued', 'processing'], { status: 'processing', startedAt: 10, runId: 'run-1', countAttempt: true })).toEqual(expected);
+      expect(
+        await store().jobs.transition(job.id, ['queued', 'processing'], { status: 'processing', startedAt: 10, runId: 'run-1', countAttempt: true }),
+      ).toEqual(expected);
       expect(await store().jobs.get(job.id)).toEqual(expected);
     });
 
@@ -94,7 +96,13 @@ export function describeJobContract(store: CurrentStore): void {
       const job = aJob({ status: 'processing', startedAt: 10, runId: 'run-1', attempts: 1 });
       await store().jobs.create(job);
       const restarts = [{ timestamp: 20, reason: 'replica lost', type: 'preemption' as const, run_id: 'run-1' }];
-      const updated = await store().jobs.transition(job.id, ['processing'], { status: 'queued', startedAt: null, runId: 'run-2', restarts, completedAt: undefined });
+      const updated = await store().jobs.transition(job.id, ['processing'], {
+        status: 'queued',
+        startedAt: null,
+        runId: 'run-2',
+        restarts,
+        completedAt: undefined,
+      });
       const expected = { ...job, status: 'queued', startedAt: null, runId: 'run-2', restarts };
       expect(updated).toEqual(expected);
       expect(await store().jobs.get(job.id)).toEqual(expected);
@@ -268,7 +276,7 @@ export function describeJobContract(store: CurrentStore): void {
       const first = { id: 'first', status: 'queued', createdAt: 1, ownerName: aJob().ownerName, functionName: aJob().functionName };
       const second = { id: 'second', status: 'finished', createdAt: 2, ownerName: 'acme', functionName: 'resize' };
       expect(await store().jobs.listChildSummaries('parent-1', 2)).toEqual([first, second]);
-      expect(ids(await store().jobs.listChildSummaries('parent-1') as JobRecord[])).toEqual(['first', 'second', 'third']);
+      expect(ids((await store().jobs.listChildSummaries('parent-1')) as JobRecord[])).toEqual(['first', 'second', 'third']);
       expect(await store().jobs.listChildSummaries('parent-1', 0)).toEqual([]);
       expect(await store().jobs.listChildSummaries('orphan', 5)).toEqual([]);
     });
@@ -370,7 +378,12 @@ export function describeJobContract(store: CurrentStore): void {
     });
 
     it('lists of jobs (and of a job’s children) carry a job’s inputs inline while they total at most 64 KB, the others as null; get returns them all', async () => {
-      const inputs = { small: { nested: [1, 'two'] }, edge: 'x'.repeat(LIST_INLINE_BYTES - 1_000), large: 'y'.repeat(LIST_INLINE_BYTES), after: 'z'.repeat(2_000) };
+      const inputs = {
+        small: { nested: [1, 'two'] },
+        edge: 'x'.repeat(LIST_INLINE_BYTES - 1_000),
+        large: 'y'.repeat(LIST_INLINE_BYTES),
+        after: 'z'.repeat(2_000),
+      };
       const job = aJob({ inputs, parentJobId: 'parent-1', functionId: 'function-9', versionId: 'version-9' });
       await store().jobs.create(job);
       const listed = { ...job, inputs: { small: inputs.small, edge: inputs.edge, large: null, after: null } };

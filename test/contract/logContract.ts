@@ -11,7 +11,11 @@ const messages = (entries: LogEntry[]) => entries.map((entry) => entry.message);
 export function describeLogContract(store: CurrentStore): void {
   describe('logs', () => {
     it("query returns a stream's lines oldest first, every field included", async () => {
-      const lines = [aLogEntry({ timeNs: T + 2n, message: 'two' }), aLogEntry({ timeNs: T, message: 'zero', stage: 'setup' }), aLogEntry({ timeNs: T + 1n, message: 'one' })];
+      const lines = [
+        aLogEntry({ timeNs: T + 2n, message: 'two' }),
+        aLogEntry({ timeNs: T, message: 'zero', stage: 'setup' }),
+        aLogEntry({ timeNs: T + 1n, message: 'one' }),
+      ];
       await store().logs.append(lines);
       expect(await store().logs.query({ ...everything, stream: 'job:job-1' })).toEqual([lines[1], lines[2], lines[0]]);
     });
@@ -47,7 +51,10 @@ export function describeLogContract(store: CurrentStore): void {
     });
 
     it("query with a stream never returns another organization's lines", async () => {
-      await store().logs.append([aLogEntry({ organizationId: 'org-1', timeNs: T, message: 'ours' }), aLogEntry({ organizationId: 'org-2', timeNs: T + 1n, message: 'theirs' })]);
+      await store().logs.append([
+        aLogEntry({ organizationId: 'org-1', timeNs: T, message: 'ours' }),
+        aLogEntry({ organizationId: 'org-2', timeNs: T + 1n, message: 'theirs' }),
+      ]);
       expect(messages(await store().logs.query({ ...everything, stream: 'job:job-1', organizationId: 'org-1' }))).toEqual(['ours']);
       expect(messages(await store().logs.query({ ...everything, stream: 'job:job-1', organizationId: 'org-3' }))).toEqual([]);
     });

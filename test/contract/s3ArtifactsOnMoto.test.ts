@@ -58,7 +58,8 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  const bytesAt = async (key: string) => Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
+  const bytesAt = async (key: string) =>
+    Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }))).Body!.transformToByteArray());
 
   describe('bundle uploads', () => {
     it('takes an upload through the presigned PUT URL with node’s fetch, and copies exactly those bytes to the bundle key', async () => {
@@ -170,23 +171,44 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
         const source = join(folder, 'hooked.txt');
         await writeFile(source, 'for the receiver');
         await artifacts.putOutputFile('job-hooked', 0, 'hooked.txt', source);
-        const job = aJob({ id: 'job-hooked', organizationId: organization.id, status: 'processing', webhooks: [{ type: 'job.new_output', url: 'https://hooks.example.com/in' }] });
+        const job = aJob({
+          id: 'job-hooked',
+          organizationId: organization.id,
+          status: 'processing',
+          webhooks: [{ type: 'job.new_output', url: 'https://hooks.example.com/in' }],
+        });
         const output = anOutput({ jobId: job.id, index: 0, type: 'sieve.File', data: { url: ownFilePath(job.id, 0), name: 'hooked.txt' } });
         const scheduled: WebhookDelivery[] = [];
         const clock = createSystemClock();
         // The delivery is made two hours before its attempt (a receiver down meanwhile, say).
         vi.useFakeTimers({ toFake: ['Date'], now: Date.now() - 2 * 3600_000 });
         try {
-          await new WebhookService(store, { schedule: async (delivery) => void scheduled.push(delivery), reschedule: async () => 'started' }, clock).onJobEvent({ type: 'output', job, output });
+          await new WebhookService(store, { schedule: async (delivery) => void scheduled.push(delivery), reschedule: async () => 'started' }, clock).onJobEvent(
+            { type: 'output', job, output },
+          );
         } finally {
           vi.useRealTimers();
         }
         const bodies: string[] = [];
-        const deliverer = new WebhookDeliverer(store, new WebhookSecrets(store), async ({ body }) => (bodies.push(body), { status: 200, error: null, permanent: false }), clock, 1000, artifacts);
+        const deliverer = new WebhookDeliverer(
+          store,
+          new WebhookSecrets(store),
+          async ({ body }) => (bodies.push(body), { status: 200, error: null, permanent: false }),
+          clock,
+          1000,
+          artifacts,
+        );
         await deliverer.attempt(scheduled[0]!.id);
         const sent = JSON.parse(JSON.parse(bodies[0]!).body.output).data.url as string;
         const signedAt = paramsOf(sent).get('X-Amz-Date') ?? '';
-        const at = Date.UTC(+signedAt.slice(0, 4), +signedAt.slice(4, 6) - 1, +signedAt.slice(6, 8), +signedAt.slice(9, 11), +signedAt.slice(11, 13), +signedAt.slice(13, 15));
+        const at = Date.UTC(
+          +signedAt.slice(0, 4),
+          +signedAt.slice(4, 6) - 1,
+          +signedAt.slice(6, 8),
+          +signedAt.slice(9, 11),
+          +signedAt.slice(11, 13),
+          +signedAt.slice(13, 15),
+        );
         expect(Math.abs(Date.now() - at)).toBeLessThan(60_000);
         const answer = await fetch(sent);
         expect([answer.status, await answer.text()]).toEqual([200, 'for the receiver']);
@@ -294,10 +316,20 @@ describe.skipIf(!onPath)('S3 artifacts on a real moto_server', () => {
         expect((await fetch(upload.upload_url, { method: 'PUT', body: bundle })).status).toBe(200);
         return call('POST', '/v2/functions/acme/hostile/versions', { metadata, upload_id: upload.upload_id });
       };
-      const bomb = await deployFrom(await gzippedTar([{ path: 'main.py', content: MAIN_PY }, { path: 'weights.bin', size: 8 * 1024 * 1024 }]));
+      const bomb = await deployFrom(
+        await gzippedTar([
+          { path: 'main.py', content: MAIN_PY },
+          { path: 'weights.bin', size: 8 * 1024 * 1024 },
+        ]),
+      );
       expect(bomb.status).toBe(413);
       expect(bomb.body.detail).toContain('SLUICE_MAX_BUNDLE_UNPACKED_MB');
-      const link = await deployFrom(await gzippedTar([{ path: 'main.py', content: MAIN_PY }, { path: 'etc', type: '2', linkpath: '/etc' }]));
+      const link = await deployFrom(
+        await gzippedTar([
+          { path: 'main.py', content: MAIN_PY },
+          { path: 'etc', type: '2', linkpath: '/etc' },
+        ]),
+      );
       expect(link.status).toBe(422);
       expect(link.body.detail).toContain('"etc" is a SymbolicLink');
       expect((await call('GET', '/v2/functions/acme/hostile')).status).toBe(404);

@@ -19,8 +19,11 @@ describe('SQLite migration of jobs and outputs stored by an earlier release', ()
     dir = mkdtempSync(join(tmpdir(), 'sluice-migration-'));
     const path = join(dir, 'sluice.db');
     const db = openDatabase(path, SCHEMA_BEFORE_LIST_PREVIEWS);
-    const insertJob = db.prepare('INSERT INTO jobs (id, function_id, version_id, organization_id, parent_job_id, status, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    for (const job of jobs) insertJob.run(job.id, job.functionId, job.versionId, job.organizationId, job.parentJobId, job.status, job.createdAt, JSON.stringify(job));
+    const insertJob = db.prepare(
+      'INSERT INTO jobs (id, function_id, version_id, organization_id, parent_job_id, status, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    for (const job of jobs)
+      insertJob.run(job.id, job.functionId, job.versionId, job.organizationId, job.parentJobId, job.status, job.createdAt, JSON.stringify(job));
     const insertOutput = db.prepare('INSERT INTO job_outputs (job_id, idx, data) VALUES (?, ?, ?)');
     for (const output of outputs) insertOutput.run(output.jobId, output.index, JSON.stringify(output));
     db.close();
@@ -30,7 +33,10 @@ describe('SQLite migration of jobs and outputs stored by an earlier release', ()
   it('keeps every job and output whole for get, and lists them as newly stored ones are listed', async () => {
     const small = aJob({ createdAt: 2, inputs: { text: 'héllo', n: 2 ** 60, list: [1, { a: null }] } });
     const large = aJob({ createdAt: 1, inputs: { image: 'x'.repeat(LIST_INLINE_BYTES), note: 'small' } });
-    const outputs = [anOutput({ jobId: small.id, index: 0, data: { ok: true } }), anOutput({ jobId: small.id, index: 1, name: 'big', data: 'y'.repeat(LIST_INLINE_BYTES) })];
+    const outputs = [
+      anOutput({ jobId: small.id, index: 0, data: { ok: true } }),
+      anOutput({ jobId: small.id, index: 1, name: 'big', data: 'y'.repeat(LIST_INLINE_BYTES) }),
+    ];
     const store = createSqliteStore(anOlderDatabase([small, large], outputs));
     try {
       expect(await store.jobs.get(small.id)).toEqual(small);
@@ -56,7 +62,9 @@ describe('SQLite migration of jobs and outputs stored by an earlier release', ()
     const db = openDatabase(path, SCHEMA_BEFORE_USAGE_DAYS);
     const DAY = 24 * HOUR_SECONDS;
     const firstDay = anIncrement().hour - (anIncrement().hour % DAY);
-    const insert = db.prepare('INSERT INTO usage_hours (organization_id, version_id, billing_class, hour, function_id, compute_seconds, cost_dollars) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const insert = db.prepare(
+      'INSERT INTO usage_hours (organization_id, version_id, billing_class, hour, function_id, compute_seconds, cost_dollars) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
     for (let hour = firstDay; hour < firstDay + 3 * DAY; hour += HOUR_SECONDS) insert.run('org-1', 'version-1', 'cpu', hour, 'function-1', 2, 0.5);
     db.close();
     const store = createSqliteStore(path);

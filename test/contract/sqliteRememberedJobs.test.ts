@@ -95,7 +95,10 @@ describe('SQLite jobs: a start waits in memory for its commit', () => {
     await jobs.create(second);
     await jobs.transition(first.id, ['queued'], start, { deferDurability: true });
     await jobs.transition(second.id, ['queued'], start, { deferDurability: true });
-    expect(await jobs.transition(second.id, ['queued', 'processing'], { status: 'cancelled', completedAt: 7 })).toMatchObject({ status: 'cancelled', startedAt: 5 });
+    expect(await jobs.transition(second.id, ['queued', 'processing'], { status: 'cancelled', completedAt: 7 })).toMatchObject({
+      status: 'cancelled',
+      startedAt: 5,
+    });
     await writes.durable();
     const status = db.prepare<[string], string>('SELECT status FROM jobs WHERE id = ?').pluck();
     expect([status.get(first.id), status.get(second.id)]).toEqual(['processing', 'cancelled']);
@@ -109,7 +112,9 @@ describe('SQLite jobs: a pushed job runs while its commit gathers', () => {
     const job = aJob();
     await jobs.create(job, { deferDurability: true });
     await jobs.transition(job.id, ['queued'], { status: 'processing', startedAt: 5 }, { deferDurability: true });
-    expect(await jobs.transition(job.id, ['processing'], { status: 'finished', completedAt: 9 }, { deferDurability: true })).toMatchObject({ status: 'finished' });
+    expect(await jobs.transition(job.id, ['processing'], { status: 'finished', completedAt: 9 }, { deferDurability: true })).toMatchObject({
+      status: 'finished',
+    });
     expect(db.inTransaction).toBe(true);
     await writes.durable();
     expect(db.prepare('SELECT status FROM jobs WHERE id = ?').pluck().get(job.id)).toBe('finished');

@@ -74,7 +74,8 @@ export function describeUsageContract(store: CurrentStore): void {
     it('totals count hours from fromHour, included, up to toHour, excluded', async () => {
       const hours = [-2, -1, 0, 1, 2, 3].map((offset) => H + offset * HOUR_SECONDS);
       for (const [index, hour] of hours.entries()) await store().usage.add(anIncrement({ hour, computeSeconds: 2 ** index, costDollars: 0 }));
-      const seconds = async (fromHour: number, toHour: number) => (await store().usage.totals({ organizationId: 'org-1', fromHour, toHour })).get('a100')?.computeSeconds;
+      const seconds = async (fromHour: number, toHour: number) =>
+        (await store().usage.totals({ organizationId: 'org-1', fromHour, toHour })).get('a100')?.computeSeconds;
       // Hours H-1, H and H+1 (indexes 1, 2, 3): not H-2 before fromHour, not H+2 at toHour.
       expect(await seconds(H - HOUR_SECONDS, H + 2 * HOUR_SECONDS)).toBe(2 + 4 + 8);
       expect(await seconds(H, H + HOUR_SECONDS)).toBe(4);
@@ -88,20 +89,29 @@ export function describeUsageContract(store: CurrentStore): void {
       const firstDay = H - (H % DAY) + DAY;
       // One second at every hour of four days, and 1,000 at the hour before them.
       await store().usage.add(anIncrement({ hour: firstDay - HOUR_SECONDS, computeSeconds: 1000, costDollars: 0 }));
-      for (let hour = firstDay; hour < firstDay + 4 * DAY; hour += HOUR_SECONDS) await store().usage.recordJob(`job-${hour}`, anIncrement({ hour, computeSeconds: 1, costDollars: 0 }));
-      const seconds = async (fromHour: number, toHour: number) => (await store().usage.totals({ organizationId: 'org-1', fromHour, toHour })).get('a100')?.computeSeconds;
+      for (let hour = firstDay; hour < firstDay + 4 * DAY; hour += HOUR_SECONDS)
+        await store().usage.recordJob(`job-${hour}`, anIncrement({ hour, computeSeconds: 1, costDollars: 0 }));
+      const seconds = async (fromHour: number, toHour: number) =>
+        (await store().usage.totals({ organizationId: 'org-1', fromHour, toHour })).get('a100')?.computeSeconds;
       expect(await seconds(firstDay, firstDay + 4 * DAY)).toBe(96);
       expect(await seconds(firstDay + 5 * HOUR_SECONDS, firstDay + 3 * DAY + 7 * HOUR_SECONDS)).toBe(3 * 24 + 2);
       expect(await seconds(firstDay - HOUR_SECONDS, firstDay + DAY)).toBe(1024);
       expect(await seconds(firstDay + DAY + HOUR_SECONDS, firstDay + DAY + 3 * HOUR_SECONDS)).toBe(2);
-      const byFunction = await store().usage.totalsByFunction({ organizationId: 'org-1', versionId: anIncrement().versionId, fromHour: firstDay - 2 * HOUR_SECONDS, toHour: firstDay + 2 * DAY + HOUR_SECONDS });
+      const byFunction = await store().usage.totalsByFunction({
+        organizationId: 'org-1',
+        versionId: anIncrement().versionId,
+        fromHour: firstDay - 2 * HOUR_SECONDS,
+        toHour: firstDay + 2 * DAY + HOUR_SECONDS,
+      });
       expect(byFunction.get(anIncrement().functionId)?.get('a100')?.computeSeconds).toBe(1000 + 49);
     });
 
     it('recordJob a second time for the same job changes nothing and answers false', async () => {
       expect(await store().usage.recordJob('job-1', anIncrement({ computeSeconds: 60, costDollars: 1 }))).toBe(true);
       expect(await store().usage.recordJob('job-1', anIncrement({ computeSeconds: 60, costDollars: 1 }))).toBe(false);
-      expect(await store().usage.recordJob('job-1', anIncrement({ billingClass: 'cpu', hour: H + HOUR_SECONDS, computeSeconds: 5, costDollars: 5 }))).toBe(false);
+      expect(await store().usage.recordJob('job-1', anIncrement({ billingClass: 'cpu', hour: H + HOUR_SECONDS, computeSeconds: 5, costDollars: 5 }))).toBe(
+        false,
+      );
       expect(plain(await store().usage.totals(day))).toEqual({ a100: { computeSeconds: 60, costDollars: 1 } });
     });
 
@@ -112,7 +122,9 @@ export function describeUsageContract(store: CurrentStore): void {
     });
 
     it('recordJob calls at once for different jobs all count', async () => {
-      const results = await Promise.all(Array.from({ length: 5 }, (_, index) => store().usage.recordJob(`job-${index}`, anIncrement({ computeSeconds: 60, costDollars: 1 }))));
+      const results = await Promise.all(
+        Array.from({ length: 5 }, (_, index) => store().usage.recordJob(`job-${index}`, anIncrement({ computeSeconds: 60, costDollars: 1 }))),
+      );
       expect(results).toEqual([true, true, true, true, true]);
       expect(plain(await store().usage.totals(day))).toEqual({ a100: { computeSeconds: 300, costDollars: 5 } });
     });
@@ -134,7 +146,10 @@ export function describeUsageContract(store: CurrentStore): void {
       await store().usage.add(anIncrement({ hour: H + 24 * HOUR_SECONDS, computeSeconds: 1000, costDollars: 100 }));
       const byFunction = await store().usage.totalsByFunction(day);
       expect([...byFunction.keys()].sort()).toEqual(['function-1', 'function-2']);
-      expect(plain(byFunction.get('function-1') as Map<BillingClass, UsageTotals>)).toEqual({ a100: { computeSeconds: 90, costDollars: 1.5 }, cpu: { computeSeconds: 10, costDollars: 0.1 } });
+      expect(plain(byFunction.get('function-1') as Map<BillingClass, UsageTotals>)).toEqual({
+        a100: { computeSeconds: 90, costDollars: 1.5 },
+        cpu: { computeSeconds: 10, costDollars: 0.1 },
+      });
       expect(plain(byFunction.get('function-2') as Map<BillingClass, UsageTotals>)).toEqual({ a100: { computeSeconds: 5, costDollars: 0.05 } });
       const ofVersion = await store().usage.totalsByFunction({ ...day, versionId: 'version-2' });
       expect(plain(ofVersion.get('function-1') as Map<BillingClass, UsageTotals>)).toEqual({ a100: { computeSeconds: 30, costDollars: 0.5 } });

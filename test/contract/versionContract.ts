@@ -19,7 +19,14 @@ export function describeVersionContract(store: CurrentStore): void {
     });
 
     it('get round-trips a finished version with its times, error and replica bounds', async () => {
-      const version = aVersion({ buildStatus: 'error', builtAt: 5, readyAt: 6, buildError: 'pip failed:\n  no such package', cudaVersion: '12.4', maximumReplicas: 3 });
+      const version = aVersion({
+        buildStatus: 'error',
+        builtAt: 5,
+        readyAt: 6,
+        buildError: 'pip failed:\n  no such package',
+        cudaVersion: '12.4',
+        maximumReplicas: 3,
+      });
       await store().versions.create(version);
       expect(await store().versions.get(version.id)).toEqual(version);
     });
@@ -36,7 +43,11 @@ export function describeVersionContract(store: CurrentStore): void {
     });
 
     it("findByPrefix returns the function's versions whose id starts with the prefix", async () => {
-      const [abc1, abc2] = await createAll([aVersion({ id: 'abc-1', createdAt: 1 }), aVersion({ id: 'abc-2', createdAt: 2 }), aVersion({ id: 'abd-1', createdAt: 3 })]);
+      const [abc1, abc2] = await createAll([
+        aVersion({ id: 'abc-1', createdAt: 1 }),
+        aVersion({ id: 'abc-2', createdAt: 2 }),
+        aVersion({ id: 'abd-1', createdAt: 3 }),
+      ]);
       expect(ids(await store().versions.findByPrefix('function-1', 'abc', 10)).sort()).toEqual(ids([abc1!, abc2!]));
       expect(await store().versions.findByPrefix('function-1', 'abc-1', 10)).toEqual([abc1]);
       expect(await store().versions.findByPrefix('function-1', 'x', 10)).toEqual([]);

@@ -138,7 +138,12 @@ describe('the local build unpacking a bundle (one that passed under looser limit
       artifacts,
       clock,
       openLog: (labels) => new LogWriter(store.logs, clock, labels),
-      environments: new PythonEnvironments({ folder: join(dataDir, 'envs'), scratchFolder: join(dataDir, 'scratch', 'builds'), pipArgs: [], sandbox: NO_SANDBOX }),
+      environments: new PythonEnvironments({
+        folder: join(dataDir, 'envs'),
+        scratchFolder: join(dataDir, 'scratch', 'builds'),
+        pipArgs: [],
+        sandbox: NO_SANDBOX,
+      }),
       versionsFolder: join(dataDir, 'versions'),
       importCheck: { sandbox: NO_SANDBOX, scratchFolder: join(dataDir, 'scratch', 'builds') },
       defaultPython: 'python3',
@@ -155,7 +160,9 @@ describe('the local build unpacking a bundle (one that passed under looser limit
     await builder.idle();
     const built = await store.versions.get(version.id);
     expect(built?.buildStatus).toBe('error');
-    expect(built?.buildError).toBe(`The code bundle could not be unpacked: The bundle unpacks to more than ${LIMIT_MB} MB, the limit (SLUICE_MAX_BUNDLE_UNPACKED_MB).`);
+    expect(built?.buildError).toBe(
+      `The code bundle could not be unpacked: The bundle unpacks to more than ${LIMIT_MB} MB, the limit (SLUICE_MAX_BUNDLE_UNPACKED_MB).`,
+    );
     expect(entriesOf(join(dataDir, 'versions'))).toEqual([]);
     await store.close();
   });

@@ -93,7 +93,7 @@ describe('the sluice CLI', () => {
     expect(versions.stdout).toMatch(/^VERSION\tBUILD\tQUEUED\tREADY\tCOMPUTE\tREPLICAS\n[0-9a-f-]{36}\tready\t/);
   });
 
-  it('prints a function\'s build and setup log, and usage by machine type with costs free of float noise', async () => {
+  it("prints a function's build and setup log, and usage by machine type with costs free of float noise", async () => {
     expect((await sluice(['logs', 'hello'])).stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} {2}Building version /m);
     const usage = await sluice(['usage']);
     expect(usage.stdout).toMatch(/^MACHINE TYPE\tCOMPUTE\tCOST\ncpu\t[\d.]+s\t\$\d+\.\d{2,6}\ntotal\t[\d.]+s\t\$\d+\.\d{2,6}\n$/);
@@ -123,7 +123,7 @@ describe('the sluice CLI', () => {
     expect(result.stderr).toMatch(/^error: Cannot reach the service at http:\/\/127\.0\.0\.1:9 /);
   });
 
-  it("opens the store `sluice start` saved for the keys commands, and refuses a folder with no store rather than creating one", async () => {
+  it('opens the store `sluice start` saved for the keys commands, and refuses a folder with no store rather than creating one', async () => {
     expect((await sluice(['keys', 'list'])).stdout).toMatch(/^ID\tORGANIZATION\tKEY\tCREATED\tSTATUS\n.+\tlocal\t/);
     const refused = await sluice(['keys', 'list', '--data-dir', join(elsewhere, 'nothing-here')]);
     expect(refused.code).toBe(1);

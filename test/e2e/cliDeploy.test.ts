@@ -44,7 +44,11 @@ describe('sluice deploy of a file or a folder, and File inputs from local paths'
     await writeFile(join(dir, 'clip.txt'), 'bytes from my disk');
     const run = await runCli(['run', 'listing', '--input', `upload=${join(dir, 'clip.txt')}`, '--json'], env);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout).outputs[0].data).toEqual({ files: ['.gitignore', '.sluiceignore', 'keep.txt', 'main.py'], upload: 'bytes from my disk', suffix: '.txt' });
+    expect(JSON.parse(run.stdout).outputs[0].data).toEqual({
+      files: ['.gitignore', '.sluiceignore', 'keep.txt', 'main.py'],
+      upload: 'bytes from my disk',
+      suffix: '.txt',
+    });
   });
 
   it('deploys a single .py file on its own, reporting every build state it passes through, in order', async () => {
@@ -57,7 +61,7 @@ describe('sluice deploy of a file or a folder, and File inputs from local paths'
     expect((await runCli(['run', 'solo', '-i', 'text=ab', '-i', 'times=2', '-q'], env)).stdout).toBe('abab\n');
   });
 
-  it("reads the README and cover image beside the code, as Sieve's readme=open(\"README.md\").read() does", async () => {
+  it('reads the README and cover image beside the code, as Sieve\'s readme=open("README.md").read() does', async () => {
     const source = [
       'import sieve',
       '',
@@ -73,12 +77,31 @@ describe('sluice deploy of a file or a folder, and File inputs from local paths'
     expect(deploy.stderr).toBe('');
     expect(deploy.code, deploy.stdout).toBe(0);
     const fn = await (await fetch(`${service.url}/v2/functions/local/with-readme`, { headers: { 'x-api-key': service.key } })).json();
-    expect(fn).toMatchObject({ readme: '# With a README\n', description: 'Reads its README', cover_image_url: `data:image/png;base64,${Buffer.from('png').toString('base64')}` });
+    expect(fn).toMatchObject({
+      readme: '# With a README\n',
+      description: 'Reads its README',
+      cover_image_url: `data:image/png;base64,${Buffer.from('png').toString('base64')}`,
+    });
   });
 
   it('deploys one .py file with the folder that holds it, as sieve deploy app.py does: its README and helper modules are there', async () => {
-    const app = ['import sieve', 'from helpers import shout', '', 'README = open("README.md").read()', '', '@sieve.function(name="one-file")', 'def one_file() -> str:', '    return shout(README)', ''].join('\n');
-    const dir = await writeFunctionDir({ 'app.py': app, 'helpers.py': 'def shout(text):\n    return text.upper()\n', 'README.md': 'readme', 'other.py': pythonFunction('not-deployed') });
+    const app = [
+      'import sieve',
+      'from helpers import shout',
+      '',
+      'README = open("README.md").read()',
+      '',
+      '@sieve.function(name="one-file")',
+      'def one_file() -> str:',
+      '    return shout(README)',
+      '',
+    ].join('\n');
+    const dir = await writeFunctionDir({
+      'app.py': app,
+      'helpers.py': 'def shout(text):\n    return text.upper()\n',
+      'README.md': 'readme',
+      'other.py': pythonFunction('not-deployed'),
+    });
     const deploy = await runCli(['deploy', join(dir, 'app.py')], env);
     expect(deploy.code, deploy.stdout).toBe(0);
     expect(deploy.stdout).not.toContain('not-deployed');
@@ -94,7 +117,8 @@ describe('sluice deploy of a file or a folder, and File inputs from local paths'
     expect(deploy.code).not.toBe(0);
     expect(deploy.stderr).toContain('nothing was deployed');
     expect(deploy.stderr).toContain('checked-bad: python_packages.1: "git+https://github.com/example/pkg.git" must be a package name');
-    for (const name of ['checked-good', 'checked-bad']) expect((await fetch(`${service.url}/v2/functions/local/${name}`, { headers: { 'x-api-key': service.key } })).status).toBe(404);
+    for (const name of ['checked-good', 'checked-bad'])
+      expect((await fetch(`${service.url}/v2/functions/local/${name}`, { headers: { 'x-api-key': service.key } })).status).toBe(404);
   });
 
   it('says in one line that a path to deploy does not exist, and that a file must be Python', async () => {

@@ -18,14 +18,17 @@ describe('browsers: cross-origin calls (CORS)', () => {
     }, 30_000);
     afterAll(() => service.close());
 
-    it.each(ROUTES.map((route) => [route.method, route.path] as const))('answers the preflight of %s %s with 204, the methods, X-API-Key and Content-Type, and a max age, without a key', async (method, path) => {
-      const answer = await preflight(`${service.url}${path.replace(/\{[^}]+\}/g, 'x')}`, PAGE, method);
-      expect(answer.status).toBe(204);
-      expect(answer.headers.get('access-control-allow-origin')).toBe('*');
-      expect(answer.headers.get('access-control-allow-methods')).toContain(method);
-      expect(answer.headers.get('access-control-allow-headers')?.toLowerCase()).toMatch(/x-api-key.*content-type/);
-      expect(Number(answer.headers.get('access-control-max-age'))).toBeGreaterThan(0);
-    });
+    it.each(ROUTES.map((route) => [route.method, route.path] as const))(
+      'answers the preflight of %s %s with 204, the methods, X-API-Key and Content-Type, and a max age, without a key',
+      async (method, path) => {
+        const answer = await preflight(`${service.url}${path.replace(/\{[^}]+\}/g, 'x')}`, PAGE, method);
+        expect(answer.status).toBe(204);
+        expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+        expect(answer.headers.get('access-control-allow-methods')).toContain(method);
+        expect(answer.headers.get('access-control-allow-headers')?.toLowerCase()).toMatch(/x-api-key.*content-type/);
+        expect(Number(answer.headers.get('access-control-max-age'))).toBeGreaterThan(0);
+      },
+    );
 
     it('lets a page read an answer, and the headers it needs (Retry-After), when the call succeeds', async () => {
       const answer = await fetch(`${service.url}/v2/jobs`, { headers: { origin: PAGE, 'x-api-key': service.key } });
@@ -35,7 +38,11 @@ describe('browsers: cross-origin calls (CORS)', () => {
     });
 
     it('lets a page read errors too: 401 without a key, 404 for an unknown path, 400 for a malformed one', async () => {
-      for (const [path, status] of [['/v2/jobs', 401], ['/v2/nothing-here', 404], ['/v2/jobs/%zz', 400]] as const) {
+      for (const [path, status] of [
+        ['/v2/jobs', 401],
+        ['/v2/nothing-here', 404],
+        ['/v2/jobs/%zz', 400],
+      ] as const) {
         const answer = await fetch(`${service.url}${path}`, { headers: { origin: PAGE } });
         expect(answer.status).toBe(status);
         expect(answer.headers.get('access-control-allow-origin')).toBe('*');

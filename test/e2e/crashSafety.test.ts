@@ -97,10 +97,13 @@ describe('a service killed with kill -9', () => {
     const first = await startServiceProcess(dataDir, {}, []);
     const deployed = await deployDirectory(
       { url: first.url, key: first.key } as TestService,
-      await writeFunctionDir({ 'main.py': 'import sluice, time\n\n@sluice.function(name="nap")\ndef nap(seconds: float) -> str:\n    time.sleep(seconds)\n    return "rested"\n' }),
+      await writeFunctionDir({
+        'main.py': 'import sluice, time\n\n@sluice.function(name="nap")\ndef nap(seconds: float) -> str:\n    time.sleep(seconds)\n    return "rested"\n',
+      }),
     );
     await waitForBuild({ url: first.url, key: first.key } as TestService, 'local/nap', deployed.body.version.id);
-    const pushNap = async (seconds: number) => (await api(first.url, first.key, 'POST', '/v2/push', { function: 'local/nap', inputs: { seconds } })).body.id as string;
+    const pushNap = async (seconds: number) =>
+      (await api(first.url, first.key, 'POST', '/v2/push', { function: 'local/nap', inputs: { seconds } })).body.id as string;
     // Long enough that a busy machine cannot finish it between the check and the kill.
     const long = await pushNap(5);
     const waiting = [await pushNap(0), await pushNap(0)];

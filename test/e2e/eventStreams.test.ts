@@ -20,7 +20,8 @@ describe('Server-Sent Events: a job and its logs as they happen, over real HTTP'
   let service: TestService;
   let otherKey: string;
   let versionId: string;
-  const push = async (inputs: Record<string, unknown>) => (await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/talker', inputs })).body.id as string;
+  const push = async (inputs: Record<string, unknown>) =>
+    (await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/talker', inputs })).body.id as string;
   const jobEvents = (id: string, key = service.key, lastEventId?: string) => openEventStream(`${service.url}/v2/jobs/${id}/events`, key, lastEventId);
   const listeners = () => service.running.app.jobEvents.listenerCount() + service.running.app.logFeed.listenerCount();
 
@@ -122,7 +123,9 @@ describe('Server-Sent Events: a job and its logs as they happen, over real HTTP'
     const organizationId = (await api(service.url, key, 'GET', '/v2/organization')).body.id as string;
     const lines = 40_000; // 40 pages of about 1 KB lines: 40 MB of events
     const entry = { stream: 'version:history', organizationId, functionId: 'f', jobId: '', runId: '', stage: 'build' as const };
-    await service.running.app.store.logs.append(Array.from({ length: lines }, (_, index) => ({ ...entry, timeNs: BigInt(index + 1), message: `${index} ${'x'.repeat(1000)}` })));
+    await service.running.app.store.logs.append(
+      Array.from({ length: lines }, (_, index) => ({ ...entry, timeNs: BigInt(index + 1), message: `${index} ${'x'.repeat(1000)}` })),
+    );
     const before = listeners();
     const reads = vi.spyOn(service.running.app.store.logs, 'query');
     const pagesRead = () => reads.mock.calls.filter(([query]) => query.organizationId === organizationId).length;

@@ -34,7 +34,9 @@ describe('sluice start, told what is wrong in one line', () => {
     const port = String((taken.address() as AddressInfo).port);
     const result = await runCli(['start'], { PORT: port, SLUICE_DATA_DIR: dataDir, SLUICE_LOG_LEVEL: 'silent' }, 60_000);
     expect(result.code).toBe(1);
-    expect(expectOneLine(result.stderr)).toBe(`error: Port ${port} is in use on 127.0.0.1 (another Sluice, or another program): choose another with --port or PORT.`);
+    expect(expectOneLine(result.stderr)).toBe(
+      `error: Port ${port} is in use on 127.0.0.1 (another Sluice, or another program): choose another with --port or PORT.`,
+    );
   });
 
   it('names SLUICE_PYTHON when it is not an interpreter', async () => {
@@ -52,7 +54,11 @@ describe('the API, told what is wrong in one answer', () => {
   afterAll(() => service.close());
 
   it('names the setting when a body is over the size limit', async () => {
-    const response = await fetch(`${service.url}/v2/push`, { method: 'POST', headers: { 'x-api-key': service.key, 'content-type': 'application/json' }, body: JSON.stringify({ inputs: { text: 'x'.repeat(20_000) } }) });
+    const response = await fetch(`${service.url}/v2/push`, {
+      method: 'POST',
+      headers: { 'x-api-key': service.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ inputs: { text: 'x'.repeat(20_000) } }),
+    });
     expect(response.status).toBe(413);
     expect(((await response.json()) as { detail: string }).detail).toContain('SLUICE_MAX_BODY_MB');
   });
@@ -61,7 +67,12 @@ describe('the API, told what is wrong in one answer', () => {
     for (const path of ['/v2/jobs?status=done', '/v2/functions/local/hello/jobs?status=done']) {
       const { status, body } = await api(service.url, service.key, 'GET', path);
       expect(status).toBe(422);
-      expect(body.detail).toEqual([expect.objectContaining({ loc: ['query', 'status'], msg: 'Unknown status: use one of queued, processing, error, finished, cancelled (or none for every status)' })]);
+      expect(body.detail).toEqual([
+        expect.objectContaining({
+          loc: ['query', 'status'],
+          msg: 'Unknown status: use one of queued, processing, error, finished, cancelled (or none for every status)',
+        }),
+      ]);
     }
   });
 });
@@ -79,7 +90,11 @@ describe('a GPU function on a machine without its GPU, emulation off', () => {
     await waitForBuild(service, 'local/needs-t4', deployed.body.version.id);
     const pushed = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/needs-t4', inputs: { text: 'a' } });
     expect(pushed.body).toMatchObject({ status: 'queued', warning: deployed.body.version.warning });
-    await until(async () => (await api(service.url, service.key, 'GET', `/v2/functions/local/needs-t4/versions/${deployed.body.version.id}`)).body.current_workers.awaiting_resources === 1);
+    await until(
+      async () =>
+        (await api(service.url, service.key, 'GET', `/v2/functions/local/needs-t4/versions/${deployed.body.version.id}`)).body.current_workers
+          .awaiting_resources === 1,
+    );
     const version = await api(service.url, service.key, 'GET', `/v2/functions/local/needs-t4/versions/${deployed.body.version.id}`);
     expect(version.body.warning).toBe(deployed.body.version.warning);
     expect((await api(service.url, service.key, 'GET', `/v2/jobs/${pushed.body.id}`)).body.status).toBe('queued');
@@ -106,7 +121,9 @@ describe('a version whose code does not import in its environment', () => {
     const logs = (await api(service.url, service.key, 'GET', `/v2/logs?version_id=${deployed.body.version.id}`)).body;
     const lines: string[] = logs.data.flatMap((group: any) => group.logs.map((log: any) => log.message));
     expect(lines).toContain("ModuleNotFoundError: No module named 'no_such_dependency'");
-    expect(lines.at(-1)).toBe("Build failed: The code does not import in its environment: ModuleNotFoundError: No module named 'no_such_dependency' (add what it needs to python_packages or system_packages; see the build logs).");
+    expect(lines.at(-1)).toBe(
+      "Build failed: The code does not import in its environment: ModuleNotFoundError: No module named 'no_such_dependency' (add what it needs to python_packages or system_packages; see the build logs).",
+    );
     const pushed = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/forgot-a-package', inputs: { text: 'a' } });
     expect(pushed.status).toBeGreaterThanOrEqual(400);
     expect(pushed.status).toBeLessThan(500);

@@ -98,7 +98,15 @@ describe('file inputs: a job cannot make the service read what it should not', (
   });
 
   it('refuses at push a File input that is a path or a file:// URL, the data directory’s included', async () => {
-    for (const document of [{ path: '/etc/passwd' }, '/etc/passwd', 'file:///etc/passwd', { url: 'file:///etc/passwd' }, { path: join(service.dataDir, 'api-key') }, 'api-key', { url: 'ftp://example.com/x' }]) {
+    for (const document of [
+      { path: '/etc/passwd' },
+      '/etc/passwd',
+      'file:///etc/passwd',
+      { url: 'file:///etc/passwd' },
+      { path: join(service.dataDir, 'api-key') },
+      'api-key',
+      { url: 'ftp://example.com/x' },
+    ]) {
       const { status, body } = await run('local/read-file', { document });
       expect([JSON.stringify(document), status]).toEqual([JSON.stringify(document), 422]);
       expect(body.detail[0]).toMatchObject({ loc: ['body', 'inputs', 'document'], msg: expect.stringContaining('not a path or file:// URL') });
@@ -107,7 +115,14 @@ describe('file inputs: a job cannot make the service read what it should not', (
 
   it('ends a job in error for an input URL on loopback, the service’s own port included, or on the metadata address, revealing no port or status', async () => {
     const port = new URL(service.url).port;
-    for (const url of [`http://127.0.0.1:${port}/v2/organization`, `http://localhost:${port}/uploads/x`, `${files.url}/doc.txt`, 'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:127.0.0.1]:9/', 'http://[64:ff9b::a9fe:a9fe]/']) {
+    for (const url of [
+      `http://127.0.0.1:${port}/v2/organization`,
+      `http://localhost:${port}/uploads/x`,
+      `${files.url}/doc.txt`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::ffff:127.0.0.1]:9/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+    ]) {
       const { body: job } = await run('local/read-file', { document: { url } });
       expect([url, job.status]).toEqual([url, 'error']);
       expect(job.error).toBe('Input document could not be fetched: its host is not a public address.');
@@ -143,7 +158,11 @@ describe('file inputs: a job cannot make the service read what it should not', (
   it('gives webhook receivers the same signed URL: job.new_output’s file downloads without a key', async () => {
     const receiver = await startWebhookReceiver();
     try {
-      const pushed = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/write-file', inputs: { name: 'hook.json', text: '{}' }, webhooks: [{ type: 'job.new_output', url: receiver.url('/out') }] });
+      const pushed = await api(service.url, service.key, 'POST', '/v2/push', {
+        function: 'local/write-file',
+        inputs: { name: 'hook.json', text: '{}' },
+        webhooks: [{ type: 'job.new_output', url: receiver.url('/out') }],
+      });
       const [hook] = await receiver.waitFor('/out', 1);
       const output = JSON.parse(hook?.body.body.output);
       expect(output).toMatchObject({ type: 'sieve.File', data: { name: 'hook.json' } });
@@ -171,7 +190,13 @@ describe('file inputs: a job cannot make the service read what it should not', (
     // The key-checked route names a nested file by output index and part.
     expect((await fetch(`${service.url}/v2/jobs/${written.id}/files/0.1`, { headers: { 'x-api-key': service.key } })).status).toBe(200);
 
-    const bundle = { video: { _type: 'sieve.File', url: data.video.url }, frames: [{ _type: 'sieve.File', url: data.frames[0].url }, { _type: 'sieve.File', url: 'data:text/plain,inline' }] };
+    const bundle = {
+      video: { _type: 'sieve.File', url: data.video.url },
+      frames: [
+        { _type: 'sieve.File', url: data.frames[0].url },
+        { _type: 'sieve.File', url: 'data:text/plain,inline' },
+      ],
+    };
     const { body: read } = await run('local/read-nested', { bundle });
     expect([read.status, read.error]).toEqual(['finished', '']);
     expect(read.outputs[0].data).toBe('p video|p a|inline');
@@ -181,7 +206,9 @@ describe('file inputs: a job cannot make the service read what it should not', (
     const refused = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', url: '/etc/passwd' }, frames: [] } });
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'inputs', 'bundle'], msg: expect.stringContaining('not a path or file:// URL') });
-    const many = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', url: 'data:,x' }, frames: Array.from({ length: 256 }, () => ({ _type: 'sieve.File', url: 'data:,x' })) } });
+    const many = await run('local/read-nested', {
+      bundle: { video: { _type: 'sieve.File', url: 'data:,x' }, frames: Array.from({ length: 256 }, () => ({ _type: 'sieve.File', url: 'data:,x' })) },
+    });
     expect([many.status, many.body.detail?.[0]?.msg]).toEqual([422, 'At most 256 files may be nested in one input']);
     const { body: failed } = await run('local/read-nested', { bundle: { video: { _type: 'sieve.File', url: 'http://127.0.0.1:9/x' }, frames: [] } });
     expect([failed.status, failed.error]).toEqual(['error', 'Input bundle could not be fetched: its host is not a public address.']);

@@ -30,10 +30,15 @@ def on_python() -> str:
 
 // Whether this machine has Python 3.X where a builder should find it: on PATH (not a shim that fails), in pyenv, in /usr/bin or /usr/local/bin.
 const pyenvVersions = join(process.env.PYENV_ROOT ?? join(homedir(), '.pyenv'), 'versions');
-const hasPython = (minor: number) => [
-  ...[...(process.env.PATH ?? '').split(':'), '/usr/bin', '/usr/local/bin'].map((folder) => join(folder, `python3.${minor}`)),
-  ...(existsSync(pyenvVersions) ? readdirSync(pyenvVersions).filter((entry) => entry.startsWith(`3.${minor}.`)).map((entry) => join(pyenvVersions, entry, 'bin', `python3.${minor}`)) : []),
-].some((python) => existsSync(python) && spawnSync(python, ['-c', `import sys; assert sys.version_info[:2] == (3, ${minor})`]).status === 0);
+const hasPython = (minor: number) =>
+  [
+    ...[...(process.env.PATH ?? '').split(':'), '/usr/bin', '/usr/local/bin'].map((folder) => join(folder, `python3.${minor}`)),
+    ...(existsSync(pyenvVersions)
+      ? readdirSync(pyenvVersions)
+          .filter((entry) => entry.startsWith(`3.${minor}.`))
+          .map((entry) => join(pyenvVersions, entry, 'bin', `python3.${minor}`))
+      : []),
+  ].some((python) => existsSync(python) && spawnSync(python, ['-c', `import sys; assert sys.version_info[:2] == (3, ${minor})`]).status === 0);
 const has38 = hasPython(8);
 const has312 = hasPython(12);
 
@@ -61,7 +66,11 @@ describe('the environment a version is built in', () => {
       versions[name] = deployed.body.version.id;
     }
     // Both build at once; pip fetching the defaults takes minutes where the index is slow.
-    await until(async () => (await Promise.all(Object.keys(versions).map(status))).every((version) => ['ready', 'error'].includes(version.build_status)), 280_000, 500);
+    await until(
+      async () => (await Promise.all(Object.keys(versions).map(status))).every((version) => ['ready', 'error'].includes(version.build_status)),
+      280_000,
+      500,
+    );
   }, 300_000);
   afterAll(async () => {
     // An environment lacking a default is never reused: it leaves the shared folder with its service.
@@ -76,12 +85,22 @@ describe('the environment a version is built in', () => {
     await expectReady('uses-defaults');
     const job = await runJob('uses-defaults', { name: 'Ada' });
     expect(job.status, job.error).toBe('finished');
-    expect(job.outputs[0].data).toEqual({ requests: expect.stringMatching(/^2\./), pydantic: expect.stringMatching(/^\d+\./), greeting: 'Ada', others: ['PIL', 'yaml', 'tqdm', 'typer'] });
-    expect((await buildLog('uses-defaults')).join('\n')).toMatch(/Added the default packages: requests pydantic pillow pyyaml tqdm typer|Reusing the environment \w+ \(Python [\d.]+, requests pydantic pillow pyyaml tqdm typer\)/);
+    expect(job.outputs[0].data).toEqual({
+      requests: expect.stringMatching(/^2\./),
+      pydantic: expect.stringMatching(/^\d+\./),
+      greeting: 'Ada',
+      others: ['PIL', 'yaml', 'tqdm', 'typer'],
+    });
+    expect((await buildLog('uses-defaults')).join('\n')).toMatch(
+      /Added the default packages: requests pydantic pillow pyyaml tqdm typer|Reusing the environment \w+ \(Python [\d.]+, requests pydantic pillow pyyaml tqdm typer\)/,
+    );
   });
 
   // Where the machine has no such Python, test/integration/pythonInterpreters.test.ts specifies the failure.
-  for (const [minor, present] of [[8, has38], [12, has312]] as const) {
+  for (const [minor, present] of [
+    [8, has38],
+    [12, has312],
+  ] as const) {
     it.skipIf(!present)(`builds python_version "3.${minor}" where the machine has it, even off PATH (pyenv’s), and runs it there`, async () => {
       await expectReady(`on-3${minor}`);
       expect(await buildLog(`on-3${minor}`)).toContainEqual(expect.stringMatching(new RegExp(`^Using Python 3\\.${minor} at /`)));

@@ -106,7 +106,9 @@ describe('jobs over HTTP, on real Python replicas', () => {
     expect(missing.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'function'] }));
     const wrongType = await push({ function: 'local/greet', inputs: { name: 'Ada' }, webhooks: 42 });
     expect(wrongType.status).toBe(422);
-    expect(wrongType.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'webhooks'], type: 'array_type', msg: expect.not.stringContaining('Field required') })]);
+    expect(wrongType.body.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'webhooks'], type: 'array_type', msg: expect.not.stringContaining('Field required') }),
+    ]);
   });
 
   it('takes inputs by position, in the order the function declares them, and env null, as Sieve does', async () => {

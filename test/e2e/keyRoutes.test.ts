@@ -30,7 +30,11 @@ describe('an organization manages its own API keys over the API (/v2/keys)', () 
       [second.body.id, true],
     ]);
     expect(Object.keys(listed.body.data[0]).sort()).toEqual(KEY_FIELDS);
-    expect(listed.body.data[0]).toMatchObject({ prefix: key.slice(0, 9), revoked_at: null, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/) });
+    expect(listed.body.data[0]).toMatchObject({
+      prefix: key.slice(0, 9),
+      revoked_at: null,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/),
+    });
     expect(JSON.stringify(listed.body)).not.toContain(key.slice(9));
     expect(JSON.stringify(listed.body)).not.toContain(second.body.secret.slice(9));
   });
@@ -111,7 +115,11 @@ describe('an organization manages its own API keys over the API (/v2/keys)', () 
     const { key } = await organization('locked');
     const spare = await api(service.url, key, 'POST', '/v2/keys');
     await api(service.url, key, 'DELETE', `/v2/keys/${spare.body.id}`);
-    for (const [method, path] of [['GET', '/v2/keys'], ['POST', '/v2/keys'], ['DELETE', `/v2/keys/${spare.body.id}`]] as const) {
+    for (const [method, path] of [
+      ['GET', '/v2/keys'],
+      ['POST', '/v2/keys'],
+      ['DELETE', `/v2/keys/${spare.body.id}`],
+    ] as const) {
       expect(await api(service.url, undefined, method, path)).toEqual(UNAUTHORIZED);
       expect(await api(service.url, spare.body.secret, method, path)).toEqual(UNAUTHORIZED);
     }

@@ -26,7 +26,8 @@ def run() -> dict:
 `,
 };
 
-const percentile = (values: number[], fraction: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * fraction))] as number;
+const percentile = (values: number[], fraction: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * fraction))] as number;
 
 describe('list pages of jobs holding hundreds of MB (generators of ~1 MB outputs, large inputs), and another organization meanwhile', () => {
   let service: TestService;
@@ -44,7 +45,10 @@ describe('list pages of jobs holding hundreds of MB (generators of ~1 MB outputs
     }
     const blob = 'b'.repeat(INPUT_BYTES);
     for (let index = 0; index < JOBS; index++) {
-      const { body } = await call('POST', '/v2/push', { function: 'local/chunks', inputs: { blob, tag: `job-${index}`, count: OUTPUTS, kilobytes: OUTPUT_KB } });
+      const { body } = await call('POST', '/v2/push', {
+        function: 'local/chunks',
+        inputs: { blob, tag: `job-${index}`, count: OUTPUTS, kilobytes: OUTPUT_KB },
+      });
       jobIds.push(body.id);
     }
     await until(async () => (await call('GET', '/v2/jobs?status=finished&limit=100')).body.data.length === JOBS, 120_000, 250);
@@ -95,14 +99,16 @@ describe('list pages of jobs holding hundreds of MB (generators of ~1 MB outputs
     const job = (await call('GET', `/v2/jobs/${jobIds[0]}`)).body;
     expect(job.inputs.blob).toHaveLength(INPUT_BYTES);
     // One answer holds 4 MB of values (docs/api.md, "Large jobs"): the rest come with `offset`.
-    for (let offset = job.next_output_offset; offset !== undefined; ) {
+    for (let offset = job.next_output_offset; offset !== undefined;) {
       const more = (await call('GET', `/v2/jobs/${jobIds[0]}?offset=${offset}`)).body;
       job.outputs.push(...more.outputs);
       offset = more.next_output_offset;
     }
     expect(job.outputs).toHaveLength(OUTPUTS);
     const expected = job.outputs.map((_: unknown, index: number) => ({ type: 'str', length: OUTPUT_KB * 1024, first: String.fromCharCode(97 + (index % 26)) }));
-    expect(job.outputs.map((output: { type: string; data: string }) => ({ type: output.type, length: output.data.length, first: output.data[0] }))).toEqual(expected);
+    expect(job.outputs.map((output: { type: string; data: string }) => ({ type: output.type, length: output.data.length, first: output.data[0] }))).toEqual(
+      expected,
+    );
     expect(job.outputs.every((output: { data: string }) => output.data === output.data[0]!.repeat(OUTPUT_KB * 1024))).toBe(true);
   }, 30_000);
 

@@ -9,7 +9,11 @@ import { api, deployDirectory, pythonFunction, startTestService, waitForBuild, w
 
 /** Every `$ref` in a JSON value. */
 const refsIn = (value: unknown): string[] =>
-  Array.isArray(value) ? value.flatMap(refsIn) : value !== null && typeof value === 'object' ? Object.entries(value).flatMap(([key, inner]) => (key === '$ref' ? [String(inner)] : refsIn(inner))) : [];
+  Array.isArray(value)
+    ? value.flatMap(refsIn)
+    : value !== null && typeof value === 'object'
+      ? Object.entries(value).flatMap(([key, inner]) => (key === '$ref' ? [String(inner)] : refsIn(inner)))
+      : [];
 
 describe('the API document (GET /openapi.json) and its reference page (GET /docs/api)', () => {
   let service: TestService;
@@ -37,7 +41,9 @@ describe('the API document (GET /openapi.json) and its reference page (GET /docs
     const ajv = new Ajv2020({ strict: true });
     const schemas = [
       ...Object.values(document.components.schemas),
-      ...Object.values(document.paths).flatMap((methods) => Object.values(methods).flatMap((operation) => operation.parameters.map((parameter) => parameter.schema))),
+      ...Object.values(document.paths).flatMap((methods) =>
+        Object.values(methods).flatMap((operation) => operation.parameters.map((parameter) => parameter.schema)),
+      ),
     ];
     for (const schema of schemas) expect(ajv.validateSchema(schema), JSON.stringify(ajv.errors)).toBe(true);
     const names = new Set(Object.keys(document.components.schemas).map((name) => `#/components/schemas/${name}`));
@@ -90,8 +96,11 @@ describe('the API document (GET /openapi.json) and its reference page (GET /docs
       ['getJob', await call('GET', '/v2/jobs/no-such-job')],
       ['pushJob', await call('POST', '/v2/push', { inputs: 'not inputs' })],
     ];
-    expect(answers.map(([, answer]) => answer.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 201, 400, 404, 422]);
-    for (const [operationId, { status, body }] of answers) expect([operationId, status, answerProblems(operationId, status, body)]).toEqual([operationId, status, []]);
+    expect(answers.map(([, answer]) => answer.status)).toEqual([
+      200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 200, 201, 400, 404, 422,
+    ]);
+    for (const [operationId, { status, body }] of answers)
+      expect([operationId, status, answerProblems(operationId, status, body)]).toEqual([operationId, status, []]);
   }, 240_000);
 
   it('renders a reference page with every operation, its answers and a curl line, needing nothing from elsewhere', async () => {

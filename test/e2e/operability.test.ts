@@ -71,11 +71,18 @@ describe('operating the service', () => {
   it('logs one structured line per build state, replica start, job start and end, and a debug line per request', async () => {
     const pushed = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/slow', inputs: { seconds: 0 } });
     expect((await api(service.url, service.key, 'GET', `/v2/jobs/${pushed.body.id}/await`)).body.status).toBe('finished');
-    const messages = (filter: Record<string, unknown>) => lines.filter((line) => Object.entries(filter).every(([key, value]) => line[key] === value)).map((line) => line.msg);
-    expect(messages({ versionId, level: 30 })).toEqual(expect.arrayContaining(['build building', 'build pushing', 'build deploying', 'build ready', 'replica starting', 'replica ready']));
+    const messages = (filter: Record<string, unknown>) =>
+      lines.filter((line) => Object.entries(filter).every(([key, value]) => line[key] === value)).map((line) => line.msg);
+    expect(messages({ versionId, level: 30 })).toEqual(
+      expect.arrayContaining(['build building', 'build pushing', 'build deploying', 'build ready', 'replica starting', 'replica ready']),
+    );
     await until(async () => messages({ jobId: pushed.body.id }).length === 2);
     expect(messages({ jobId: pushed.body.id })).toEqual(['job started', 'job finished']);
-    expect(lines.find((line) => line.jobId === pushed.body.id && line.msg === 'job finished')).toMatchObject({ function: 'local/slow', status: 'finished', durationMs: expect.any(Number) });
+    expect(lines.find((line) => line.jobId === pushed.body.id && line.msg === 'job finished')).toMatchObject({
+      function: 'local/slow',
+      status: 'finished',
+      durationMs: expect.any(Number),
+    });
     expect(lines).toContainEqual(expect.objectContaining({ level: 20, msg: 'request', method: 'POST', path: '/v2/push', status: 200 }));
   });
 

@@ -53,7 +53,10 @@ describe('output size limits (a function returning 50 MB, and another tenant mea
     const job = await run('local/huge', { kilobytes: 50 * 1024 });
     expect(job.status).toBe('finished');
     expect(job.outputs).toHaveLength(1);
-    expect(job.outputs[0]).toMatchObject({ type: 'sieve.File', data: { name: 'output-0.json', url: expect.stringMatching(new RegExp(`^${service.url}/files/${job.id}/0\\?expires=`)) } });
+    expect(job.outputs[0]).toMatchObject({
+      type: 'sieve.File',
+      data: { name: 'output-0.json', url: expect.stringMatching(new RegExp(`^${service.url}/files/${job.id}/0\\?expires=`)) },
+    });
     const bytes = await download(job.outputs[0].data.url);
     expect(bytes.length).toBe(50 * MB + 2);
     expect(bytes.equals(Buffer.from(JSON.stringify('x'.repeat(50 * MB))))).toBe(true);

@@ -44,7 +44,10 @@ describe('replicas', () => {
     expect(raised.body).toMatchObject({ id: deployed.body.version.id, minimum_replicas: 2, maximum_replicas: 4, build_status: 'ready' });
     await until(async () => (await workers('tunable')).idle === 2);
     // null leaves a bound as it is.
-    const lowered = await call('POST', `/v2/functions/local/tunable/versions/${deployed.body.version.id.slice(0, 8)}/edit`, { minimum_replicas: 1, maximum_replicas: null });
+    const lowered = await call('POST', `/v2/functions/local/tunable/versions/${deployed.body.version.id.slice(0, 8)}/edit`, {
+      minimum_replicas: 1,
+      maximum_replicas: null,
+    });
     expect(lowered.body).toMatchObject({ minimum_replicas: 1, maximum_replicas: 4 });
     await until(async () => (await workers('tunable')).idle === 1, 10_000);
     const capped = await call('POST', '/v2/functions/local/tunable/versions/latest/edit', { minimum_replicas: 0, maximum_replicas: 0 });
@@ -53,7 +56,10 @@ describe('replicas', () => {
   });
 
   it('refuses replica bounds that cannot hold with Sieve’s 400 "Invalid values passed.", and another organization’s edit with 403', async () => {
-    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': `import sluice\n\n@sluice.function(name="bounded")\ndef bounded() -> str:\n    return "ok"\n` }));
+    const deployed = await deployDirectory(
+      service,
+      await writeFunctionDir({ 'main.py': `import sluice\n\n@sluice.function(name="bounded")\ndef bounded() -> str:\n    return "ok"\n` }),
+    );
     await waitForBuild(service, 'local/bounded', deployed.body.version.id);
     for (const edit of [{ minimum_replicas: 3, maximum_replicas: 2 }, { minimum_replicas: -1 }, { maximum_replicas: 65 }]) {
       const { status, body } = await call('POST', '/v2/functions/local/bounded/versions/latest/edit', edit);
@@ -61,7 +67,10 @@ describe('replicas', () => {
       expect(body.detail).toMatch(/^Invalid values passed\. /);
     }
     expect((await call('POST', '/v2/functions/local/bounded/versions/latest/edit', { minimum_replicas: 'two' })).status).toBe(422);
-    expect(await call('POST', '/v2/functions/local/bounded/versions/no-such-version/edit', {})).toEqual({ status: 404, body: { detail: 'Function version not found.' } });
+    expect(await call('POST', '/v2/functions/local/bounded/versions/no-such-version/edit', {})).toEqual({
+      status: 404,
+      body: { detail: 'Function version not found.' },
+    });
     await call('POST', '/v2/functions/local/bounded/edit', { visibility: 'public' });
     const other = await service.createOrganization('acme');
     expect((await api(service.url, other, 'POST', '/v2/functions/local/bounded/versions/latest/edit', { minimum_replicas: 1 })).status).toBe(403);
@@ -147,7 +156,9 @@ describe('a machine without the GPU a version needs', () => {
     const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
     await waitForBuild(service, 'local/needs-t4', deployed.body.version.id);
     const { body } = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/needs-t4', inputs: {} });
-    await until(async () => (await api(service.url, service.key, 'GET', '/v2/functions/local/needs-t4/versions/latest')).body.current_workers.awaiting_resources === 1);
+    await until(
+      async () => (await api(service.url, service.key, 'GET', '/v2/functions/local/needs-t4/versions/latest')).body.current_workers.awaiting_resources === 1,
+    );
     expect((await api(service.url, service.key, 'GET', `/v2/jobs/${body.id}`)).body.status).toBe('queued');
   });
 });

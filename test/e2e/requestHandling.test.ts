@@ -82,21 +82,60 @@ describe('requests: what the service does with hostile HTTP', () => {
       metadata: { name: 'packages', entrypoint: { file: 'main.py', symbol: 'run', kind: 'function' }, python_packages, system_packages },
       bundle: 'bm90IGEgdGFy',
     });
-    const hostile = ['--index-url=http://evil.example/simple', '-r/etc/passwd', 'git+https://github.com/evil/pkg', 'pkg @ https://evil.example/pkg.tar.gz', '/etc/passwd', './x', '../x', 'x.whl', 'numpy --pre'];
-    const { status, body } = await api(service.url, service.key, 'POST', '/v2/functions/local/packages/versions', metadata(hostile, ['-oAPT::Get::AllowUnauthenticated=true', 'http://evil/x.deb', '/tmp/x.deb']));
+    const hostile = [
+      '--index-url=http://evil.example/simple',
+      '-r/etc/passwd',
+      'git+https://github.com/evil/pkg',
+      'pkg @ https://evil.example/pkg.tar.gz',
+      '/etc/passwd',
+      './x',
+      '../x',
+      'x.whl',
+      'numpy --pre',
+    ];
+    const { status, body } = await api(
+      service.url,
+      service.key,
+      'POST',
+      '/v2/functions/local/packages/versions',
+      metadata(hostile, ['-oAPT::Get::AllowUnauthenticated=true', 'http://evil/x.deb', '/tmp/x.deb']),
+    );
     expect(status).toBe(422);
     const fields = body.detail.map((issue: any) => issue.loc.join('.'));
-    expect(fields).toEqual([...hostile.map((_, i) => `body.metadata.python_packages.${i}`), ...[0, 1, 2].map((i) => `body.metadata.system_packages.${i}`), 'body.bundle']);
+    expect(fields).toEqual([
+      ...hostile.map((_, i) => `body.metadata.python_packages.${i}`),
+      ...[0, 1, 2].map((i) => `body.metadata.system_packages.${i}`),
+      'body.bundle',
+    ]);
     expect(body.detail[0].msg).toContain('no options, URLs or paths');
     expect((await api(service.url, service.key, 'GET', '/v2/functions/local/packages')).status).toBe(404);
 
-    const fine = await api(service.url, service.key, 'POST', '/v2/functions/local/packages/versions', metadata(['numpy', 'torch==2.3.0', 'uvicorn[standard]>=0.30,<1']));
+    const fine = await api(
+      service.url,
+      service.key,
+      'POST',
+      '/v2/functions/local/packages/versions',
+      metadata(['numpy', 'torch==2.3.0', 'uvicorn[standard]>=0.30,<1']),
+    );
     expect(fine.body.detail.map((issue: any) => issue.loc.join('.'))).toEqual(['body.bundle']); // only the made-up bundle is wrong
   });
 
   it('refuses webhook URLs on multicast, broadcast, benchmarking, NAT64, 6to4, Teredo and IPv4-compatible forms of internal addresses', async () => {
-    const hooks = ['http://224.0.0.1/', 'http://255.255.255.255/', 'http://198.18.0.1/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[2002:a9fe:a9fe::1]/', 'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', 'http://[::a9fe:a9fe]/', 'http://[::ffff:0:a00:1]/'];
-    const { status, body } = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/echo', inputs: { text: 'x' }, webhooks: hooks.map((url) => ({ type: 'job.complete', url })) });
+    const hooks = [
+      'http://224.0.0.1/',
+      'http://255.255.255.255/',
+      'http://198.18.0.1/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[2002:a9fe:a9fe::1]/',
+      'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/',
+      'http://[::a9fe:a9fe]/',
+      'http://[::ffff:0:a00:1]/',
+    ];
+    const { status, body } = await api(service.url, service.key, 'POST', '/v2/push', {
+      function: 'local/echo',
+      inputs: { text: 'x' },
+      webhooks: hooks.map((url) => ({ type: 'job.complete', url })),
+    });
     expect(status).toBe(422);
     expect(body.detail.map((issue: any) => issue.loc.join('.')).sort()).toEqual(hooks.map((_, i) => `body.webhooks.${i}.url`).sort());
   });

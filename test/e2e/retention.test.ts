@@ -24,9 +24,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('retention in the local mode (SLUICE_RETENTION_DAYS)', () => {
   let service: TestService;
   const call = (method: string, path: string, body?: unknown) => api(service.url, service.key, method, path, body);
-  const push = async (lines: number, seconds: number): Promise<string> => (await call('POST', '/v2/push', { function: 'local/retained', inputs: { lines, seconds } })).body.id;
+  const push = async (lines: number, seconds: number): Promise<string> =>
+    (await call('POST', '/v2/push', { function: 'local/retained', inputs: { lines, seconds } })).body.id;
   const awaitJob = async (id: string) => (await call('GET', `/v2/jobs/${id}/await`)).body;
-  const databaseBytes = () => ['sluice.db', 'sluice.db-wal'].reduce((sum, name) => sum + (existsSync(join(service.dataDir, name)) ? statSync(join(service.dataDir, name)).size : 0), 0);
+  const databaseBytes = () =>
+    ['sluice.db', 'sluice.db-wal'].reduce((sum, name) => sum + (existsSync(join(service.dataDir, name)) ? statSync(join(service.dataDir, name)).size : 0), 0);
   /** Waits until the job is gone (404), or fails after `ms`. */
   const goneWithin = async (id: string, ms: number) => {
     for (const deadline = Date.now() + ms; Date.now() < deadline; await sleep(100)) if ((await call('GET', `/v2/jobs/${id}`)).status === 404) return true;

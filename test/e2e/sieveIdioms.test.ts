@@ -157,7 +157,13 @@ describe("public Sieve code's idioms, deployed with sluice deploy and called fro
 
   beforeAll(async () => {
     service = await startTestService({ SLUICE_SANDBOX: 'bwrap' });
-    const folder = await writeFunctionDir({ 'frames.py': FRAMES, 'audio.py': AUDIO, 'pixels.py': PIXELS, 'settings.py': SETTINGS, 'README.md': '# Frame tools\n' });
+    const folder = await writeFunctionDir({
+      'frames.py': FRAMES,
+      'audio.py': AUDIO,
+      'pixels.py': PIXELS,
+      'settings.py': SETTINGS,
+      'README.md': '# Frame tools\n',
+    });
     await writeFile(join(folder, 'icon.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
     deployed = await runCli(['deploy', folder], { SLUICE_URL: service.url, SLUICE_API_KEY: service.key }, 600_000);
   }, 660_000);
@@ -202,7 +208,9 @@ describe("public Sieve code's idioms, deployed with sluice deploy and called fro
   it('refuses a push that does not set a required environment variable, naming it, and runs one that does', async () => {
     const refused = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/needs-key', inputs: {} });
     expect(refused.status).toBe(422);
-    expect(refused.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'env', 'API_KEY'], msg: expect.stringContaining('requires the environment variable API_KEY') })]);
+    expect(refused.body.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'env', 'API_KEY'], msg: expect.stringContaining('requires the environment variable API_KEY') }),
+    ]);
     const pushed = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/needs-key', inputs: {}, env: { API_KEY: 'abc' } });
     expect(pushed.status).toBe(200);
     const job = (await api(service.url, service.key, 'GET', `/v2/jobs/${pushed.body.id}/await`)).body;

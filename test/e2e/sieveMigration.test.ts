@@ -121,10 +121,7 @@ describe('a Sieve user moving over: Sieve function files and Sieve client code, 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     service = await startTestService({ SLUICE_EMULATE_GPUS: 'true', SLUICE_DEFAULT_MAX_REPLICAS: '3' });
-    const files: Record<string, string>[] = [
-      { 'main.py': SHOUT, 'README.md': '# Shout\n\nShouts text.\n' },
-      { 'model.py': WORDS },
-    ];
+    const files: Record<string, string>[] = [{ 'main.py': SHOUT, 'README.md': '# Shout\n\nShouts text.\n' }, { 'model.py': WORDS }];
     for (const fileSet of files) {
       const deployed = await deployDirectory(service, await writeFunctionDir(fileSet));
       expect(deployed.status).toBe(201);
@@ -139,9 +136,19 @@ describe('a Sieve user moving over: Sieve function files and Sieve client code, 
 
   it('deploys the Sieve file as written: GPU, metadata, the README beside it, and sieve.File types', async () => {
     const fn = (await api(service.url, service.key, 'GET', '/v2/functions/local/shout')).body;
-    expect(fn).toMatchObject({ title: 'Shout', description: 'Shouts text into a file', code_url: 'https://example.com/shout', cover_image_url: 'https://example.com/shout.png', tags: ['Text'], readme: '# Shout\n\nShouts text.\n' });
+    expect(fn).toMatchObject({
+      title: 'Shout',
+      description: 'Shouts text into a file',
+      code_url: 'https://example.com/shout',
+      cover_image_url: 'https://example.com/shout.png',
+      tags: ['Text'],
+      readme: '# Shout\n\nShouts text.\n',
+    });
     expect(fn.latest_version).toMatchObject({ compute_type: 't4', gpu: true });
-    expect(fn.latest_version.inputs.map((input: any) => [input.name, input.type])).toEqual([['text', 'str'], ['times', 'int']]);
+    expect(fn.latest_version.inputs.map((input: any) => [input.name, input.type])).toEqual([
+      ['text', 'str'],
+      ['times', 'int'],
+    ]);
     expect(fn.latest_version.outputs.map((output: any) => output.type)).toEqual(['sieve.File']);
   });
 

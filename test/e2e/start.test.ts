@@ -28,9 +28,17 @@ describe('sluice start', () => {
     expect((await api(service.url, service.key, 'GET', '/v2/functions/local/digits')).status).toBe(404);
     expect(service.output()).toContain('npx sluice deploy DIR, for examples/audio, examples/digits, examples/image, examples/video');
     // The printed curl, run as a newcomer pastes it, pushes a job whose result await returns.
-    const pushCurl = service.output().split('\n').find((line) => line.includes('/v2/push')) as string;
+    const pushCurl = service
+      .output()
+      .split('\n')
+      .find((line) => line.includes('/v2/push')) as string;
     const pushed = JSON.parse(execSync(pushCurl.trim(), { encoding: 'utf8' })) as { id: string };
-    const awaitCurl = (service.output().split('\n').find((line) => line.includes('/await')) as string).split('#')[0] as string;
+    const awaitCurl = (
+      service
+        .output()
+        .split('\n')
+        .find((line) => line.includes('/await')) as string
+    ).split('#')[0] as string;
     const job = JSON.parse(execSync(awaitCurl.replace('JOB_ID', pushed.id).trim(), { encoding: 'utf8' }));
     expect(job).toMatchObject({ status: 'finished', outputs: [expect.objectContaining({ data: 'Hello, Ada.' })] });
     const keyFile = join(dataDir, 'api-key');

@@ -27,7 +27,10 @@ describe('time limits', () => {
 
   beforeAll(async () => {
     service = await startTestService();
-    for (const [name, options] of [['limited', ', timeout=1'], ['unlimited', '']] as const) {
+    for (const [name, options] of [
+      ['limited', ', timeout=1'],
+      ['unlimited', ''],
+    ] as const) {
       const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': sleeper(name, options) }));
       await waitForBuild(service, `local/${name}`, deployed.body.version.id);
     }

@@ -108,7 +108,11 @@ describe('the TypeScript client (clients/typescript) against the real service', 
   it('cancels a running job, and reads what it printed before', async () => {
     const { id } = await client.push('local/slow', { seconds: 60 });
     for (let job = await client.job(id); job.status !== 'processing'; job = await client.job(id)) await new Promise((resolve) => setTimeout(resolve, 100));
-    for (let lines = await collect(client.logs({ jobId: id })); !lines.some((line) => line.message.includes('starting')); lines = await collect(client.logs({ jobId: id }))) {
+    for (
+      let lines = await collect(client.logs({ jobId: id }));
+      !lines.some((line) => line.message.includes('starting'));
+      lines = await collect(client.logs({ jobId: id }))
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect((await client.cancel(id)).message).toBe(`Job ${id} cancelled.`);

@@ -93,7 +93,12 @@ describe('bundle uploads', () => {
     const { body: upload } = await call('POST', '/v2/uploads', { size: bundle.length });
     expect((await put(upload.upload_url, bundle)).status).toBe(200);
 
-    const { status, body } = await call('POST', '/v2/functions/acme/stolen/versions', { metadata: await metadataOf(dir), upload_id: upload.upload_id }, otherKey);
+    const { status, body } = await call(
+      'POST',
+      '/v2/functions/acme/stolen/versions',
+      { metadata: await metadataOf(dir), upload_id: upload.upload_id },
+      otherKey,
+    );
     expect(status).toBe(404);
     expect(body.detail).toContain(`Upload ${upload.upload_id} not found`);
     expect((await call('GET', '/v2/functions/acme/stolen', undefined, otherKey)).status).toBe(404);

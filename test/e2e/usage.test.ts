@@ -56,16 +56,31 @@ describe('usage and cost', () => {
   it('makes the totals the sums over machine types', async () => {
     const report = (await call('GET', '/v2/usage')).body;
     const classes = ['cpu', 'a100', 'a100-20gb', 'v100', 'l4', 't4', 'other'];
-    expect(report.total_compute_seconds).toBeCloseTo(classes.reduce((sum, c) => sum + report[c].compute_seconds, 0), 9);
-    expect(report.total_cost_dollars).toBeCloseTo(classes.reduce((sum, c) => sum + report[c].cost_dollars, 0), 9);
+    expect(report.total_compute_seconds).toBeCloseTo(
+      classes.reduce((sum, c) => sum + report[c].compute_seconds, 0),
+      9,
+    );
+    expect(report.total_cost_dollars).toBeCloseTo(
+      classes.reduce((sum, c) => sum + report[c].cost_dollars, 0),
+      9,
+    );
   });
 
   it('reports one version’s usage, and one job’s', async () => {
     const version = (await call('GET', '/v2/usage/function/local/on-t4/versions/latest')).body;
     expect(version.cpu.compute_seconds).toBe(0);
-    expect(version.t4.compute_seconds).toBeCloseTo(jobs.t4!.reduce((sum, job) => sum + seconds(job), 0), 3);
+    expect(version.t4.compute_seconds).toBeCloseTo(
+      jobs.t4!.reduce((sum, job) => sum + seconds(job), 0),
+      3,
+    );
     const job = (await call('GET', `/v2/usage/job/${jobs.a100![0].id}`)).body;
-    expect(job).toMatchObject({ job_id: jobs.a100![0].id, function_name: 'on-a100', function_owner_name: 'local', function_id: jobs.a100![0].function_id, aggregated: true });
+    expect(job).toMatchObject({
+      job_id: jobs.a100![0].id,
+      function_name: 'on-a100',
+      function_owner_name: 'local',
+      function_id: jobs.a100![0].function_id,
+      aggregated: true,
+    });
     expect(job.cost).toBeCloseTo(seconds(jobs.a100![0]) * 2, 3);
   });
 
@@ -73,7 +88,12 @@ describe('usage and cost', () => {
     const now = Date.now() / 1000;
     const hourAgo = now - 3600;
     const inSeconds = (await call('GET', `/v2/usage?start_timestamp=${hourAgo}&end_timestamp=${now + 1}`)).body;
-    const inNanos = (await call('GET', `/v2/usage?start_timestamp=${BigInt(Math.floor(hourAgo)) * 1_000_000_000n}&end_timestamp=${BigInt(Math.ceil(now + 1)) * 1_000_000_000n}`)).body;
+    const inNanos = (
+      await call(
+        'GET',
+        `/v2/usage?start_timestamp=${BigInt(Math.floor(hourAgo)) * 1_000_000_000n}&end_timestamp=${BigInt(Math.ceil(now + 1)) * 1_000_000_000n}`,
+      )
+    ).body;
     const byDefault = (await call('GET', '/v2/usage')).body;
     expect(inSeconds.total_compute_seconds).toBeGreaterThan(0);
     expect(inNanos).toEqual(inSeconds);
@@ -110,10 +130,7 @@ describe('usage and cost', () => {
 
   it('counts a job once even when its completion is reported again', async () => {
     const before = (await call('GET', '/v2/usage')).body.cpu.compute_seconds;
-    const job = await service.running.app.services.jobs.get(
-      await service.running.app.services.auth.authenticate(service.key),
-      jobs.cpu![0].id,
-    );
+    const job = await service.running.app.services.jobs.get(await service.running.app.services.auth.authenticate(service.key), jobs.cpu![0].id);
     await service.running.app.services.usage.onJobEvent({ type: 'completed', job: job.job });
     expect((await call('GET', '/v2/usage')).body.cpu.compute_seconds).toBe(before);
   });

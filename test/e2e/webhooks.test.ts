@@ -32,7 +32,11 @@ describe('webhooks', () => {
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   const call = (method: string, path: string, body?: unknown) => api(service.url, service.key, method, path, body);
   const push = async (path: string, types: readonly string[] = ALL_EVENTS, text = 'one two') => {
-    const { body } = await call('POST', '/v2/push', { function: 'local/words', inputs: { text }, webhooks: types.map((type) => ({ type, url: receiver.url(path) })) });
+    const { body } = await call('POST', '/v2/push', {
+      function: 'local/words',
+      inputs: { text },
+      webhooks: types.map((type) => ({ type, url: receiver.url(path) })),
+    });
     return body.id as string;
   };
 
@@ -96,7 +100,11 @@ describe('webhooks', () => {
       expect.objectContaining({
         type: 'job.complete',
         state: 'delivered',
-        attempts: [expect.objectContaining({ status: 500, error: 'HTTP 500' }), expect.objectContaining({ status: 503 }), expect.objectContaining({ status: 200, error: null })],
+        attempts: [
+          expect.objectContaining({ status: 500, error: 'HTTP 500' }),
+          expect.objectContaining({ status: 503 }),
+          expect.objectContaining({ status: 200, error: null }),
+        ],
       }),
     ]);
   });
@@ -164,7 +172,11 @@ describe('webhook delivery across failures and restarts', () => {
       const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': WORDS }));
       await waitForBuild(service, 'local/words', deployed.body.version.id);
       // Port 9 (discard) on loopback refuses the connection.
-      const { body } = await api(service.url, service.key, 'POST', '/v2/push', { function: 'local/words', inputs: { text: 'x' }, webhooks: [{ type: 'job.complete', url: 'http://127.0.0.1:9/hook' }] });
+      const { body } = await api(service.url, service.key, 'POST', '/v2/push', {
+        function: 'local/words',
+        inputs: { text: 'x' },
+        webhooks: [{ type: 'job.complete', url: 'http://127.0.0.1:9/hook' }],
+      });
       let delivery: any;
       await until(async () => {
         delivery = (await api(service.url, service.key, 'GET', `/v2/jobs/${body.id}/webhooks`)).body.data[0];
@@ -192,7 +204,11 @@ describe('webhook delivery across failures and restarts', () => {
       const deployed = await deployDirectory(target, await writeFunctionDir({ 'main.py': WORDS }));
       await waitForBuild(target, 'local/words', deployed.body.version.id);
       const url = `http://127.0.0.1:${port}/later`;
-      const { body } = await api(first.url, first.key, 'POST', '/v2/push', { function: 'local/words', inputs: { text: 'x' }, webhooks: [{ type: 'job.complete', url }] });
+      const { body } = await api(first.url, first.key, 'POST', '/v2/push', {
+        function: 'local/words',
+        inputs: { text: 'x' },
+        webhooks: [{ type: 'job.complete', url }],
+      });
       await until(async () => (await api(first.url, first.key, 'GET', `/v2/jobs/${body.id}/webhooks`)).body.data[0]?.attempts.length === 1);
       expect(await stopServiceProcess(first.child, 'SIGTERM')).toBe(0);
 

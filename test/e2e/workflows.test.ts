@@ -280,7 +280,7 @@ describe('functions calling functions, and files', () => {
     expect(childIds).toContain(pushed.id);
   });
 
-  it('awaits the jobs it pushed: several in flight, each result, and a streaming child\'s outputs', async () => {
+  it("awaits the jobs it pushed: several in flight, each result, and a streaming child's outputs", async () => {
     const fn = (await call('GET', '/v2/functions/local/fan-out')).body;
     expect(fn.latest_version.function_dependencies).toEqual(['local/double', 'local/count']);
     const parent = await run('fan-out', { n: 5 });
@@ -289,7 +289,7 @@ describe('functions calling functions, and files', () => {
     expect(parent.children['local/double']).toHaveLength(3);
   });
 
-  it('answers a job\'s await only for the jobs it pushed itself', async () => {
+  it("answers a job's await only for the jobs it pushed itself", async () => {
     const other = await run('double', { n: 1 });
     const parent = await run('fan-out', { n: 0, stranger: other.id });
     expect(parent.outputs[0].data).toEqual({ refused: `Job ${other.id} was not pushed by this job.` });
@@ -302,7 +302,13 @@ describe('functions calling functions, and files', () => {
     const alone = (await call('GET', `/v2/usage/job/${parent.id}?aggregated=false`)).body;
     const together = (await call('GET', `/v2/usage/job/${parent.id}`)).body;
     const childCosts = await Promise.all(children.map(async (child: any) => (await call('GET', `/v2/usage/job/${child.id}`)).body.cost));
-    expect(alone).toMatchObject({ job_id: parent.id, function_name: 'pipeline', function_owner_name: 'local', function_id: parent.function_id, aggregated: false });
+    expect(alone).toMatchObject({
+      job_id: parent.id,
+      function_name: 'pipeline',
+      function_owner_name: 'local',
+      function_id: parent.function_id,
+      aggregated: false,
+    });
     expect(childCosts.every((cost: number) => cost > 0)).toBe(true);
     expect(together.cost).toBeCloseTo(alone.cost + childCosts.reduce((sum: number, cost: number) => sum + cost, 0), 12);
   });

@@ -23,7 +23,7 @@ type Rgb = [number, number, number];
 /** A colour's name, for the solid colours the inputs use; JPEG and YUV shift them a little. */
 function colourName([r, g, b]: Rgb): string {
   if (Math.min(r, g, b) > 200) return 'white';
-  const named = (['red', 'green', 'blue'] as const).filter((_, i) => [r, g, b][i] as number > 150);
+  const named = (['red', 'green', 'blue'] as const).filter((_, i) => ([r, g, b][i] as number) > 150);
   return named.length === 1 && Math.min(r, g, b) < 90 ? (named[0] as string) : `rgb(${r}, ${g}, ${b})`;
 }
 
@@ -94,7 +94,10 @@ describe('real workloads: the examples that install packages, built with pip and
     const job = await run(fn, { image, size: 100 });
     expect(job.status, job.error).toBe('finished');
     expect(job.outputs[0]).toMatchObject({ type: 'sieve.File', data: { name: 'thumbnail.jpg' } });
-    const thumbnail = await probeImage(python, await download(job.outputs[0].data.url), [[0, 0, 0.4, 1], [0.6, 0, 1, 1]]);
+    const thumbnail = await probeImage(python, await download(job.outputs[0].data.url), [
+      [0, 0, 0.4, 1],
+      [0.6, 0, 1, 1],
+    ]);
     expect([thumbnail.format, thumbnail.width, thumbnail.height, thumbnail.mode]).toEqual(['JPEG', 100, 75, 'RGB']);
     expect(thumbnail.means.map((mean) => colourName(mean))).toEqual(['red', 'blue']);
 

@@ -24,12 +24,27 @@ describe('the emulated API Gateway: CORS as the template configures it', () => {
   beforeAll(async () => {
     writeFileSync(join(dir, 'fn.mjs'), HANDLER);
     lambdas = new LambdaService({ PATH: process.env.PATH ?? '' }, () => join(dir, 'fn.log'));
-    lambdas.register({ name: 'fn', arn: 'arn:aws:lambda:us-east-1:123456789012:function:fn', codeDir: dir, handler: 'fn.handler', environment: {}, timeoutMs: 5000, memoryMb: 128, runtime: 'nodejs24.x' });
+    lambdas.register({
+      name: 'fn',
+      arn: 'arn:aws:lambda:us-east-1:123456789012:function:fn',
+      codeDir: dir,
+      handler: 'fn.handler',
+      environment: {},
+      timeoutMs: 5000,
+      memoryMb: 128,
+      runtime: 'nodejs24.x',
+    });
     // The CorsConfiguration of the API the stacks synthesize.
     const [httpApi] = Object.values(resourcesOf(sluiceApp().templates.api, 'AWS::ApiGatewayV2::Api'));
     const cors = corsOf(httpApi?.Properties.CorsConfiguration);
     expect(cors).not.toBeNull();
-    ({ server, url } = await startHttpFront(lambdas, [{ method: 'GET', path: '/v2/jobs', routeKey: 'GET /v2/jobs', functionName: 'fn' }], 0, '127.0.0.1', cors));
+    ({ server, url } = await startHttpFront(
+      lambdas,
+      [{ method: 'GET', path: '/v2/jobs', routeKey: 'GET /v2/jobs', functionName: 'fn' }],
+      0,
+      '127.0.0.1',
+      cors,
+    ));
   }, 120_000);
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
@@ -39,7 +54,10 @@ describe('the emulated API Gateway: CORS as the template configures it', () => {
 
   it('answers a preflight itself, on any path, with 204 and the configured methods and headers', async () => {
     for (const path of ['/v2/jobs', '/v2/push', '/no/route']) {
-      const answer = await fetch(`${url}${path}`, { method: 'OPTIONS', headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' } });
+      const answer = await fetch(`${url}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
+      });
       expect(answer.status).toBe(204);
       expect(answer.headers.get('access-control-allow-origin')).toBe('*');
       expect(answer.headers.get('access-control-allow-headers')).toContain('X-API-Key');

@@ -29,7 +29,11 @@ const spec = (name: string, reservedConcurrency?: number): LambdaFunctionSpec =>
 beforeAll(() => writeFileSync(join(dir, 'fn.mjs'), HANDLER));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const outcome = (invocation: Promise<unknown>) => invocation.then(() => 'ran', (error: { errorType?: string }) => error.errorType ?? String(error));
+const outcome = (invocation: Promise<unknown>) =>
+  invocation.then(
+    () => 'ran',
+    (error: { errorType?: string }) => error.errorType ?? String(error),
+  );
 
 describe('the emulated Lambda’s concurrency: the account’s limit and reserved concurrency', () => {
   const services: LambdaService[] = [];

@@ -22,7 +22,16 @@ describe('the emulated Lambda runtime', () => {
   beforeAll(() => {
     writeFileSync(join(dir, 'fn.mjs'), HANDLER);
     lambdas = new LambdaService({ PATH: process.env.PATH ?? '' }, () => join(dir, 'fn.log'));
-    lambdas.register({ name: 'fn', arn: 'arn:aws:lambda:us-east-1:123456789012:function:fn', codeDir: dir, handler: 'fn.handler', environment: {}, timeoutMs: 1000, memoryMb: 128, runtime: 'nodejs24.x' });
+    lambdas.register({
+      name: 'fn',
+      arn: 'arn:aws:lambda:us-east-1:123456789012:function:fn',
+      codeDir: dir,
+      handler: 'fn.handler',
+      environment: {},
+      timeoutMs: 1000,
+      memoryMb: 128,
+      runtime: 'nodejs24.x',
+    });
   });
   afterAll(() => {
     lambdas.close();
@@ -69,7 +78,16 @@ describe('the emulated Lambda runtime', () => {
   it('refuses an invocation once closed, without starting an environment or touching its log folder', async () => {
     const gone = mkdtempSync(join(tmpdir(), 'sluice-lambda-closed-'));
     const closed = new LambdaService({ PATH: process.env.PATH ?? '' }, () => join(gone, 'logs', 'fn.log'));
-    closed.register({ name: 'fn', arn: 'arn:aws:lambda:us-east-1:123456789012:function:fn', codeDir: dir, handler: 'fn.handler', environment: {}, timeoutMs: 1000, memoryMb: 128, runtime: 'nodejs24.x' });
+    closed.register({
+      name: 'fn',
+      arn: 'arn:aws:lambda:us-east-1:123456789012:function:fn',
+      codeDir: dir,
+      handler: 'fn.handler',
+      environment: {},
+      timeoutMs: 1000,
+      memoryMb: 128,
+      runtime: 'nodejs24.x',
+    });
     closed.close();
     rmSync(gone, { recursive: true, force: true });
     const error = await closed.invoke('fn', { value: 1 }).catch((caught: unknown) => caught);

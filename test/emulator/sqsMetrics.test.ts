@@ -42,18 +42,36 @@ describe('the emulated SQS metrics behind the scaling alarms', () => {
     await putQueueScaling({ autoScaling: clients.autoScaling, cloudWatch: clients.cloudWatch, cluster: 'spec' }, version, SERVICE, QUEUE);
   });
 
-  const emulator = (times: SqsMetricTimes) => new AutoScalingEmulator({ clients, queuePrefix: 'sluice-', timeScale: 1, sqsMetricTimes: times, now: () => clock, onEvent: () => undefined, onScaled: () => undefined });
+  const emulator = (times: SqsMetricTimes) =>
+    new AutoScalingEmulator({
+      clients,
+      queuePrefix: 'sluice-',
+      timeScale: 1,
+      sqsMetricTimes: times,
+      now: () => clock,
+      onEvent: () => undefined,
+      onScaled: () => undefined,
+    });
   const minutePasses = async (scaling: AutoScalingEmulator) => {
     clock += MINUTE;
     await scaling.tick();
   };
   const datapoints = async () => {
     const { Datapoints = [] } = await clients.cloudWatch.send(
-      new GetMetricStatisticsCommand({ Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: QUEUE }], StartTime: new Date(clock - 60 * MINUTE), EndTime: new Date(clock + MINUTE), Period: 60, Statistics: ['Maximum'] }),
+      new GetMetricStatisticsCommand({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: QUEUE }],
+        StartTime: new Date(clock - 60 * MINUTE),
+        EndTime: new Date(clock + MINUTE),
+        Period: 60,
+        Statistics: ['Maximum'],
+      }),
     );
     return Datapoints.map((point) => ({ at: point.Timestamp?.getTime() ?? 0, value: point.Maximum }));
   };
-  const backlogAlarm = async () => (await clients.cloudWatch.send(new DescribeAlarmsCommand({ AlarmNames: [`${QUEUE}-backlog`] }))).MetricAlarms?.[0]?.StateValue;
+  const backlogAlarm = async () =>
+    (await clients.cloudWatch.send(new DescribeAlarmsCommand({ AlarmNames: [`${QUEUE}-backlog`] }))).MetricAlarms?.[0]?.StateValue;
   const desiredCount = async () => (await clients.ecs.send(new DescribeServicesCommand({ cluster: 'spec', services: [SERVICE] }))).services?.[0]?.desiredCount;
   const push = async (scaling: AutoScalingEmulator) => {
     await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'job' }));

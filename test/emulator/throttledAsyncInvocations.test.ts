@@ -29,7 +29,18 @@ const spec = (name: string, dir: string): LambdaFunctionSpec => ({
 /** One rule: events from `test` go to `target`. */
 const assembly = {
   ofType: (type: string) =>
-    type === 'AWS::Events::Rule' ? [{ stack: 's', logicalId: 'Rule', resource: { Type: type, Properties: { Name: 'rule', EventPattern: { source: ['test'] }, Targets: [{ Arn: 'arn:aws:lambda:us-east-1:123456789012:function:target' }] } } }] : [],
+    type === 'AWS::Events::Rule'
+      ? [
+          {
+            stack: 's',
+            logicalId: 'Rule',
+            resource: {
+              Type: type,
+              Properties: { Name: 'rule', EventPattern: { source: ['test'] }, Targets: [{ Arn: 'arn:aws:lambda:us-east-1:123456789012:function:target' }] },
+            },
+          },
+        ]
+      : [],
 } as unknown as CloudAssembly;
 
 describe('a throttled asynchronous invocation (EventBridge to Lambda)', () => {
@@ -50,7 +61,12 @@ describe('a throttled asynchronous invocation (EventBridge to Lambda)', () => {
   });
 
   it('is delivered once the account has an execution to give, as Lambda’s event queue retries throttles', async () => {
-    const bus = new EventBridge(assembly, (_stack, value) => value, lambdas, () => undefined);
+    const bus = new EventBridge(
+      assembly,
+      (_stack, value) => value,
+      lambdas,
+      () => undefined,
+    );
     const held = lambdas.invoke('other', { holdMs: 1500 });
     await new Promise((resolve) => setTimeout(resolve, 200));
     bus.put({ source: 'test', 'detail-type': 'Test', detail: { n: 1 } });

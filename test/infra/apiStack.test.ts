@@ -11,7 +11,20 @@ import { TABLES, type TableId } from '../../shared/adapters/aws/dynamodb/tables.
 import { ROUTES } from '../../shared/http/routeTable.js';
 import { bucketAccess, routePermissions } from '../../infra/routePermissions.js';
 import { API_AWAIT_TIMEOUT_S, ApiStack, DASHBOARD_PATHS, DEPLOY_MEMORY_MB, LONG_AWAIT_TIMEOUT_S } from '../../infra/stacks/apiStack.js';
-import { PREFIX, actionsOf, functionStatements, refOf, resourcesIn, resourcesOf, routeFunctionIdIn, routeFunctionIn, sluiceApp, tablesNamed, type Resource, type StackName } from './sluiceTemplates.js';
+import {
+  PREFIX,
+  actionsOf,
+  functionStatements,
+  refOf,
+  resourcesIn,
+  resourcesOf,
+  routeFunctionIdIn,
+  routeFunctionIn,
+  sluiceApp,
+  tablesNamed,
+  type Resource,
+  type StackName,
+} from './sluiceTemplates.js';
 
 let api: Template;
 let templates: Record<StackName, Template>;
@@ -48,7 +61,9 @@ describe('ApiStack', () => {
     });
 
     it('outputs the dashboard URL', () => {
-      expect(api.toJSON().Outputs.DashboardUrl.Value).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^HttpApi/), 'ApiEndpoint'] }, '/']] });
+      expect(api.toJSON().Outputs.DashboardUrl.Value).toEqual({
+        'Fn::Join': ['', [{ 'Fn::GetAtt': [expect.stringMatching(/^HttpApi/), 'ApiEndpoint'] }, '/']],
+      });
     });
   });
 
@@ -62,9 +77,23 @@ describe('ApiStack', () => {
       const fn = routeFunction(`${route.method} ${route.path}`).Properties;
       expect(fn).toMatchObject({ Runtime: 'nodejs24.x', Handler: 'route.handler', MemorySize: name === 'deployVersion' ? DEPLOY_MEMORY_MB : 512, Timeout: 29 });
       expect(Object.keys(fn.Environment.Variables)).toEqual(
-        expect.arrayContaining(['SLUICE_MODE', 'SLUICE_TABLE_PREFIX', 'SLUICE_BUCKET', 'SLUICE_STATE_MACHINE_ARN', 'SLUICE_CODEBUILD_PROJECT', 'SLUICE_REPOSITORY_URI', 'SLUICE_CLUSTER', 'SLUICE_CAPACITY_PROVIDERS']),
+        expect.arrayContaining([
+          'SLUICE_MODE',
+          'SLUICE_TABLE_PREFIX',
+          'SLUICE_BUCKET',
+          'SLUICE_STATE_MACHINE_ARN',
+          'SLUICE_CODEBUILD_PROJECT',
+          'SLUICE_REPOSITORY_URI',
+          'SLUICE_CLUSTER',
+          'SLUICE_CAPACITY_PROVIDERS',
+        ]),
       );
-      expect(fn.Environment.Variables).toMatchObject({ SLUICE_MODE: 'aws', SLUICE_TABLE_PREFIX: PREFIX, SLUICE_CLUSTER: `${PREFIX}cluster`, SLUICE_CODEBUILD_PROJECT: `${PREFIX}image-build` });
+      expect(fn.Environment.Variables).toMatchObject({
+        SLUICE_MODE: 'aws',
+        SLUICE_TABLE_PREFIX: PREFIX,
+        SLUICE_CLUSTER: `${PREFIX}cluster`,
+        SLUICE_CODEBUILD_PROJECT: `${PREFIX}image-build`,
+      });
     });
 
     it('may touch exactly the tables its permissions name, writing only those it may write', () => {
@@ -84,7 +113,9 @@ describe('ApiStack', () => {
       const bucket = bucketAccess(permissions);
       expect(actions.some((action) => action.startsWith('s3:'))).toBe(bucket.read.length + bucket.write.length > 0);
       expect(actions.some((action) => action.startsWith('iam:'))).toBe(false);
-      expect(actions.some((action) => action.startsWith('application-autoscaling:') || action.startsWith('cloudwatch:'))).toBe(permissions.ecs?.includes('scale') ?? false);
+      expect(actions.some((action) => action.startsWith('application-autoscaling:') || action.startsWith('cloudwatch:'))).toBe(
+        permissions.ecs?.includes('scale') ?? false,
+      );
     });
   });
 
@@ -104,8 +135,15 @@ describe('ApiStack', () => {
 
   it('lets editVersion register scaling and put its versions’ queue alarms only, passing no role and changing no service', () => {
     const statements = functionStatements(api, routeFunctionId('editVersion'));
-    const scaling = actionsOf(statements).filter((action) => /^(application-autoscaling|cloudwatch|ecs|iam):/.test(action)).sort();
-    expect(scaling).toEqual(['application-autoscaling:PutScalingPolicy', 'application-autoscaling:RegisterScalableTarget', 'cloudwatch:PutMetricAlarm', 'ecs:DescribeServices']);
+    const scaling = actionsOf(statements)
+      .filter((action) => /^(application-autoscaling|cloudwatch|ecs|iam):/.test(action))
+      .sort();
+    expect(scaling).toEqual([
+      'application-autoscaling:PutScalingPolicy',
+      'application-autoscaling:RegisterScalableTarget',
+      'cloudwatch:PutMetricAlarm',
+      'ecs:DescribeServices',
+    ]);
     const alarms = statements.find((statement) => actionsOf([statement]).includes('cloudwatch:PutMetricAlarm'));
     expect(JSON.stringify(alarms?.Resource)).toContain(`:alarm:${PREFIX}v-*`);
   });
@@ -193,7 +231,12 @@ describe('ApiStack', () => {
       expect(parseCorsContext(undefined)).toBeUndefined();
       expect(() => parseCorsContext('app.example.com')).toThrow(/sluice:corsOrigins/);
       const app = new App();
-      const stack = new ApiStack(app, 'Api', { names: sluiceNames('t-'), routes: ROUTES, codeFolder: bundleLambdaCode(), cors: corsPolicy(['https://app.example.com']) });
+      const stack = new ApiStack(app, 'Api', {
+        names: sluiceNames('t-'),
+        routes: ROUTES,
+        codeFolder: bundleLambdaCode(),
+        cors: corsPolicy(['https://app.example.com']),
+      });
       const [httpApi] = Object.values(resourcesOf(Template.fromStack(stack), 'AWS::ApiGatewayV2::Api'));
       expect(httpApi?.Properties.CorsConfiguration.AllowOrigins).toEqual(['https://app.example.com']);
     });

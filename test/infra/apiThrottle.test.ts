@@ -29,7 +29,12 @@ describe('the API’s default stage', () => {
   });
 
   it('takes the throttle it is given', () => {
-    const stack = new ApiStack(new App(), 'SluiceApi', { names: sluiceNames(PREFIX), routes: ROUTES, codeFolder: bundleLambdaCode(), throttle: { rateLimit: 7, burstLimit: 9 } });
+    const stack = new ApiStack(new App(), 'SluiceApi', {
+      names: sluiceNames(PREFIX),
+      routes: ROUTES,
+      codeFolder: bundleLambdaCode(),
+      throttle: { rateLimit: 7, burstLimit: 9 },
+    });
     expect(stages(Template.fromStack(stack))[0]?.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 });
   });
 });
@@ -42,7 +47,8 @@ describe('parseApiThrottle (context sluice:apiThrottleRate, sluice:apiThrottleBu
   });
 
   it('refuses anything but a whole number of at least 1', () => {
-    for (const value of ['0', '-1', '1.5', 'ten', '']) expect(() => parseApiThrottle(value, undefined)).toThrow(`sluice:apiThrottleRate must be a whole number of at least 1, not "${value}"`);
+    for (const value of ['0', '-1', '1.5', 'ten', ''])
+      expect(() => parseApiThrottle(value, undefined)).toThrow(`sluice:apiThrottleRate must be a whole number of at least 1, not "${value}"`);
     expect(() => parseApiThrottle(undefined, 'x')).toThrow('sluice:apiThrottleBurst');
   });
 });

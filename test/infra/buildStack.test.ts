@@ -12,7 +12,18 @@ import { sluiceNames } from '../../infra/names.js';
 import { BuildStack, FILES_EXPIRE_DAYS, KEEP_IMAGES } from '../../infra/stacks/buildStack.js';
 import { ComputeStack } from '../../infra/stacks/computeStack.js';
 import { UPLOAD_KEPT_DAYS } from '../../shared/domain/upload.js';
-import { PREFIX, actionsOf, functionStatements, logicalIdOf, onlyFunctionWithHandler, resourcesOf, roleStatements, tablesNamed, type Resource, type Statement } from './sluiceTemplates.js';
+import {
+  PREFIX,
+  actionsOf,
+  functionStatements,
+  logicalIdOf,
+  onlyFunctionWithHandler,
+  resourcesOf,
+  roleStatements,
+  tablesNamed,
+  type Resource,
+  type Statement,
+} from './sluiceTemplates.js';
 
 const PUBLIC_URL = 'https://api.example.com';
 let template: Template;
@@ -40,7 +51,12 @@ describe('BuildStack', () => {
     it('is named per account and region, blocks public access, encrypts, and is kept when the stack goes', () => {
       const bucket = template.toJSON().Resources[logicalIdOf(build.bucket)];
       expect(JSON.stringify(bucket.Properties.BucketName)).toContain(`${PREFIX}artifacts-`);
-      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
       expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault.SSEAlgorithm).toBe('AES256');
       expect(bucket.DeletionPolicy).toBe('Retain');
     });
@@ -69,8 +85,12 @@ describe('BuildStack', () => {
     const repository = only('AWS::ECR::Repository').Properties;
     expect(repository.RepositoryName).toBe(`${PREFIX}functions`);
     expect(repository.ImageScanningConfiguration).toEqual({ ScanOnPush: true });
-    const rules = JSON.parse(repository.LifecyclePolicy.LifecyclePolicyText).rules as { selection: { tagStatus: string; countType: string; countNumber: number } }[];
-    expect(rules).toContainEqual(expect.objectContaining({ selection: expect.objectContaining({ tagStatus: 'any', countType: 'imageCountMoreThan', countNumber: KEEP_IMAGES }) }));
+    const rules = JSON.parse(repository.LifecyclePolicy.LifecyclePolicyText).rules as {
+      selection: { tagStatus: string; countType: string; countNumber: number };
+    }[];
+    expect(rules).toContainEqual(
+      expect.objectContaining({ selection: expect.objectContaining({ tagStatus: 'any', countType: 'imageCountMoreThan', countNumber: KEEP_IMAGES }) }),
+    );
   });
 
   describe('the image build project', () => {
@@ -122,7 +142,15 @@ describe('BuildStack', () => {
     it('tells the build-event Lambda the task roles, log group, subnets, security group and the API URL', () => {
       const [, fn] = onlyFunctionWithHandler(template, 'onBuildEvent.handler');
       expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(
-        expect.arrayContaining(['SLUICE_TASK_ROLE_ARN', 'SLUICE_EXECUTION_ROLE_ARN', 'SLUICE_LOG_GROUP', 'SLUICE_SUBNETS', 'SLUICE_SECURITY_GROUPS', 'SLUICE_PUBLIC_URL', 'SLUICE_CAPACITY_PROVIDERS']),
+        expect.arrayContaining([
+          'SLUICE_TASK_ROLE_ARN',
+          'SLUICE_EXECUTION_ROLE_ARN',
+          'SLUICE_LOG_GROUP',
+          'SLUICE_SUBNETS',
+          'SLUICE_SECURITY_GROUPS',
+          'SLUICE_PUBLIC_URL',
+          'SLUICE_CAPACITY_PROVIDERS',
+        ]),
       );
       expect(fn.Properties.Environment.Variables.SLUICE_PUBLIC_URL).toBe(PUBLIC_URL);
     });
@@ -134,7 +162,14 @@ describe('BuildStack', () => {
       const service = statementWith(statements, 'ecs:CreateService');
       expect(actionsOf([service as Statement])).toEqual(expect.arrayContaining(['ecs:CreateService', 'ecs:UpdateService', 'ecs:DescribeServices']));
       expect(JSON.stringify(service?.Resource)).toContain(`:service/${PREFIX}cluster/v-*`);
-      expect(actionsOf(statements)).toEqual(expect.arrayContaining(['ecs:RegisterTaskDefinition', 'application-autoscaling:RegisterScalableTarget', 'application-autoscaling:PutScalingPolicy', 'states:StartExecution']));
+      expect(actionsOf(statements)).toEqual(
+        expect.arrayContaining([
+          'ecs:RegisterTaskDefinition',
+          'application-autoscaling:RegisterScalableTarget',
+          'application-autoscaling:PutScalingPolicy',
+          'states:StartExecution',
+        ]),
+      );
       expect(tablesNamed(statements, 'dynamodb:PutItem')).toEqual(new Set(['versions', 'jobs', 'webhook_deliveries', 'logs']));
     });
 
@@ -154,7 +189,11 @@ describe('BuildStack', () => {
 describe('the task events', () => {
   it('sends the versions’ stopped tasks of the cluster to the task-event Lambda', () => {
     const rule = logicalResource(build.taskEvents.rule).Properties;
-    expect(rule.EventPattern).toMatchObject({ source: ['aws.ecs'], 'detail-type': ['ECS Task State Change'], detail: { lastStatus: ['STOPPED'], group: [{ prefix: 'service:v-' }] } });
+    expect(rule.EventPattern).toMatchObject({
+      source: ['aws.ecs'],
+      'detail-type': ['ECS Task State Change'],
+      detail: { lastStatus: ['STOPPED'], group: [{ prefix: 'service:v-' }] },
+    });
     expect(JSON.stringify(rule.EventPattern.detail.clusterArn)).toContain(`:cluster/${PREFIX}cluster`);
     const [id] = onlyFunctionWithHandler(template, 'onTaskStopped.handler');
     expect(rule.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [id, 'Arn'] } })]);
@@ -167,7 +206,11 @@ describe('the task events', () => {
     const service = statementWith(statements, 'ecs:UpdateService');
     expect(actionsOf([service as Statement])).toEqual(['ecs:UpdateService']);
     expect(JSON.stringify(service?.Resource)).toContain(`:service/${PREFIX}cluster/v-*`);
-    expect(actionsOf(statements).filter((action) => /^(ecs|application-autoscaling|iam):/.test(action)).sort()).toEqual(['application-autoscaling:RegisterScalableTarget', 'ecs:UpdateService']);
+    expect(
+      actionsOf(statements)
+        .filter((action) => /^(ecs|application-autoscaling|iam):/.test(action))
+        .sort(),
+    ).toEqual(['application-autoscaling:RegisterScalableTarget', 'ecs:UpdateService']);
   });
 });
 
@@ -202,7 +245,17 @@ describe('the Dockerfile the build writes', () => {
 
   const write = (variables: Record<string, string>) => {
     rmSync(join(work, 'image'), { recursive: true, force: true });
-    const env = { PATH: process.env.PATH, ...BASE_IMAGES, AWS_REGION: 'eu-west-1', VERSION_ID: 'v1', PYTHON_VERSION: '3.11', PYTHON_PACKAGES: '', SYSTEM_PACKAGES: '', CUDA_VERSION: '', ...variables };
+    const env = {
+      PATH: process.env.PATH,
+      ...BASE_IMAGES,
+      AWS_REGION: 'eu-west-1',
+      VERSION_ID: 'v1',
+      PYTHON_VERSION: '3.11',
+      PYTHON_PACKAGES: '',
+      SYSTEM_PACKAGES: '',
+      CUDA_VERSION: '',
+      ...variables,
+    };
     const result = spawnSync('bash', ['-c', DOCKERFILE_SCRIPT], { cwd: work, env, encoding: 'utf8' });
     const read = (name: string) => (result.status === 0 ? readFileSync(join(work, 'image', name), 'utf8') : '');
     return { status: result.status, stderr: result.stderr, dockerfile: read('Dockerfile'), requirements: read('requirements.txt') };
@@ -244,7 +297,7 @@ describe('the Dockerfile the build writes', () => {
   });
 
   it('runs the run_commands in order after the Python packages and before the code, each in a shell, exactly as written', () => {
-    const commands = ['echo "one" && ls $VIRTUAL_ENV', 'printf \'%s\\n\' a\necho two', 'echo trailing \\'];
+    const commands = ['echo "one" && ls $VIRTUAL_ENV', "printf '%s\\n' a\necho two", 'echo trailing \\'];
     const { status, dockerfile } = write({ PYTHON_PACKAGES: 'six', RUN_COMMANDS: encodeRunCommands(commands) });
     expect(status).toBe(0);
     const lines = dockerfile.split('\n');
@@ -260,7 +313,16 @@ describe('the Dockerfile the build writes', () => {
     expect(status).toBe(0);
     const lines = dockerfile.trim().split('\n');
     const check = lines.at(-2) as string;
-    expect(JSON.parse(check.slice('RUN '.length))).toEqual(['env', 'PYTHONPATH=/app/sdk:/app/code', 'PYTHONDONTWRITEBYTECODE=1', 'SLUICE_ENTRY_FILE=models/main.py', 'SLUICE_ENTRY_SYMBOL=Predictor', 'python', '-m', 'sluice._check_import']);
+    expect(JSON.parse(check.slice('RUN '.length))).toEqual([
+      'env',
+      'PYTHONPATH=/app/sdk:/app/code',
+      'PYTHONDONTWRITEBYTECODE=1',
+      'SLUICE_ENTRY_FILE=models/main.py',
+      'SLUICE_ENTRY_SYMBOL=Predictor',
+      'python',
+      '-m',
+      'sluice._check_import',
+    ]);
     expect(lines.indexOf('WORKDIR /app/code')).toBeLessThan(lines.length - 2);
   });
 

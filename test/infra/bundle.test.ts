@@ -29,7 +29,7 @@ describe('bundleLambdaCode', () => {
     expect(read('deliver').split('\n')[0]).toContain('createRequire');
   });
 
-  it("serves the dashboard on AWS from the build it carries: the page, its assets, and a 404 for the rest", async () => {
+  it('serves the dashboard on AWS from the build it carries: the page, its assets, and a 404 for the rest', async () => {
     const { handler } = await import(pathToFileURL(join(folder, 'dashboard.mjs')).href);
     const page = await handler({ rawPath: '/' });
     const built = existsSync(join(REPOSITORY_ROOT, DASHBOARD_BUILD, 'index.html'));

@@ -21,10 +21,14 @@ const refOf = (value: unknown): string => (value as { Ref?: string }).Ref ?? (va
 
 /** The capacity provider of a machine type, its Auto Scaling group and the group's launch template. */
 function capacityOf(machineType: string): { provider: Resource; group: Resource; launchTemplate: Resource } {
-  const providers = Object.values(resourcesOf(template, 'AWS::ECS::CapacityProvider')).filter((provider) => provider.Properties.Name === `${PREFIX}${machineType}`);
+  const providers = Object.values(resourcesOf(template, 'AWS::ECS::CapacityProvider')).filter(
+    (provider) => provider.Properties.Name === `${PREFIX}${machineType}`,
+  );
   expect(providers).toHaveLength(1);
   const provider = providers[0] as Resource;
-  const group = resourcesOf(template, 'AWS::AutoScaling::AutoScalingGroup')[refOf(provider.Properties.AutoScalingGroupProvider.AutoScalingGroupArn)] as Resource;
+  const group = resourcesOf(template, 'AWS::AutoScaling::AutoScalingGroup')[
+    refOf(provider.Properties.AutoScalingGroupProvider.AutoScalingGroupArn)
+  ] as Resource;
   const launchTemplate = resourcesOf(template, 'AWS::EC2::LaunchTemplate')[refOf(group.Properties.LaunchTemplate.LaunchTemplateId)] as Resource;
   return { provider, group, launchTemplate };
 }
@@ -65,7 +69,9 @@ describe('ComputeStack', () => {
       const { launchTemplate } = capacityOf(machineType);
       const parameter = template.toJSON().Parameters[refOf(launchTemplate.Properties.LaunchTemplateData.ImageId)];
       expect(parameter.Default).toBe(
-        isGpuCapacity(machineType) ? '/aws/service/ecs/optimized-ami/amazon-linux-2023/gpu/recommended/image_id' : '/aws/service/ecs/optimized-ami/amazon-linux-2023/recommended/image_id',
+        isGpuCapacity(machineType)
+          ? '/aws/service/ecs/optimized-ami/amazon-linux-2023/gpu/recommended/image_id'
+          : '/aws/service/ecs/optimized-ami/amazon-linux-2023/recommended/image_id',
       );
     });
 
@@ -105,8 +111,12 @@ describe('ComputeStack', () => {
 
   it('lets worker tasks use the jobs, outputs, logs, usage and deliveries tables (and clear their version’s failed-task count) and consume and send on the versions’ queues', () => {
     const statements = roleStatements(template, logicalIdOf(compute.taskRole));
-    expect(tablesNamed(statements, 'dynamodb:PutItem')).toEqual(new Set(['jobs', 'job_outputs', 'logs', 'usage_jobs', 'usage_hours', 'webhook_deliveries', 'versions']));
-    expect(tablesNamed(statements)).toEqual(new Set(['jobs', 'job_outputs', 'logs', 'usage_jobs', 'usage_hours', 'webhook_deliveries', 'versions', 'functions', 'organizations']));
+    expect(tablesNamed(statements, 'dynamodb:PutItem')).toEqual(
+      new Set(['jobs', 'job_outputs', 'logs', 'usage_jobs', 'usage_hours', 'webhook_deliveries', 'versions']),
+    );
+    expect(tablesNamed(statements)).toEqual(
+      new Set(['jobs', 'job_outputs', 'logs', 'usage_jobs', 'usage_hours', 'webhook_deliveries', 'versions', 'functions', 'organizations']),
+    );
     const queue = statements.find((statement) => actionsOf([statement]).includes('sqs:ReceiveMessage'));
     expect(JSON.stringify(queue?.Resource)).toContain(`:${PREFIX}v-*`);
     expect(actionsOf(statements)).not.toContain('sqs:CreateQueue');
@@ -115,7 +125,11 @@ describe('ComputeStack', () => {
 
   it('lets worker tasks protect their own cluster’s tasks from scale-in, and do nothing else in ECS', () => {
     const statements = roleStatements(template, logicalIdOf(compute.taskRole));
-    expect(actionsOf(statements).filter((action) => action.startsWith('ecs:')).sort()).toEqual(['ecs:GetTaskProtection', 'ecs:UpdateTaskProtection']);
+    expect(
+      actionsOf(statements)
+        .filter((action) => action.startsWith('ecs:'))
+        .sort(),
+    ).toEqual(['ecs:GetTaskProtection', 'ecs:UpdateTaskProtection']);
     const protection = statements.find((statement) => actionsOf([statement]).includes('ecs:UpdateTaskProtection'));
     expect(JSON.stringify(protection?.Resource)).toContain(`:task/${PREFIX}cluster/*`);
   });
@@ -187,7 +201,8 @@ describe('ComputeStack without a NAT gateway (sluice:natGateways=0)', () => {
     for (const group of Object.values(resourcesOf(publicTemplate, 'AWS::AutoScaling::AutoScalingGroup'))) {
       expect((group.Properties.VPCZoneIdentifier as unknown[]).map(refOf).sort()).toEqual(publicSubnets.sort());
     }
-    for (const securityGroup of Object.values(resourcesOf(publicTemplate, 'AWS::EC2::SecurityGroup'))) expect(securityGroup.Properties.SecurityGroupIngress).toBeUndefined();
+    for (const securityGroup of Object.values(resourcesOf(publicTemplate, 'AWS::EC2::SecurityGroup')))
+      expect(securityGroup.Properties.SecurityGroupIngress).toBeUndefined();
   });
 
   it('gives tasks no subnets of their own (bridge mode): the agent hands them their task role, the instance’s stays out of reach', () => {

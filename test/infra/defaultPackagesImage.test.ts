@@ -12,7 +12,16 @@ describe('the default packages in the image the AWS build writes', () => {
 
   const dockerfile = (PYTHON_PACKAGES: string, PYTHON_VERSION = '3.11') => {
     rmSync(join(work, 'image'), { recursive: true, force: true });
-    const env = { PATH: process.env.PATH, ...BASE_IMAGES, AWS_REGION: 'eu-west-1', VERSION_ID: 'v1', PYTHON_VERSION, PYTHON_PACKAGES, SYSTEM_PACKAGES: '', CUDA_VERSION: '' };
+    const env = {
+      PATH: process.env.PATH,
+      ...BASE_IMAGES,
+      AWS_REGION: 'eu-west-1',
+      VERSION_ID: 'v1',
+      PYTHON_VERSION,
+      PYTHON_PACKAGES,
+      SYSTEM_PACKAGES: '',
+      CUDA_VERSION: '',
+    };
     const result = spawnSync('bash', ['-c', DOCKERFILE_SCRIPT], { cwd: work, env, encoding: 'utf8' });
     expect(result.status, result.stderr).toBe(0);
     return readFileSync(join(work, 'image', 'Dockerfile'), 'utf8').split('\n');
@@ -37,7 +46,10 @@ describe('the default packages in the image the AWS build writes', () => {
     spawnSync('sh', ['-c', `printf '#!/bin/sh\\necho "pip $*"\\n[ "$*" = "install requests" ]\\n' > ${bin}/pip && chmod +x ${bin}/pip`]);
     const result = spawnSync('sh', ['-c', run], { env: { PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8' });
     expect(result.status).toBe(0);
-    expect(result.stdout.trim().split('\n')).toEqual(['pip install requests pydantic pillow pyyaml tqdm typer', ...['requests', 'pydantic', 'pillow', 'pyyaml', 'tqdm', 'typer'].map((name) => `pip install ${name}`)]);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      'pip install requests pydantic pillow pyyaml tqdm typer',
+      ...['requests', 'pydantic', 'pillow', 'pyyaml', 'tqdm', 'typer'].map((name) => `pip install ${name}`),
+    ]);
     expect(result.stderr).toContain('Warning: default package pydantic not installed for Python 3.11');
   });
 

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { actionsOf, functionStatements, refOf, resourcesIn, resourcesOf, routeFunctionIdIn, sluiceApp, tablesNamed, type Resource, type Statement } from './sluiceTemplates.js';
+import {
+  actionsOf,
+  functionStatements,
+  refOf,
+  resourcesIn,
+  resourcesOf,
+  routeFunctionIdIn,
+  sluiceApp,
+  tablesNamed,
+  type Resource,
+  type Statement,
+} from './sluiceTemplates.js';
 
 const { templates } = sluiceApp();
 const everyTemplate = Object.entries(templates);
@@ -11,7 +22,9 @@ function everyStatement(): { where: string; statement: Statement }[] {
       (policy.Properties.PolicyDocument.Statement as Statement[]).map((statement) => ({ where: `${stack}/${id}`, statement })),
     ),
     ...Object.entries(resourcesOf(template, 'AWS::IAM::Role')).flatMap(([id, role]) =>
-      ((role.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).flatMap((policy) => policy.PolicyDocument.Statement.map((statement) => ({ where: `${stack}/${id}`, statement }))),
+      ((role.Properties.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]).flatMap((policy) =>
+        policy.PolicyDocument.Statement.map((statement) => ({ where: `${stack}/${id}`, statement })),
+      ),
     ),
   ]);
 }
@@ -20,14 +33,20 @@ describe('IAM across the app', () => {
   it('names every action a role may take: no wildcard actions', () => {
     const statements = everyStatement();
     expect(statements.length).toBeGreaterThan(50);
-    const wildcards = statements.flatMap(({ where, statement }) => actionsOf([statement]).filter((action) => action.includes('*')).map((action) => `${where}: ${action}`));
+    const wildcards = statements.flatMap(({ where, statement }) =>
+      actionsOf([statement])
+        .filter((action) => action.includes('*'))
+        .map((action) => `${where}: ${action}`),
+    );
     expect(wildcards).toEqual([]);
   });
 
   it('attaches only the AWS managed policy SSM access to instances needs (Lambda roles write their own log group inline)', () => {
     const managed = new Set(
       everyTemplate.flatMap(([, template]) =>
-        Object.values(resourcesOf(template, 'AWS::IAM::Role')).flatMap((role) => ((role.Properties.ManagedPolicyArns ?? []) as unknown[]).map((arn) => JSON.stringify(arn).replace(/.*:iam::aws:policy\/([^"]+)".*/, '$1'))),
+        Object.values(resourcesOf(template, 'AWS::IAM::Role')).flatMap((role) =>
+          ((role.Properties.ManagedPolicyArns ?? []) as unknown[]).map((arn) => JSON.stringify(arn).replace(/.*:iam::aws:policy\/([^"]+)".*/, '$1')),
+        ),
       ),
     );
     expect([...managed].sort()).toEqual(['AmazonSSMManagedInstanceCore']);
@@ -38,13 +57,21 @@ describe('IAM across the app', () => {
       for (const fn of Object.values(resourcesOf(template, 'AWS::Lambda::Function'))) {
         const role = resourcesOf(template, 'AWS::IAM::Role')[refOf(fn.Properties.Role)] as Resource;
         const statements = (role.Properties.Policies as { PolicyDocument: { Statement: Statement[] } }[]).flatMap((policy) => policy.PolicyDocument.Statement);
-        expect(statements).toEqual([{ Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [refOf(fn.Properties.LoggingConfig.LogGroup), 'Arn'] } }]);
+        expect(statements).toEqual([
+          {
+            Effect: 'Allow',
+            Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            Resource: { 'Fn::GetAtt': [refOf(fn.Properties.LoggingConfig.LogGroup), 'Arn'] },
+          },
+        ]);
       }
     }
   });
 
   it('names each DynamoDB index it grants (no index/*), and every index of a granted table', () => {
-    const resources = everyStatement().flatMap(({ statement }) => (actionsOf([statement]).some((action) => action.startsWith('dynamodb:')) ? resourcesIn(statement) : []));
+    const resources = everyStatement().flatMap(({ statement }) =>
+      actionsOf([statement]).some((action) => action.startsWith('dynamodb:')) ? resourcesIn(statement) : [],
+    );
     const text = JSON.stringify(resources);
     expect(text).not.toContain('/index/*');
     expect(text).toMatch(/\/index\/[a-z_]+/);

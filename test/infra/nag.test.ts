@@ -21,7 +21,9 @@ const STACKS: StackName[] = ['data', 'queues', 'compute', 'webhooks', 'api', 'bu
 describe('cdk-nag AwsSolutions checks', () => {
   it.each(STACKS.map((name) => [name]))('leaves no unacknowledged error or warning in the %s stack', (name) => {
     const annotations = Annotations.fromStack(stacks[name]);
-    const findings = [...annotations.findError('*', NAG_FINDING), ...annotations.findWarning('*', NAG_FINDING)].map((finding) => `${finding.id}: ${String(finding.entry.data).split('\n')[0]}`);
+    const findings = [...annotations.findError('*', NAG_FINDING), ...annotations.findWarning('*', NAG_FINDING)].map(
+      (finding) => `${finding.id}: ${String(finding.entry.data).split('\n')[0]}`,
+    );
     expect(findings, findings.join('\n')).toEqual([]);
   });
 });

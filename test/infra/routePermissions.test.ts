@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../shared/http/routeTable.js';
-import { AUTHENTICATION, ROLE_PERMISSIONS, ROUTE_PERMISSIONS, bucketAccess, mergePermissions, routePermissions, type Permissions } from '../../infra/routePermissions.js';
+import {
+  AUTHENTICATION,
+  ROLE_PERMISSIONS,
+  ROUTE_PERMISSIONS,
+  bucketAccess,
+  mergePermissions,
+  routePermissions,
+  type Permissions,
+} from '../../infra/routePermissions.js';
 
 describe('route permissions', () => {
   it('names every route of the route table, and only those', () => {
@@ -10,7 +18,8 @@ describe('route permissions', () => {
   it('lets every route authenticate: read the api_keys and organizations tables', () => {
     for (const route of ROUTES) {
       const tables = routePermissions(route.name).tables ?? {};
-      for (const table of Object.keys(AUTHENTICATION.tables ?? {})) expect(tables[table as keyof typeof tables], `${route.name} ${table}`).toMatch(/^read(Write)?$/);
+      for (const table of Object.keys(AUTHENTICATION.tables ?? {}))
+        expect(tables[table as keyof typeof tables], `${route.name} ${table}`).toMatch(/^read(Write)?$/);
     }
   });
 
@@ -19,7 +28,10 @@ describe('route permissions', () => {
   });
 
   it('merges permission sets, the stronger table access winning', () => {
-    const merged = mergePermissions({ tables: { jobs: 'readWrite', logs: 'read' }, queues: ['send'] }, { tables: { jobs: 'read', versions: 'read' }, queues: ['send', 'consume'], startBuilds: true });
+    const merged = mergePermissions(
+      { tables: { jobs: 'readWrite', logs: 'read' }, queues: ['send'] },
+      { tables: { jobs: 'read', versions: 'read' }, queues: ['send', 'consume'], startBuilds: true },
+    );
     expect(merged.tables).toEqual({ jobs: 'readWrite', logs: 'read', versions: 'read' });
     expect(merged.queues).toEqual(['send', 'consume']);
     expect(merged.startBuilds).toBe(true);
@@ -34,7 +46,10 @@ describe('route permissions', () => {
   });
 
   it('lets every role that reads jobs, outputs or deliveries read spill/ (their large values), and every one that writes them write it', () => {
-    const roles: [string, Permissions][] = [...ROUTES.map((route): [string, Permissions] => [route.name, routePermissions(route.name)]), ...Object.entries(ROLE_PERMISSIONS)];
+    const roles: [string, Permissions][] = [
+      ...ROUTES.map((route): [string, Permissions] => [route.name, routePermissions(route.name)]),
+      ...Object.entries(ROLE_PERMISSIONS),
+    ];
     for (const [name, permissions] of roles) {
       const spilling = [permissions.tables?.jobs, permissions.tables?.jobOutputs, permissions.tables?.deliveries];
       const access = bucketAccess(permissions);

@@ -19,7 +19,10 @@ export function sluiceApp(): { stacks: SluiceStacks; templates: Record<StackName
     const created = createSluiceStacks(app, { prefix: PREFIX });
     const assembly = app.synth();
     const names: StackName[] = ['data', 'queues', 'compute', 'webhooks', 'api', 'build'];
-    templates = Object.fromEntries(names.map((name) => [name, Template.fromJSON(assembly.getStackArtifact(created[name].artifactId).template)])) as Record<StackName, Template>;
+    templates = Object.fromEntries(names.map((name) => [name, Template.fromJSON(assembly.getStackArtifact(created[name].artifactId).template)])) as Record<
+      StackName,
+      Template
+    >;
     stacks = created;
   }
   return { stacks, templates };

@@ -10,7 +10,9 @@ import { PREFIX, onlyFunctionWithEnv, resourcesOf, sluiceApp } from './sluiceTem
 
 const reservationOf = (template: Template, route: string, awaitTimeoutS?: string) => {
   const candidates = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter(
-    (fn) => fn.Properties.Environment?.Variables?.SLUICE_ROUTE === route && (awaitTimeoutS === undefined || fn.Properties.Environment?.Variables?.SLUICE_AWAIT_TIMEOUT_S === awaitTimeoutS),
+    (fn) =>
+      fn.Properties.Environment?.Variables?.SLUICE_ROUTE === route &&
+      (awaitTimeoutS === undefined || fn.Properties.Environment?.Variables?.SLUICE_AWAIT_TIMEOUT_S === awaitTimeoutS),
   );
   expect(candidates).toHaveLength(1);
   return candidates[0]?.Properties.ReservedConcurrentExecutions as number | undefined;
@@ -30,11 +32,17 @@ describe('reserved concurrency for the functions that wait for jobs', () => {
   it('reserves DEFAULT_WAITER_CONCURRENCY for each waiting route’s function and for the await function URL’s, and none for the other routes', () => {
     for (const route of API_WAITING_ROUTES) expect(reservationOf(api, route, route === 'awaitJob' ? '25' : undefined)).toBe(DEFAULT_WAITER_CONCURRENCY.api);
     expect(reservationOf(api, 'awaitJob', '600')).toBe(DEFAULT_WAITER_CONCURRENCY.longAwait);
-    for (const route of ['pushJob', 'getJob', 'listJobs']) expect(onlyFunctionWithEnv(api, 'SLUICE_ROUTE', route)[1].Properties.ReservedConcurrentExecutions).toBeUndefined();
+    for (const route of ['pushJob', 'getJob', 'listJobs'])
+      expect(onlyFunctionWithEnv(api, 'SLUICE_ROUTE', route)[1].Properties.ReservedConcurrentExecutions).toBeUndefined();
   });
 
   it('takes the reservations it is given, 0 reserving none', () => {
-    const stack = new ApiStack(new App(), 'SluiceApi', { names: sluiceNames(PREFIX), routes: ROUTES, codeFolder: bundleLambdaCode(), waiterConcurrency: { api: 3, longAwait: 0 } });
+    const stack = new ApiStack(new App(), 'SluiceApi', {
+      names: sluiceNames(PREFIX),
+      routes: ROUTES,
+      codeFolder: bundleLambdaCode(),
+      waiterConcurrency: { api: 3, longAwait: 0 },
+    });
     const template = Template.fromStack(stack);
     expect(reservationOf(template, 'streamJobEvents')).toBe(3);
     expect(reservationOf(template, 'awaitJob', '600')).toBeUndefined();

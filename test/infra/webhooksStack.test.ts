@@ -52,7 +52,12 @@ beforeAll(() => {
 });
 
 // A small interpreter of the subset of the Amazon States Language the definition uses.
-const read = (data: any, path: string): any => path.replace(/^\$\.?/, '').split('.').filter(Boolean).reduce((value, key) => value?.[key], data);
+const read = (data: any, path: string): any =>
+  path
+    .replace(/^\$\.?/, '')
+    .split('.')
+    .filter(Boolean)
+    .reduce((value, key) => value?.[key], data);
 
 function evaluate(value: string, data: any): unknown {
   const add = /^States\.MathAdd\((\$[.\w]*), (-?\d+|\$[.\w]*)\)$/.exec(value);
@@ -65,7 +70,9 @@ function evaluate(value: string, data: any): unknown {
 }
 
 function parameters(template: Record<string, unknown>, data: any): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(template).map(([key, value]) => (key.endsWith('.$') ? [key.slice(0, -2), evaluate(value as string, data)] : [key, value])));
+  return Object.fromEntries(
+    Object.entries(template).map(([key, value]) => (key.endsWith('.$') ? [key.slice(0, -2), evaluate(value as string, data)] : [key, value])),
+  );
 }
 
 function matches(rule: AslRule, data: any): boolean {
@@ -186,7 +193,11 @@ describe('WebhooksStack', () => {
       if (n === 1) throw new Error('Task timed out after 60.00 seconds');
       return payload.failure ? attempt('pending', 3) : attempt('delivered');
     });
-    expect(result.invocations).toEqual([{ deliveryId: 'd4' }, { deliveryId: 'd4', failure: lambdaError('Task timed out after 60.00 seconds') }, { deliveryId: 'd4' }]);
+    expect(result.invocations).toEqual([
+      { deliveryId: 'd4' },
+      { deliveryId: 'd4', failure: lambdaError('Task timed out after 60.00 seconds') },
+      { deliveryId: 'd4' },
+    ]);
     expect(result).toMatchObject({ end: 'Succeed', waits: [3] });
   });
 

@@ -19,7 +19,11 @@ describe('installing the default packages', () => {
   };
 
   it('installs them together, in one step', async () => {
-    expect(await run(['requests', 'pydantic'], () => true)).toEqual({ missing: [], calls: [['requests', 'pydantic']], log: ["Installing the default packages (as Sieve's environments hold them): requests pydantic"] });
+    expect(await run(['requests', 'pydantic'], () => true)).toEqual({
+      missing: [],
+      calls: [['requests', 'pydantic']],
+      log: ["Installing the default packages (as Sieve's environments hold them): requests pydantic"],
+    });
     expect((await run([], () => false)).calls).toEqual([]);
   });
 
@@ -93,7 +97,9 @@ describe('an environment whose default packages pip cannot install (an index wit
     const later: string[] = [];
     const other = await environments.ensure(python, { packages: [], runCommands: ['true'], defaults: ['requests', 'pydantic'] }, (line) => later.push(line));
     expect(later.filter((line) => line.includes('pip install') || line.startsWith('Installing the default packages'))).toEqual([]);
-    expect(later).toContain(`Warning: not installed for Python ${python.version} (pip could not, when this service tried at its start): requests pydantic. The build goes on without them.`);
+    expect(later).toContain(
+      `Warning: not installed for Python ${python.version} (pip could not, when this service tried at its start): requests pydantic. The build goes on without them.`,
+    );
     await environments.discard(other);
   });
 

@@ -13,8 +13,11 @@ function scriptedService(answers: number[]) {
   const server = createServer((request, response) => {
     const status = answers[seen.length] ?? 200;
     seen.push(status);
-    if (status === 200) return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'j1', status: 'finished', outputs: [] }));
-    response.writeHead(status, { 'content-type': 'application/json', 'retry-after': '5' }).end(JSON.stringify({ detail: 'The service is stopping; try again shortly.' }));
+    if (status === 200)
+      return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'j1', status: 'finished', outputs: [] }));
+    response
+      .writeHead(status, { 'content-type': 'application/json', 'retry-after': '5' })
+      .end(JSON.stringify({ detail: 'The service is stopping; try again shortly.' }));
   });
   return { server, seen };
 }
@@ -29,7 +32,9 @@ function wait(url: string): Promise<{ code: number; stdout: string; stderr: stri
         print("ApiError", error.status)
   `;
   return new Promise((resolve) => {
-    execFile(python, ['-c', program], { env: { ...process.env, PYTHONPATH: PYTHON_SDK_DIR } }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, stdout, stderr }));
+    execFile(python, ['-c', program], { env: { ...process.env, PYTHONPATH: PYTHON_SDK_DIR } }, (error, stdout, stderr) =>
+      resolve({ code: error ? 1 : 0, stdout, stderr }),
+    );
   });
 }
 

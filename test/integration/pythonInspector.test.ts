@@ -51,7 +51,6 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-
 /** The evaluator a spec gives the inspector: the interpreter itself (sluice deploy gives it the sandbox's). */
 const EVALUATOR = ['--evaluator', JSON.stringify([python, '-m', 'sluice._evaluate'])];
 
@@ -546,9 +545,10 @@ describe.concurrent('python inspector', () => {
   });
 
   it('reads a Sieve function file unchanged: import sieve, @sieve.Model, sieve.gpu, run_commands, sieve.Metadata with the README beside it', async () => {
-    const [fn] = functionsOf(await inspectFiles({
-      'README.md': '# Shout\n\nUpper-cases text.\n',
-      'main.py': py`
+    const [fn] = functionsOf(
+      await inspectFiles({
+        'README.md': '# Shout\n\nUpper-cases text.\n',
+        'main.py': py`
         import sieve
 
         metadata = sieve.Metadata(
@@ -575,7 +575,8 @@ describe.concurrent('python inspector', () => {
             def __predict__(self, text: str, picture: sieve.Image, config: sieve.Struct) -> sieve.File:
                 return picture
       `,
-    }));
+      }),
+    );
     expect(fn).toMatchObject({
       name: 'shout',
       entrypoint: { file: 'main.py', symbol: 'Shout', kind: 'class', generator: false },
@@ -590,17 +591,25 @@ describe.concurrent('python inspector', () => {
       tags: ['Text'],
       readme: '# Shout\n\nUpper-cases text.\n',
     });
-    expect(fn!.inputs.map((i) => [i.name, i.type])).toEqual([['text', 'str'], ['picture', 'sieve.File'], ['config', 'dict']]);
+    expect(fn!.inputs.map((i) => [i.name, i.type])).toEqual([
+      ['text', 'str'],
+      ['picture', 'sieve.File'],
+      ['config', 'dict'],
+    ]);
     expect(fn!.outputs.map((o) => o.type)).toEqual(['sieve.File']);
   });
 
   it('reads sieve imports in every spelling, and metadata given inline, with a README from a subfolder and a local cover image', async () => {
-    const functions = functionsOf(await inspectFiles({
-      'docs/README.md': 'Read me.',
-      'logo.png': 'PNG',
-      'a.py': 'from sieve import function, Metadata, File\n\n@function(name="a", metadata=Metadata(readme=open("docs/README.md").read(), image=File(path="logo.png")))\ndef a(f: File) -> File:\n    return f\n',
-      'b.py': 'import sieve as sv\nfrom pathlib import Path\n\n@sv.function(name="b", metadata=sv.Metadata(readme=Path("docs/README.md").read_text()))\ndef b() -> None:\n    sv.function.get("acme/child").run(1)\n',
-    }));
+    const functions = functionsOf(
+      await inspectFiles({
+        'docs/README.md': 'Read me.',
+        'logo.png': 'PNG',
+        'a.py':
+          'from sieve import function, Metadata, File\n\n@function(name="a", metadata=Metadata(readme=open("docs/README.md").read(), image=File(path="logo.png")))\ndef a(f: File) -> File:\n    return f\n',
+        'b.py':
+          'import sieve as sv\nfrom pathlib import Path\n\n@sv.function(name="b", metadata=sv.Metadata(readme=Path("docs/README.md").read_text()))\ndef b() -> None:\n    sv.function.get("acme/child").run(1)\n',
+      }),
+    );
     const [a, b] = functions;
     expect(a).toMatchObject({ name: 'a', readme: 'Read me.', cover_image_url: `data:image/png;base64,${Buffer.from('PNG').toString('base64')}` });
     expect(a!.inputs[0]!.type).toBe('sieve.File');
@@ -652,41 +661,97 @@ describe.concurrent('python inspector errors (exit 2, {"errors": [...]}, each na
     ['gpu split out of range', decorated('name="x", gpu=sluice.gpu.T4(split=9)'), 'main.py:3: gpu.split must be between 1 and 8 (got 9)'],
     ['gpu split zero', decorated('name="x", gpu=sluice.gpu.L4(split=0)'), 'main.py:3: gpu.split must be between 1 and 8 (got 0)'],
     ['unknown GPU', decorated('name="x", gpu=sluice.gpu.H100()'), 'main.py:3: gpu: sluice.gpu.H100 is not a GPU this service has a machine type for'],
-    ['a GPU name this service has none of', decorated('name="x", gpu="a100-80gb"'), "main.py:3: gpu must be None or one of sluice.gpu.T4(split=N)"],
-    ['machine_type with a gpu= of its own', decorated('name="x", gpu=sluice.gpu.L4(), machine_type="a100"'), "main.py:3: machine_type is Sieve's older spelling of gpu="],
+    ['a GPU name this service has none of', decorated('name="x", gpu="a100-80gb"'), 'main.py:3: gpu must be None or one of sluice.gpu.T4(split=N)'],
+    [
+      'machine_type with a gpu= of its own',
+      decorated('name="x", gpu=sluice.gpu.L4(), machine_type="a100"'),
+      "main.py:3: machine_type is Sieve's older spelling of gpu=",
+    ],
     ['iterator_input not a boolean', decorated('name="x", iterator_input="yes"'), "main.py:3: iterator_input must be True or False (got 'yes')"],
     ['missing name', decorated('gpu=None'), 'main.py:3: name is required'],
     ['decorator without a call', 'import sluice\n\n@sluice.function\ndef f():\n    pass\n', 'main.py:3: name is required'],
     ['invalid name', decorated('name="has space"'), 'main.py:3: name "has space" is not valid'],
-    ['name computed, with no evaluator to run the module', decorated('name=NAME'), 'main.py:3: name is computed (NAME): write it as a literal value (this inspector runs no code)'],
+    [
+      'name computed, with no evaluator to run the module',
+      decorated('name=NAME'),
+      'main.py:3: name is computed (NAME): write it as a literal value (this inspector runs no code)',
+    ],
     ['positional argument', decorated('"x"'), 'main.py:3: sluice.function takes keyword arguments only'],
     ['unknown field', decorated('name="x", gpus=1'), 'main.py:3: unknown field "gpus"'],
-    ['python_packages as a string', 'import sluice\n\n@sluice.function(\n    name="x",\n    python_packages="numpy",\n)\ndef f():\n    pass\n', 'main.py:5: python_packages must be a list of strings'],
-    ['system package that is not a Debian name', decorated('name="x", system_packages=["FFmpeg"]'), 'main.py:3: system_packages: "FFmpeg" is not a Debian package name'],
+    [
+      'python_packages as a string',
+      'import sluice\n\n@sluice.function(\n    name="x",\n    python_packages="numpy",\n)\ndef f():\n    pass\n',
+      'main.py:5: python_packages must be a list of strings',
+    ],
+    [
+      'system package that is not a Debian name',
+      decorated('name="x", system_packages=["FFmpeg"]'),
+      'main.py:3: system_packages: "FFmpeg" is not a Debian package name',
+    ],
     ['python_version as a number', decorated('name="x", python_version=3.11'), 'main.py:3: python_version must be a string like "3.11" (got 3.11)'],
     ['python_version in another form', decorated('name="x", python_version="python3"'), 'main.py:3: python_version must be a string like "3.11"'],
     ['negative minimum_replicas', decorated('name="x", minimum_replicas=-1'), 'main.py:3: minimum_replicas must be an integer between 0 and 64 (got -1)'],
-    ['maximum below minimum', decorated('name="x", minimum_replicas=3, maximum_replicas=2'), 'main.py:3: maximum_replicas (2) must be at least minimum_replicas (3)'],
+    [
+      'maximum below minimum',
+      decorated('name="x", minimum_replicas=3, maximum_replicas=2'),
+      'main.py:3: maximum_replicas (2) must be at least minimum_replicas (3)',
+    ],
     ['restart_on_error not a boolean', decorated('name="x", restart_on_error="yes"'), "main.py:3: restart_on_error must be True or False (got 'yes')"],
     ['timeout of zero seconds', decorated('name="x", timeout=0'), 'main.py:3: timeout must be None or whole seconds between 1 and 86400 (got 0)'],
     ['timeout as a float', decorated('name="x", timeout=1.5'), 'main.py:3: timeout must be None or whole seconds between 1 and 86400 (got 1.5)'],
     ['title not a string', decorated('name="x", title=3'), 'main.py:3: title must be a string or None (got 3)'],
     ['tags not a list', decorated('name="x", tags="a"'), 'main.py:3: tags must be a list of strings or None'],
-    ['env name not an identifier', decorated('name="x", environment_variables=[sluice.Env(name="1ABC")]'), 'main.py:3: environment_variables[0].name must be a valid identifier'],
-    ['env default a list', decorated('name="x", environment_variables=[sluice.Env(name="A", default=[1])]'), 'main.py:3: environment_variables[0].default must be a string, a number, a bool or None (got [1])'],
-    ['env declared twice', decorated('name="x", environment_variables=[sluice.Env("A"), sluice.Env("A")]'), 'main.py:3: environment_variables[1].name "A" is declared twice'],
+    [
+      'env name not an identifier',
+      decorated('name="x", environment_variables=[sluice.Env(name="1ABC")]'),
+      'main.py:3: environment_variables[0].name must be a valid identifier',
+    ],
+    [
+      'env default a list',
+      decorated('name="x", environment_variables=[sluice.Env(name="A", default=[1])]'),
+      'main.py:3: environment_variables[0].default must be a string, a number, a bool or None (got [1])',
+    ],
+    [
+      'env declared twice',
+      decorated('name="x", environment_variables=[sluice.Env("A"), sluice.Env("A")]'),
+      'main.py:3: environment_variables[1].name "A" is declared twice',
+    ],
     ['env given as a dict', decorated('name="x", environment_variables=[{"name": "A"}]'), 'main.py:3: environment_variables[0] must be sluice.Env('],
     ['class without __predict__', decorated('name="x"', 'class F:\n    def __setup__(self):\n        pass\n'), 'main.py:4: class F must define __predict__'],
     ['*args input', decorated('name="x"', 'def f(*args):\n    pass\n'), 'main.py:4: f: *args cannot be an input'],
-    ['nested function', 'import sluice\n\ndef outer():\n    @sluice.function(name="x")\n    def f():\n        pass\n', 'main.py:4: @sluice.function must decorate a function or class at the top level'],
-    ['bad dependency name', decorated('name="x"', 'def f():\n    sluice.function.get("no-owner")\n'), 'main.py:5: sluice.function.get("no-owner"): the name must look like "owner/name"'],
+    [
+      'nested function',
+      'import sluice\n\ndef outer():\n    @sluice.function(name="x")\n    def f():\n        pass\n',
+      'main.py:4: @sluice.function must decorate a function or class at the top level',
+    ],
+    [
+      'bad dependency name',
+      decorated('name="x"', 'def f():\n    sluice.function.get("no-owner")\n'),
+      'main.py:5: sluice.function.get("no-owner"): the name must look like "owner/name"',
+    ],
     ['run_commands as a string', decorated('name="x", run_commands="make"'), 'main.py:3: run_commands must be a list of strings'],
     ['an empty run command', decorated('name="x", run_commands=["echo", " "]'), "main.py:3: run_commands: ' ' is not a shell command"],
     ['metadata that is not sieve.Metadata', decorated('name="x", metadata={"title": "T"}'), 'main.py:3: metadata must be sieve.Metadata(...)'],
-    ['a metadata field given twice', decorated('name="x", title="A", metadata=sluice.Metadata(title="B")'), 'main.py:3: title is given twice: as an argument and in metadata'],
-    ['a README outside the folder', decorated('name="x", metadata=sluice.Metadata(readme=open("../secret").read())'), 'main.py:3: ../secret is outside the function\'s folder'],
-    ['a README that is missing', decorated('name="x", metadata=sluice.Metadata(readme=open("README.md").read())'), 'main.py:3: metadata.readme: cannot read README.md'],
-    ['an unknown Sieve GPU', 'import sieve\n\n@sieve.function(name="x", gpu=sieve.gpu.H100())\ndef f():\n    pass\n', 'main.py:3: gpu: sluice.gpu.H100 is not a GPU'],
+    [
+      'a metadata field given twice',
+      decorated('name="x", title="A", metadata=sluice.Metadata(title="B")'),
+      'main.py:3: title is given twice: as an argument and in metadata',
+    ],
+    [
+      'a README outside the folder',
+      decorated('name="x", metadata=sluice.Metadata(readme=open("../secret").read())'),
+      "main.py:3: ../secret is outside the function's folder",
+    ],
+    [
+      'a README that is missing',
+      decorated('name="x", metadata=sluice.Metadata(readme=open("README.md").read())'),
+      'main.py:3: metadata.readme: cannot read README.md',
+    ],
+    [
+      'an unknown Sieve GPU',
+      'import sieve\n\n@sieve.function(name="x", gpu=sieve.gpu.H100())\ndef f():\n    pass\n',
+      'main.py:3: gpu: sluice.gpu.H100 is not a GPU',
+    ],
   ])('%s', async (_case, source, expected) => {
     const errors = await inspectErrors({ 'main.py': source });
     expect(errors).toEqual([expect.stringContaining(expected)]);
@@ -740,9 +805,10 @@ describe.concurrent('python inspector errors (exit 2, {"errors": [...]}, each na
 });
 
 describe.concurrent("python inspector: what Sieve's deploy accepts", () => {
-  it("reads Sieve's 2023 arguments: gpu=True/False/\"l4\", machine_type, iterator_input and persist_output", async () => {
-    const functions = functionsOf(await inspectFiles({
-      'main.py': py`
+  it('reads Sieve\'s 2023 arguments: gpu=True/False/"l4", machine_type, iterator_input and persist_output', async () => {
+    const functions = functionsOf(
+      await inspectFiles({
+        'main.py': py`
         import sieve
 
         @sieve.function(name="plain-gpu", gpu=True, iterator_input=True, persist_output=True)
@@ -766,7 +832,8 @@ describe.concurrent("python inspector: what Sieve's deploy accepts", () => {
         def e():
             pass
       `,
-    }));
+      }),
+    );
     expect(functions.map((f) => [f.name, f.gpu?.machine_type ?? null])).toEqual([
       ['plain-gpu', 't4'],
       ['no-gpu', null],
@@ -806,8 +873,9 @@ describe.concurrent("python inspector: what Sieve's deploy accepts", () => {
   });
 
   it("warns of, and ignores, the arguments Sieve's pydantic models ignore: Env(is_secret=), Metadata(name=)", async () => {
-    const [fn] = functionsOf(await inspectFiles({
-      'main.py': py`
+    const [fn] = functionsOf(
+      await inspectFiles({
+        'main.py': py`
         import sieve
 
         @sieve.function(
@@ -818,20 +886,23 @@ describe.concurrent("python inspector: what Sieve's deploy accepts", () => {
         def f():
             pass
       `,
-    }), {
-      warnings: [
-        'main.py: environment_variables[0]: is_secret= is not an argument of sieve.Env here (name, description, default); ignored',
-        'main.py: metadata: name= is not a field of sieve.Metadata (title, description, code_url, tags, readme, image); ignored',
-      ],
-      evaluated: [],
-    });
+      }),
+      {
+        warnings: [
+          'main.py: environment_variables[0]: is_secret= is not an argument of sieve.Env here (name, description, default); ignored',
+          'main.py: metadata: name= is not a field of sieve.Metadata (title, description, code_url, tags, readme, image); ignored',
+        ],
+        evaluated: [],
+      },
+    );
     expect(fn!.description).toBe('d');
     expect(fn!.title).toBeNull();
   });
 
   it('takes sieve.File("https://...") as the cover image URL, and leaves out a local cover image over 1 MB with a warning', async () => {
-    const functions = functionsOf(await inspectFiles({
-      'main.py': py`
+    const functions = functionsOf(
+      await inspectFiles({
+        'main.py': py`
         import sieve
 
         @sieve.function(name="by-url", metadata=sieve.Metadata(image=sieve.File("https://example.com/cover.gif")))
@@ -842,16 +913,26 @@ describe.concurrent("python inspector: what Sieve's deploy accepts", () => {
         def b():
             pass
       `,
-      'big.png': Buffer.alloc(1_200_000),
-    }), { warnings: [expect.stringContaining('main.py: metadata.image: big.png is over 1 MB, so the function has no cover image')], evaluated: [] } as unknown as Notes);
+        'big.png': Buffer.alloc(1_200_000),
+      }),
+      {
+        warnings: [expect.stringContaining('main.py: metadata.image: big.png is over 1 MB, so the function has no cover image')],
+        evaluated: [],
+      } as unknown as Notes,
+    );
     expect(functions.map((f) => f.cover_image_url)).toEqual(['https://example.com/cover.gif', null]);
   });
 
   it('reads only the .py files --only names (the ones sluice deploy sends)', async () => {
-    const functions = functionsOf(await inspectFiles({
-      'kept.py': 'import sieve\n\n@sieve.function(name="kept")\ndef f():\n    pass\n',
-      'ignored.py': 'import sieve\n\n@sieve.function(name="ignored")\ndef g():\n    pass\n',
-    }, ['--only', JSON.stringify(['kept.py'])]));
+    const functions = functionsOf(
+      await inspectFiles(
+        {
+          'kept.py': 'import sieve\n\n@sieve.function(name="kept")\ndef f():\n    pass\n',
+          'ignored.py': 'import sieve\n\n@sieve.function(name="ignored")\ndef g():\n    pass\n',
+        },
+        ['--only', JSON.stringify(['kept.py'])],
+      ),
+    );
     expect(functions.map((f) => f.name)).toEqual(['kept']);
   });
 
@@ -871,8 +952,10 @@ describe.concurrent("python inspector: what Sieve's deploy accepts", () => {
 
 describe.concurrent('python inspector: arguments the module computes, learnt by running it (--evaluator)', () => {
   it('reads a README and a cover image found through os.path and __file__, and a metadata made by a helper of another module', async () => {
-    const [fn] = functionsOf(await inspectFiles({
-      'main.py': py`
+    const [fn] = functionsOf(
+      await inspectFiles(
+        {
+          'main.py': py`
         import os
 
         import sieve
@@ -892,16 +975,22 @@ describe.concurrent('python inspector: arguments the module computes, learnt by 
         def f():
             pass
       `,
-      'helpers.py': 'def describe(what):\n    return "It " + what + "."\n',
-      'README.md': '# Computed\n',
-      'icon.png': Buffer.from('89504e47', 'hex'),
-    }, EVALUATOR), { warnings: [], evaluated: ['main.py'] });
+          'helpers.py': 'def describe(what):\n    return "It " + what + "."\n',
+          'README.md': '# Computed\n',
+          'icon.png': Buffer.from('89504e47', 'hex'),
+        },
+        EVALUATOR,
+      ),
+      { warnings: [], evaluated: ['main.py'] },
+    );
     expect(fn).toMatchObject({ name: 'computed', description: 'It shouts.', readme: '# Computed\n', cover_image_url: 'data:image/png;base64,iVBORw==' });
   });
 
   it('runs past top-level imports of packages not installed here, and their use at the top of the module', async () => {
-    const fn = functionsOf(await inspectFiles({
-      'main.py': py`
+    const fn = functionsOf(
+      await inspectFiles(
+        {
+          'main.py': py`
         import sieve
         import torch
         from transformers import AutoModel
@@ -921,29 +1010,56 @@ describe.concurrent('python inspector: arguments the module computes, learnt by 
         def run():
             pass
       `,
-    }, EVALUATOR), { warnings: [], evaluated: ['main.py'] })[0]!;
+        },
+        EVALUATOR,
+      ),
+      { warnings: [], evaluated: ['main.py'] },
+    )[0]!;
     expect(fn.name).toBe('net-runner');
     expect(fn.python_packages).toEqual(['torch']);
   });
 
   it('does not run the module\'s if __name__ == "__main__" block', async () => {
-    const [fn] = functionsOf(await inspectFiles({
-      'main.py': 'import sieve\n\nTITLE = "T"\n\n@sieve.function(name="x", title=TITLE)\ndef f():\n    pass\n\nif __name__ == "__main__":\n    raise SystemExit(3)\n',
-    }, EVALUATOR), { warnings: [], evaluated: ['main.py'] });
+    const [fn] = functionsOf(
+      await inspectFiles(
+        {
+          'main.py':
+            'import sieve\n\nTITLE = "T"\n\n@sieve.function(name="x", title=TITLE)\ndef f():\n    pass\n\nif __name__ == "__main__":\n    raise SystemExit(3)\n',
+        },
+        EVALUATOR,
+      ),
+      { warnings: [], evaluated: ['main.py'] },
+    );
     expect(fn!.title).toBe('T');
   });
 
-  it('reports the failure of the module on the decorator\'s line, with its exception', async () => {
-    const errors = errorsOf(await inspectFiles({
-      'main.py': 'import sieve\n\nREADME = open("MISSING.md").read()\n\n@sieve.function(name="x", readme=README)\ndef f():\n    pass\n',
-    }, EVALUATOR));
-    expect(errors).toEqual([expect.stringMatching(/^main\.py:5: running the module failed: FileNotFoundError: .*MISSING\.md.*; the decorator's arguments are computed by the module's code/)]);
+  it("reports the failure of the module on the decorator's line, with its exception", async () => {
+    const errors = errorsOf(
+      await inspectFiles(
+        {
+          'main.py': 'import sieve\n\nREADME = open("MISSING.md").read()\n\n@sieve.function(name="x", readme=README)\ndef f():\n    pass\n',
+        },
+        EVALUATOR,
+      ),
+    );
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^main\.py:5: running the module failed: FileNotFoundError: .*MISSING\.md.*; the decorator's arguments are computed by the module's code/,
+      ),
+    ]);
   });
 
   it('names the module a computed value comes from when it is not in the folder deployed', async () => {
-    const errors = errorsOf(await inspectFiles({
-      'main.py': 'import sieve\nfrom utils.ci import function_name\n\n@sieve.function(name=function_name("a"))\ndef f():\n    pass\n',
-    }, EVALUATOR));
-    expect(errors).toEqual(['main.py:4: name is made by utils.ci.function_name(), and utils is neither in the folder deployed nor installed where sluice deploy runs: deploy the folder that holds it']);
+    const errors = errorsOf(
+      await inspectFiles(
+        {
+          'main.py': 'import sieve\nfrom utils.ci import function_name\n\n@sieve.function(name=function_name("a"))\ndef f():\n    pass\n',
+        },
+        EVALUATOR,
+      ),
+    );
+    expect(errors).toEqual([
+      'main.py:4: name is made by utils.ci.function_name(), and utils is neither in the folder deployed nor installed where sluice deploy runs: deploy the folder that holds it',
+    ]);
   });
 });

@@ -43,7 +43,9 @@ describe('finding the interpreter for python_version', () => {
   });
 
   it('fails naming the versions there are and how to add the one asked for', async () => {
-    const error = (await findPythonInterpreter('3.7', { ...search, extra: [fakePython(join(root, 'opt', 'py313'), '3.13')] }).catch((caught: unknown) => caught)) as Error;
+    const error = (await findPythonInterpreter('3.7', { ...search, extra: [fakePython(join(root, 'opt', 'py313'), '3.13')] }).catch(
+      (caught: unknown) => caught,
+    )) as Error;
     expect(error.name).toBe('BuildFailure');
     expect(error.message).toMatch(/^Python 3\.7 is not installed on this machine; installed: 3\.8, 3\.9, 3\.11, 3\.12, 3\.13 /);
     expect(error.message).toContain('Set python_version to one of them');

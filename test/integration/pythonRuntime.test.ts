@@ -25,7 +25,6 @@ afterAll(async () => {
   if (scratch) await rm(scratch, { recursive: true, force: true });
 });
 
-
 async function start(options: ReplicaOptions): Promise<Replica> {
   const replica = await startReplica(scratch, options);
   replicas.push(replica);
@@ -58,13 +57,15 @@ async function runJob(
 describe.concurrent('python runtime', () => {
   it('says hello with its pid, then ready once the code is imported', async () => {
     const replica = await start({
-      files: { 'main.py': py`
+      files: {
+        'main.py': py`
         import sluice
 
         @sluice.function(name="noop")
         def noop() -> None:
             pass
-      ` },
+      `,
+      },
       symbol: 'noop',
     });
     const hello = await replica.next('hello');
@@ -74,7 +75,8 @@ describe.concurrent('python runtime', () => {
   });
 
   it('runs a class: __setup__ once, state kept across jobs', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sluice
 
       SETUPS = []
@@ -88,7 +90,10 @@ describe.concurrent('python runtime', () => {
           def __predict__(self, step: int) -> list:
               self.calls += step
               return [len(SETUPS), self.calls]
-    `, 'Counter', { kind: 'class' });
+    `,
+      'Counter',
+      { kind: 'class' },
+    );
     const first = await runJob(replica, { step: 1 });
     const second = await runJob(replica, { step: 2 });
     expect(first.outputs.map((o) => o.value)).toEqual([[1, 1]]);
@@ -97,13 +102,16 @@ describe.concurrent('python runtime', () => {
   });
 
   it('sends a return value as output 0 then done; undeclared inputs are not passed', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sluice
 
       @sluice.function(name="pair")
       def pair(a: int, b: int = 10):
           return (a, b)
-    `, 'pair');
+    `,
+      'pair',
+    );
     const job = await runJob(replica, { a: 1, ignored: 'x' });
     expect(job.outputs).toEqual([{ type: 'output', job_id: job.jobId, index: 0, value: [1, 10] }]);
     expect(job.end).toEqual({ type: 'done', job_id: job.jobId, output_read: true });
@@ -138,7 +146,8 @@ describe.concurrent('python runtime', () => {
   });
 
   it('streams a generator: each output is sent as it is yielded', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import time
       import sluice
 
@@ -147,9 +156,14 @@ describe.concurrent('python runtime', () => {
           for i in range(n):
               yield {"step": i}
               time.sleep(0.5)
-    `, 'slow');
+    `,
+      'slow',
+    );
     const job = await runJob(replica, { n: 2 });
-    expect(job.outputs.map((o) => [o.index, o.value])).toEqual([[0, { step: 0 }], [1, { step: 1 }]]);
+    expect(job.outputs.map((o) => [o.index, o.value])).toEqual([
+      [0, { step: 0 }],
+      [1, { step: 1 }],
+    ]);
     const at = (m: Message): number => replica.received.find((r) => r.message === m)!.at;
     expect(at(job.end) - at(job.outputs[0]!)).toBeGreaterThanOrEqual(800);
     expect(at(job.end) - at(job.outputs[1]!)).toBeGreaterThanOrEqual(300);
@@ -178,7 +192,8 @@ describe.concurrent('python runtime', () => {
   });
 
   it('reports an exception as error: type, message and traceback; the replica keeps serving', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sluice
 
       def check(n):
@@ -189,7 +204,9 @@ describe.concurrent('python runtime', () => {
       @sluice.function(name="strict")
       def strict(n: int):
           return check(n)
-    `, 'strict');
+    `,
+      'strict',
+    );
     const failed = await runJob(replica, { n: -7 });
     expect(failed.outputs).toEqual([]);
     expect(failed.end.type).toBe('error');
@@ -204,7 +221,8 @@ describe.concurrent('python runtime', () => {
   });
 
   it('marks a sieve.FatalException as fatal, so the agent replaces the replica whatever restart_on_error says; any other error is not', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sieve
 
       @sieve.function(name="picky")
@@ -214,7 +232,9 @@ describe.concurrent('python runtime', () => {
           if n == 0:
               raise ValueError("zero")
           return n
-    `, 'picky');
+    `,
+      'picky',
+    );
     const fatal = await runJob(replica, { n: -1 });
     expect(fatal.end).toMatchObject({ type: 'error', fatal: true });
     expect((fatal.end.error as string).split('\n')[0]).toBe('FatalException: n must not be negative');
@@ -224,7 +244,8 @@ describe.concurrent('python runtime', () => {
   });
 
   it('passes a dict input to a sieve.Struct parameter as the Struct, and sends a Struct output as its fields', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sieve
 
       class Box(sieve.Struct):
@@ -234,20 +255,25 @@ describe.concurrent('python runtime', () => {
       @sieve.function(name="grow")
       def grow(box: Box) -> sieve.Struct:
           return Box(width=box.width * 2, height=box.height * 2)
-    `, 'grow');
+    `,
+      'grow',
+    );
     const job = await runJob(replica, { box: { width: 3 } });
     expect(job.end.type).toBe('done');
     expect(job.outputs.map((o) => o.value)).toEqual([{ width: 6, height: 2 }]);
   });
 
   it('sends positional arguments of a call as args, for the agent to name after the called inputs', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sieve
 
       @sieve.function(name="caller")
       def caller() -> int:
           return sieve.function.get("acme/add").run(2, 3, scale=10)
-    `, 'caller');
+    `,
+      'caller',
+    );
     replica.send({ type: 'run', job_id: 'job-args', run_id: 'run-args', inputs: {}, env: {} });
     const call = (await replica.next('call')).message;
     expect(call).toEqual({ type: 'call', call_id: call.call_id, function: 'acme/add', inputs: { scale: 10 }, args: [2, 3], wait: true });
@@ -257,7 +283,8 @@ describe.concurrent('python runtime', () => {
 
   it('reports a failing __setup__ as setup_error and exits 1', async () => {
     const replica = await start({
-      files: { 'main.py': py`
+      files: {
+        'main.py': py`
         import sluice
 
         @sluice.function(name="broken")
@@ -267,7 +294,8 @@ describe.concurrent('python runtime', () => {
 
             def __predict__(self, x: int) -> int:
                 return x
-      ` },
+      `,
+      },
       symbol: 'Broken',
       kind: 'class',
     });
@@ -312,14 +340,18 @@ describe.concurrent('python runtime', () => {
   });
 
   it('sets the job env and SLUICE_JOB_ID for the job and restores the environment after', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import os
       import sluice
 
       @sluice.function(name="env")
       def env() -> dict:
           return {k: os.environ.get(k) for k in ("TOKEN", "PRESET", "SLUICE_JOB_ID")}
-    `, 'env', { env: { PRESET: 'outer' } });
+    `,
+      'env',
+      { env: { PRESET: 'outer' } },
+    );
     const first = await runJob(replica, {}, { TOKEN: 'secret', PRESET: 'inner' });
     expect(first.outputs[0]!.value).toEqual({ TOKEN: 'secret', PRESET: 'inner', SLUICE_JOB_ID: first.jobId });
     const second = await runJob(replica, {});
@@ -327,7 +359,8 @@ describe.concurrent('python runtime', () => {
   });
 
   it('runs as batch work (SCHED_BATCH), and so do the threads and processes the function starts: a woken replica never preempts the agent', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import os
       import subprocess
       import sys
@@ -350,7 +383,9 @@ describe.concurrent('python runtime', () => {
               "thread": policy_of_a_thread(),
               "process": int(child.stdout),
           }
-    `, 'policies');
+    `,
+      'policies',
+    );
     const { outputs } = await runJob(replica, {});
     const seen = outputs[0]!.value as Record<string, number>;
     expect(seen).toEqual({ batch: seen.batch, job: seen.batch, thread: seen.batch, process: seen.batch });
@@ -360,7 +395,8 @@ describe.concurrent('python runtime', () => {
   it("sleeps through the agent's reads of its messages: a job's done does not wake the thread that reads the protocol", async () => {
     // The kernel tells a socket's blocked readers when the peer has read what was written there,
     // as if it were input: without poll(), the agent paid a wake-up of that thread for every job.
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import os
       import threading
       import sluice
@@ -374,7 +410,9 @@ describe.concurrent('python runtime', () => {
                   with open(f"/proc/self/task/{thread}/status") as status:
                       sleeps += next(int(line.split()[1]) for line in status if line.startswith("voluntary_ctxt_switches"))
           return sleeps
-    `, 'reader_sleeps');
+    `,
+      'reader_sleeps',
+    );
     const sleeps = async () => (await runJob(replica, {})).outputs[0]!.value as number;
     const before = await sleeps();
     for (let i = 0; i < 48; i++) await runJob(replica, {});
@@ -383,7 +421,8 @@ describe.concurrent('python runtime', () => {
   });
 
   it("keeps prints on stdout/stderr, off fd 3, and a job's lines arrive before its done", async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sys
       import sluice
 
@@ -396,7 +435,9 @@ describe.concurrent('python runtime', () => {
           print("to stderr", file=sys.stderr)
           print("last line")
           return "ok"
-    `, 'chatty');
+    `,
+      'chatty',
+    );
     const job = await runJob(replica, { lines: 20000 });
     expect(job.end.type).toBe('done');
     const done = replica.received.find((r) => r.message === job.end)!;
@@ -408,7 +449,8 @@ describe.concurrent('python runtime', () => {
   });
 
   it('hands a File input the agent fetched to the function as its local path and URL', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sluice
 
       @sluice.function(name="read")
@@ -416,7 +458,9 @@ describe.concurrent('python runtime', () => {
           with open(doc) as f:
               content = f.read()
           return {"path": doc.path, "content": content, "url": doc.url}
-    `, 'read');
+    `,
+      'read',
+    );
     const path = join(replica.dir, 'fetched.txt');
     await writeFile(path, 'pixels from the agent\n');
     const url = 'https://example.com/photo.txt';
@@ -433,14 +477,17 @@ describe.concurrent('python runtime', () => {
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     try {
-      const replica = await ready(py`
+      const replica = await ready(
+        py`
         import sluice
         from typing import Optional
 
         @sluice.function(name="read")
         def read(doc: Optional[sluice.File]) -> str:
             return "never"
-      `, 'read');
+      `,
+        'read',
+      );
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/secret.txt`;
       for (const doc of [{ url }, url, 'file:///etc/passwd', '/etc/passwd']) {
         const job = await runJob(replica, { doc });
@@ -454,7 +501,8 @@ describe.concurrent('python runtime', () => {
   });
 
   it('sends a File output as its absolute path and name', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sluice
 
       @sluice.function(name="write")
@@ -462,16 +510,17 @@ describe.concurrent('python runtime', () => {
           with open("result.txt", "w") as f:
               f.write(text)
           return sluice.File("result.txt")
-    `, 'write');
+    `,
+      'write',
+    );
     const job = await runJob(replica, { text: 'hello file' });
-    expect(job.outputs).toEqual([
-      { type: 'output', job_id: job.jobId, index: 0, file: join(replica.dir, 'result.txt'), name: 'result.txt' },
-    ]);
+    expect(job.outputs).toEqual([{ type: 'output', job_id: job.jobId, index: 0, file: join(replica.dir, 'result.txt'), name: 'result.txt' }]);
     expect(await readFile(job.outputs[0]!.file as string, 'utf8')).toBe('hello file');
   });
 
   it('sends Files nested in dicts, lists and tuples marked: by absolute path and name, or by URL for one known by URL only', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sieve
 
       @sieve.function(name="write")
@@ -479,7 +528,9 @@ describe.concurrent('python runtime', () => {
           with open("a.txt", "w") as f:
               f.write(text)
           return {"files": [sieve.File("a.txt"), (sieve.File(url="https://example.com/b.png"), 1)], "n": 2}
-    `, 'write');
+    `,
+      'write',
+    );
     const job = await runJob(replica, { text: 'nested' });
     expect(job.end.type).toBe('done');
     expect(job.outputs[0]!.value).toEqual({
@@ -489,38 +540,54 @@ describe.concurrent('python runtime', () => {
   });
 
   it('hands marked Files in a dict or list input, fetched by the agent, to the function as Files', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sieve
 
       @sieve.function(name="read")
       def read(bundle: dict, items: list) -> list:
           files = [bundle["doc"], *items]
           return [[type(f).__name__, open(f.path).read(), f.url] for f in files]
-    `, 'read');
+    `,
+      'read',
+    );
     const path = join(replica.dir, 'fetched.txt');
     await writeFile(path, 'fetched');
     const marker = { _type: 'sieve.File', path, url: 'https://example.com/f.txt' };
     const job = await runJob(replica, { bundle: { doc: marker }, items: [marker] });
     expect(job.end.type).toBe('done');
-    expect(job.outputs[0]!.value).toEqual([['File', 'fetched', 'https://example.com/f.txt'], ['File', 'fetched', 'https://example.com/f.txt']]);
+    expect(job.outputs[0]!.value).toEqual([
+      ['File', 'fetched', 'https://example.com/f.txt'],
+      ['File', 'fetched', 'https://example.com/f.txt'],
+    ]);
   });
 
   it('takes a File built from a URL, positional or keyword, for that URL, and a path for a path (as Sieve’s SDK does)', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sieve
 
       @sieve.function(name="make")
       def make() -> list:
           made = [sieve.File("https://example.com/a.mp4"), sieve.File(url="https://example.com/b.mp4"), sieve.File("data:text/plain,hi"), sieve.File("local.txt")]
           return [[f.url, f._path] for f in made] + [open(made[2].path).read()]
-    `, 'make');
+    `,
+      'make',
+    );
     const job = await runJob(replica, {});
     expect(job.end.type).toBe('done');
-    expect(job.outputs[0]!.value).toEqual([['https://example.com/a.mp4', null], ['https://example.com/b.mp4', null], ['data:text/plain,hi', null], [null, 'local.txt'], 'hi']);
+    expect(job.outputs[0]!.value).toEqual([
+      ['https://example.com/a.mp4', null],
+      ['https://example.com/b.mp4', null],
+      ['data:text/plain,hi', null],
+      [null, 'local.txt'],
+      'hi',
+    ]);
   });
 
   it('fails the job when an output is not JSON, naming its type', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sluice
 
       @sluice.function(name="bad")
@@ -528,7 +595,9 @@ describe.concurrent('python runtime', () => {
           yield "fine"
           yield {1, 2}
           yield "never"
-    `, 'bad');
+    `,
+      'bad',
+    );
     const job = await runJob(replica, {});
     expect(job.outputs.map((o) => o.value)).toEqual(['fine']);
     expect(job.end.type).toBe('error');
@@ -536,7 +605,8 @@ describe.concurrent('python runtime', () => {
   });
 
   it('calls another function with run(): a call message, then the call_result output', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sluice
 
       @sluice.function(name="caller")
@@ -549,7 +619,9 @@ describe.concurrent('python runtime', () => {
               failed = str(e)
           pushed = child.push(x=x)
           return {"one": child.run(x=x), "many": many, "failed": failed, "pushed": pushed.job_id}
-    `, 'caller');
+    `,
+      'caller',
+    );
     const jobId = 'job-caller';
     replica.send({ type: 'run', job_id: jobId, run_id: 'run-caller', inputs: { x: 4 }, env: {} });
 
@@ -580,7 +652,8 @@ describe.concurrent('python runtime', () => {
   });
 
   it('awaits pushed jobs through the agent: several in flight at once, results, status, streamed outputs, failures', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import concurrent.futures
       import sieve
 
@@ -597,9 +670,12 @@ describe.concurrent('python runtime', () => {
               failed = e.error
           return {"ids": [job.job_id for job in jobs], "results": [job.result() for job in jobs],
                   "status": stream.status, "streamed": list(stream.outputs), "failed": failed}
-    `, 'fan_out');
+    `,
+      'fan_out',
+    );
     replica.send({ type: 'run', job_id: 'parent', run_id: 'run-parent', inputs: {}, env: {} });
-    const answer = (message: Message, fields: Record<string, unknown>) => replica.send({ type: 'call_result', call_id: message.call_id, ok: true, outputs: [], ...fields });
+    const answer = (message: Message, fields: Record<string, unknown>) =>
+      replica.send({ type: 'call_result', call_id: message.call_id, ok: true, outputs: [], ...fields });
     for (const n of [1, 2, 3]) {
       const push = (await replica.next('call')).message;
       expect(push).toMatchObject({ function: 'acme/child', args: [n], wait: false });
@@ -608,8 +684,13 @@ describe.concurrent('python runtime', () => {
     // wait() asks for all three at once; the answers come back in another order.
     const awaits: Message[] = [];
     for (let n = 0; n < 3; n++) awaits.push((await replica.next('await')).message);
-    expect(awaits.map((a) => [a.job_id, a.offset, a.until]).sort()).toEqual([['child-1', 0, 'end'], ['child-2', 0, 'end'], ['child-3', 0, 'end']]);
-    for (const awaited of [...awaits].reverse()) answer(awaited, { job_id: awaited.job_id, status: 'finished', outputs: [Number(awaited.job_id.slice(-1)) * 10] });
+    expect(awaits.map((a) => [a.job_id, a.offset, a.until]).sort()).toEqual([
+      ['child-1', 0, 'end'],
+      ['child-2', 0, 'end'],
+      ['child-3', 0, 'end'],
+    ]);
+    for (const awaited of [...awaits].reverse())
+      answer(awaited, { job_id: awaited.job_id, status: 'finished', outputs: [Number(awaited.job_id.slice(-1)) * 10] });
 
     answer((await replica.next('call')).message, { job_id: 'stream' });
     answer((await replica.next('call')).message, { job_id: 'failing' });
@@ -638,13 +719,16 @@ describe.concurrent('python runtime', () => {
   });
 
   it('raises RemoteError out of the job when an unhandled call fails', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sluice
 
       @sluice.function(name="caller")
       def caller() -> int:
           return sluice.function.get("acme/child").run()
-    `, 'caller');
+    `,
+      'caller',
+    );
     replica.send({ type: 'run', job_id: 'j', run_id: 'r', inputs: {}, env: {} });
     const call = (await replica.next('call')).message;
     replica.send({ type: 'call_result', call_id: call.call_id, ok: false, error: 'boom' });
@@ -654,7 +738,8 @@ describe.concurrent('python runtime', () => {
   });
 
   it('passes a File the function made to another function by its absolute path and name (positional, by name, nested in lists and dicts), a File with a URL by its URL', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import os
       import sieve
 
@@ -668,18 +753,27 @@ describe.concurrent('python runtime', () => {
           return sieve.function.get("acme/child").run(
               sieve.Audio("made.wav"), [sieve.File(path="sub/notes.txt"), {"deep": sieve.Video(url="https://example.com/v.mp4")}],
               extra={"file": sieve.File(os.path.abspath("made.wav"))})
-    `, 'caller');
+    `,
+      'caller',
+    );
     replica.send({ type: 'run', job_id: 'job-pass', run_id: 'run-pass', inputs: {}, env: {} });
     const call = (await replica.next('call')).message;
     const made = { _type: 'sieve.File', path: join(replica.dir, 'made.wav'), name: 'made.wav' };
-    expect(call.args).toEqual([made, [{ _type: 'sieve.File', path: join(replica.dir, 'sub', 'notes.txt'), name: 'notes.txt' }, { deep: { _type: 'sieve.File', url: 'https://example.com/v.mp4' } }]]);
+    expect(call.args).toEqual([
+      made,
+      [
+        { _type: 'sieve.File', path: join(replica.dir, 'sub', 'notes.txt'), name: 'notes.txt' },
+        { deep: { _type: 'sieve.File', url: 'https://example.com/v.mp4' } },
+      ],
+    ]);
     expect(call.inputs).toEqual({ extra: { file: made } });
     replica.send({ type: 'call_result', call_id: call.call_id, ok: true, job_id: 'child', outputs: ['got it'], stream: false });
     expect((await replica.next('output')).message.value).toBe('got it');
   });
 
   it('refuses to pass a File whose path is not a file, with a TypeError naming it, sending no call', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sieve
 
       @sieve.function(name="caller")
@@ -688,14 +782,17 @@ describe.concurrent('python runtime', () => {
               sieve.function.get("acme/child").run(sieve.File("/no/such/file.wav"))
           except TypeError as error:
               return str(error)
-    `, 'caller');
+    `,
+      'caller',
+    );
     const job = await runJob(replica, {});
     expect(job.outputs[0]!.value).toMatch(/a sluice\.File passed to another function names \/no\/such\/file\.wav, which is not a file/);
     expect(replica.received.some((r) => r.message.type === 'call')).toBe(false);
   });
 
   it('hands a streaming callee’s outputs as an iterator, read as they come, from run() and push().result(), even for one output; a callee that does not stream, its value, None for none', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sieve
 
       @sieve.function(name="reader")
@@ -707,9 +804,12 @@ describe.concurrent('python runtime', () => {
           quiet = sieve.function.get("acme/quiet").run()
           value = sieve.function.get("acme/quiet").push().result()
           return {"first": first, "rest": list(ran), "one_is_iterator": iter(one) is one, "one": list(one), "quiet": quiet, "value": value}
-    `, 'reader');
+    `,
+      'reader',
+    );
     replica.send({ type: 'run', job_id: 'job-stream', run_id: 'run-stream', inputs: {}, env: {} });
-    const answer = (message: Message, fields: Record<string, unknown>) => replica.send({ type: 'call_result', call_id: message.call_id, ok: true, outputs: [], ...fields });
+    const answer = (message: Message, fields: Record<string, unknown>) =>
+      replica.send({ type: 'call_result', call_id: message.call_id, ok: true, outputs: [], ...fields });
     // run() of a streaming function: the agent answers at once, and each next() asks for outputs past those seen.
     const ran = (await replica.next('call')).message;
     expect(ran).toMatchObject({ function: 'acme/words', args: ['a b'], wait: true });
@@ -738,25 +838,31 @@ describe.concurrent('python runtime', () => {
   });
 
   it('exits 0 on shutdown', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sluice
 
       @sluice.function(name="idle")
       def idle() -> None:
           pass
-    `, 'idle');
+    `,
+      'idle',
+    );
     replica.send({ type: 'shutdown' });
     expect(await replica.exited()).toBe(0);
   });
 
   it('exits when the agent closes fd 3', async () => {
-    const replica = await ready(py`
+    const replica = await ready(
+      py`
       import sluice
 
       @sluice.function(name="idle")
       def idle() -> None:
           pass
-    `, 'idle');
+    `,
+      'idle',
+    );
     replica.protocol.end();
     expect(await replica.exited()).toBe(0);
   });

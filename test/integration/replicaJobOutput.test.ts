@@ -44,7 +44,10 @@ describe("a job's output through a real replica, with or without its end marker"
 
   const run = async (inputs: { lines: number; unended: string; linger: number }) => {
     lines.length = 0;
-    const outcome = await replica.runJob({ jobId: `job-${inputs.lines}`, runId: 'run', inputs, env: {}, maxOutputBytes: 1_000_000 }, { onOutput: () => undefined, onCall: () => Promise.reject(new Error('no calls')) });
+    const outcome = await replica.runJob(
+      { jobId: `job-${inputs.lines}`, runId: 'run', inputs, env: {}, maxOutputBytes: 1_000_000 },
+      { onOutput: () => undefined, onCall: () => Promise.reject(new Error('no calls')) },
+    );
     return { outcome, lines: [...lines] };
   };
   const printed = (count: number, unended: string) => [...Array.from({ length: count }, (_, i) => `line ${i}`), 'to stderr', unended].sort();
@@ -66,7 +69,7 @@ describe("a job's output through a real replica, with or without its end marker"
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
-  it('ends a job whose output was all given before its stream was paused once the stream resumes: its unended line its own, never the next job\'s', async () => {
+  it("ends a job whose output was all given before its stream was paused once the stream resumes: its unended line its own, never the next job's", async () => {
     const started = performance.now();
     const running = run({ lines: 50, unended: 'paused tail', linger: 0.3 });
     setTimeout(() => replica.pauseOutput(true), 150); // the lines were read and given by then

@@ -37,7 +37,15 @@ describe('a replica is ready once its setup output is read', () => {
     const script = join(dir, `runtime-${marks}.py`);
     await writeFile(script, runtime(marks));
     const lines: string[] = [];
-    const replica = new Replica({ id: 'r1', command: 'python3', args: [script], cwd: dir, env: { PATH: process.env.PATH }, onLine: (line) => lines.push(line), onExit: () => undefined });
+    const replica = new Replica({
+      id: 'r1',
+      command: 'python3',
+      args: [script],
+      cwd: dir,
+      env: { PATH: process.env.PATH },
+      onLine: (line) => lines.push(line),
+      onExit: () => undefined,
+    });
     const started = performance.now();
     await replica.ready;
     return { replica, linesWhenReady: [...lines], waitedMs: performance.now() - started };

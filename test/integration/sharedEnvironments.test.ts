@@ -11,7 +11,9 @@ describe('an environments folder that services share (SLUICE_ENVIRONMENTS_DIR)',
   const root = mkdtempSync(join(tmpdir(), 'sluice-shared-environments-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   // Two services' builders, in this process as a test's services are, over one folder.
-  const builders = ['a', 'b'].map((name) => new PythonEnvironments({ folder: join(root, 'envs'), scratchFolder: join(root, name, 'scratch'), pipArgs: [], sandbox: NO_SANDBOX }));
+  const builders = ['a', 'b'].map(
+    (name) => new PythonEnvironments({ folder: join(root, 'envs'), scratchFolder: join(root, name, 'scratch'), pipArgs: [], sandbox: NO_SANDBOX }),
+  );
 
   it('keeps one environment when two services make the same one at once, and both use it', async () => {
     const python = (await probe('python3')) as PythonInterpreter;

@@ -18,7 +18,10 @@ const script = (name: string, body: string) => {
 };
 mkdirSync(bin);
 script('dpkg-query', 'name=$3\n[ -e "$STATE/$name" ] || exit 1\nprintf "install ok installed"\n');
-script('apt-get', '[ "$1" = --version ] && exit 0\necho "${VIA_SUDO:+sudo -n }apt-get $*" >> "$STATE/apt.log"\necho "apt-get: $*"\n[ "$1" = install ] || exit 0\nshift 3\nfor p; do [ "$p" = not-in-apt ] && exit 100; done\nfor p; do touch "$STATE/$p"; done\n');
+script(
+  'apt-get',
+  '[ "$1" = --version ] && exit 0\necho "${VIA_SUDO:+sudo -n }apt-get $*" >> "$STATE/apt.log"\necho "apt-get: $*"\n[ "$1" = install ] || exit 0\nshift 3\nfor p; do [ "$p" = not-in-apt ] && exit 100; done\nfor p; do touch "$STATE/$p"; done\n',
+);
 script('sudo', '[ -e "$STATE/sudo-ok" ] || { echo "sudo: a password is required" >&2; exit 1; }\n[ "$1" = -n ] && shift\nVIA_SUDO=1 exec "$@"\n');
 const originalPath = process.env.PATH;
 process.env.PATH = `${bin}:${originalPath}`;

@@ -8,7 +8,14 @@ describe('npm test on a machine missing what its specs drive', () => {
     const { status, stderr } = check({ PATH: '/nonexistent', SLUICE_CHROMIUM: '/nonexistent/chromium' });
     expect(status).toBe(1);
     expect(stderr).toContain('npm test needs programs this machine lacks:');
-    for (const line of ['python3: apt-get install', 'pytest (python/tests): python3 -m pip install pytest', 'bubblewrap (bwrap): apt-get install bubblewrap', 'ffmpeg: apt-get install ffmpeg', 'chromium (/nonexistent/chromium): apt-get install chromium', "moto_server: pip install 'moto[server]>=5'"]) {
+    for (const line of [
+      'python3: apt-get install',
+      'pytest (python/tests): python3 -m pip install pytest',
+      'bubblewrap (bwrap): apt-get install bubblewrap',
+      'ffmpeg: apt-get install ffmpeg',
+      'chromium (/nonexistent/chromium): apt-get install chromium',
+      "moto_server: pip install 'moto[server]>=5'",
+    ]) {
       expect(stderr).toContain(line);
     }
   });

@@ -21,7 +21,9 @@ const collect = async <T>(items: AsyncIterable<T>) => {
 
 describe('the TypeScript client’s event stream reader', () => {
   it('reads events cut anywhere, with CRLF or LF line ends, multi-line data and comments', async () => {
-    const events = await collect(readServerSentEvents(streamOf(': keep-alive\n\nid: 1\r', '\nevent: output\r\ndata: {"a":', '1}\r\n\r\nid: 2\ndata: line one\ndata: line two\n\n')));
+    const events = await collect(
+      readServerSentEvents(streamOf(': keep-alive\n\nid: 1\r', '\nevent: output\r\ndata: {"a":', '1}\r\n\r\nid: 2\ndata: line one\ndata: line two\n\n')),
+    );
     expect(events).toEqual([
       { event: 'output', data: '{"a":1}', id: '1' },
       { event: 'message', data: 'line one\nline two', id: '2' },
@@ -49,7 +51,8 @@ describe('the TypeScript client’s job events over a connection that ends early
     const requests: IncomingHttpHeaders[] = [];
     server = createServer((request, response) => {
       requests.push(request.headers);
-      if (request.headers['x-api-key'] !== 'key') return void response.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":"Unauthorized - valid API Key required."}');
+      if (request.headers['x-api-key'] !== 'key')
+        return void response.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":"Unauthorized - valid API Key required."}');
       const from = Number(request.headers['last-event-id'] ?? 0);
       response.writeHead(200, { 'content-type': 'text/event-stream' });
       response.end(': keep-alive\n\n' + events.slice(from, from + 2).join(''));

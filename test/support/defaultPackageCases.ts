@@ -12,6 +12,12 @@ export const DEFAULT_PACKAGE_CASES: [packages: string[], defaults: string[]][] =
   [['Requests'], ['pydantic', ...OTHERS]],
   [['pydantic[email]>=2'], ['requests', ...OTHERS]],
   [['PyDantic~=1.10', 'requests>=2'], OTHERS],
-  [['requests_oauthlib', 'pydantic-core', 'pydantic.x'], ['requests', 'pydantic', ...OTHERS]],
-  [['Pillow==9.5.0', 'PyYAML', 'tqdm<5', 'typer[all]'], ['requests', 'pydantic']],
+  [
+    ['requests_oauthlib', 'pydantic-core', 'pydantic.x'],
+    ['requests', 'pydantic', ...OTHERS],
+  ],
+  [
+    ['Pillow==9.5.0', 'PyYAML', 'tqdm<5', 'typer[all]'],
+    ['requests', 'pydantic'],
+  ],
 ];

@@ -16,7 +16,15 @@ export function anOrganization(overrides: Partial<Organization> = {}): Organizat
 }
 
 export function anApiKey(overrides: Partial<ApiKey> = {}): ApiKey {
-  return { id: randomUUID(), organizationId: 'org-1', hash: randomUUID().replaceAll('-', ''), prefix: 'sk_abcdef', createdAt: T0, revokedAt: null, ...overrides };
+  return {
+    id: randomUUID(),
+    organizationId: 'org-1',
+    hash: randomUUID().replaceAll('-', ''),
+    prefix: 'sk_abcdef',
+    createdAt: T0,
+    revokedAt: null,
+    ...overrides,
+  };
 }
 
 /** A function with every optional field null: the shape of a first deploy. */

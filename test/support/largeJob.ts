@@ -33,7 +33,7 @@ export async function sizedGet(url: string, key: string): Promise<SizedAnswer> {
 export async function readOnByOffset(routeUrl: string, key: string): Promise<{ answers: SizedAnswer[]; outputs: string[] }> {
   const answers: SizedAnswer[] = [];
   const outputs: string[] = [];
-  for (let offset: number | undefined = 0; offset !== undefined && answers.length < 20; ) {
+  for (let offset: number | undefined = 0; offset !== undefined && answers.length < 20;) {
     const answer = await sizedGet(`${routeUrl}?offset=${offset}`, key);
     answers.push(answer);
     if (answer.status !== 200) break;

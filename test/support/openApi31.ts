@@ -35,6 +35,9 @@ export const openApi31 = z.strictObject({
   paths: z.record(z.string().startsWith('/'), z.partialRecord(z.enum(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']), operation)),
   components: z.strictObject({
     schemas: z.record(componentName, jsonSchema),
-    securitySchemes: z.record(componentName, z.strictObject({ type: z.literal('apiKey'), in: z.enum(['header', 'query', 'cookie']), name: z.string(), description: z.string().optional() })),
+    securitySchemes: z.record(
+      componentName,
+      z.strictObject({ type: z.literal('apiKey'), in: z.enum(['header', 'query', 'cookie']), name: z.string(), description: z.string().optional() }),
+    ),
   }),
 });

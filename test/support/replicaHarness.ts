@@ -108,8 +108,7 @@ export async function startReplica(root: string, options: ReplicaOptions): Promi
     });
   });
 
-  const describe = (): string =>
-    `received: ${JSON.stringify(received.map((r) => r.message))}\nstderr: ${stderr.join('\n')}`;
+  const describe = (): string => `received: ${JSON.stringify(received.map((r) => r.message))}\nstderr: ${stderr.join('\n')}`;
 
   const waitFor = (matches: (r: Received) => boolean, what: string, timeoutMs: number): Promise<Received> =>
     new Promise((done, fail) => {

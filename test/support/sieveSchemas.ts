@@ -6,7 +6,13 @@ import { readFileSync } from 'node:fs';
  * Schema validator for what it says each operation answers.
  */
 export const SIEVE_DOCUMENT = JSON.parse(readFileSync(new URL('../spec/sieve-openapi.json', import.meta.url), 'utf8')) as {
-  paths: Record<string, Record<string, { operationId: string; responses: Record<string, { description: string; content?: Record<string, { schema?: object; example?: unknown }> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { operationId: string; responses: Record<string, { description: string; content?: Record<string, { schema?: object; example?: unknown }> }> }
+    >
+  >;
   components: { schemas: Record<string, object> };
 };
 
@@ -55,7 +61,9 @@ export function responseProblems(operationId: string, status: number, body: unkn
   const content = response.content?.['application/json'];
   if (content?.schema === undefined) {
     // Only an example (the error answers): the body must be it.
-    return content?.example === undefined || JSON.stringify(content.example) === JSON.stringify(body) ? [] : [`expected ${JSON.stringify(content.example)}, got ${JSON.stringify(body)}`];
+    return content?.example === undefined || JSON.stringify(content.example) === JSON.stringify(body)
+      ? []
+      : [`expected ${JSON.stringify(content.example)}, got ${JSON.stringify(body)}`];
   }
   return problemsOf(`${operationId} ${status}`, content.schema, body);
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ANSWER_BYTES, answerBytes, JOB_ANSWER_INPUTS_BYTES, JOB_ANSWER_VALUES_BYTES, LAMBDA_ANSWER_LIMIT_BYTES, leadingFit } from '../../shared/domain/answerBudget.js';
+import {
+  ANSWER_BYTES,
+  answerBytes,
+  JOB_ANSWER_INPUTS_BYTES,
+  JOB_ANSWER_VALUES_BYTES,
+  LAMBDA_ANSWER_LIMIT_BYTES,
+  leadingFit,
+} from '../../shared/domain/answerBudget.js';
 import type { JobOutput, JobRecord } from '../../shared/domain/job.js';
 import { serializeJob } from '../../shared/domain/wire/job.js';
 import { collectEvents, formatEvent } from '../../shared/http/serverSentEvents.js';
@@ -12,10 +19,33 @@ const KB = 1000;
 const MB = 1000 * KB;
 
 /** A job's answer as Lambda would return it: the body a JSON string inside its result. */
-const lambdaPayloadBytes = (body: unknown) => Buffer.byteLength(JSON.stringify({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+const lambdaPayloadBytes = (body: unknown) =>
+  Buffer.byteLength(JSON.stringify({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
 
 const job = (inputs: Record<string, unknown> = { count: 7 }): JobRecord =>
-  ({ id: 'job-1', functionId: 'f', versionId: 'v', organizationId: 'o', ownerName: 'local', functionName: 'big', status: 'finished', createdAt: 0, startedAt: 0, completedAt: 0, error: '', visibility: 'private', runId: 'r', inputs, env: {}, webhooks: [], source: 'api', parentJobId: null, restarts: [], attempts: 1, timeLimitSeconds: null }) as JobRecord;
+  ({
+    id: 'job-1',
+    functionId: 'f',
+    versionId: 'v',
+    organizationId: 'o',
+    ownerName: 'local',
+    functionName: 'big',
+    status: 'finished',
+    createdAt: 0,
+    startedAt: 0,
+    completedAt: 0,
+    error: '',
+    visibility: 'private',
+    runId: 'r',
+    inputs,
+    env: {},
+    webhooks: [],
+    source: 'api',
+    parentJobId: null,
+    restarts: [],
+    attempts: 1,
+    timeLimitSeconds: null,
+  }) as JobRecord;
 
 /** A store holding one job's outputs, and what each view read of it. */
 function viewsOver(outputs: JobOutput[]) {
@@ -25,7 +55,9 @@ function viewsOver(outputs: JobOutput[]) {
       listChildSummaries: async () => [],
     },
   } as unknown as Store;
-  const artifacts = { signedOutputFileUrl: async (jobId: string, slot: number | string) => `https://files.example/${jobId}/${slot}?signature=s` } as unknown as Artifacts;
+  const artifacts = {
+    signedOutputFileUrl: async (jobId: string, slot: number | string) => `https://files.example/${jobId}/${slot}?signature=s`,
+  } as unknown as Artifacts;
   return new JobViews({ store, artifacts });
 }
 
@@ -96,8 +128,7 @@ describe('a job of seven 0.9 MB outputs, shown alone (GET, await, a stream’s d
 
 describe('a buffered event stream (Lambda’s answer) past its budget', () => {
   const big = (id: string): StreamEvent => ({ id, event: 'output', data: { data: 'x'.repeat(900 * KB) } });
-  const streamOf =
-    (events: StreamEvent[]): EventStream =>
+  const streamOf = (events: StreamEvent[]): EventStream =>
     async function* () {
       yield* events;
     };

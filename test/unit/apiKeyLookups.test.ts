@@ -25,7 +25,8 @@ describe('API key lookups', () => {
   afterEach(() => store.close());
 
   it('look an unknown key up once, however often it is tried', async () => {
-    for (let attempt = 0; attempt < 100; attempt++) await expect(auth.authenticate('sk_made-up-key-0123456789')).rejects.toMatchObject({ kind: 'unauthorized' });
+    for (let attempt = 0; attempt < 100; attempt++)
+      await expect(auth.authenticate('sk_made-up-key-0123456789')).rejects.toMatchObject({ kind: 'unauthorized' });
     expect(lookups).toBe(1);
   });
 

@@ -14,7 +14,11 @@ describe('the settings of local builds', () => {
       SLUICE_INSTALL_SYSTEM_PACKAGES: 'apt',
       SLUICE_ENVIRONMENTS_DIR: '/var/cache/sluice-envs',
     });
-    expect(config).toMatchObject({ pythonInterpreters: ['/opt/python3.8/bin/python3.8', '/usr/local/bin/python3.12'], installSystemPackages: 'apt', environmentsDir: '/var/cache/sluice-envs' });
+    expect(config).toMatchObject({
+      pythonInterpreters: ['/opt/python3.8/bin/python3.8', '/usr/local/bin/python3.12'],
+      installSystemPackages: 'apt',
+      environmentsDir: '/var/cache/sluice-envs',
+    });
   });
 
   it('refuse an installer they do not know, naming the variable', () => {

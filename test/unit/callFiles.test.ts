@@ -18,7 +18,14 @@ afterAll(async () => {
 });
 
 const marker = (path: string, name = 'x') => ({ _type: 'sieve.File', path, name });
-const call = (inputs: Record<string, unknown>, args?: unknown[]): CallMessage => ({ type: 'call', call_id: 'c1', function: 'acme/child', inputs, ...(args ? { args } : {}), wait: true });
+const call = (inputs: Record<string, unknown>, args?: unknown[]): CallMessage => ({
+  type: 'call',
+  call_id: 'c1',
+  function: 'acme/child',
+  inputs,
+  ...(args ? { args } : {}),
+  wait: true,
+});
 
 /** Options over real files under `folder` only (as a sandbox confines), recording what is opened, closed and stored. */
 function recording(maxBytes = 1024 * 1024): CallFileOptions & { opened: string[]; closed: string[]; stored: [string, string, number][] } {
@@ -58,7 +65,10 @@ describe('files a call passes', () => {
       call({ extra: { deep: [marker(notes, 'notes.txt')] }, url: { _type: 'sieve.File', url: 'https://example.com/u' } }, [marker(tone, 'tone.wav'), 3]),
       options,
     );
-    expect(options.stored).toEqual([[notes, 'notes.txt', 5], [tone, 'tone.wav', 4]]);
+    expect(options.stored).toEqual([
+      [notes, 'notes.txt', 5],
+      [tone, 'tone.wav', 4],
+    ]);
     expect(passed.inputs).toEqual({
       extra: { deep: [{ _type: 'sieve.File', upload_id: 'upload-1', name: 'notes.txt' }] },
       url: { _type: 'sieve.File', url: 'https://example.com/u' },
@@ -82,7 +92,9 @@ describe('files a call passes', () => {
     for (const path of ['/etc/passwd', 'fine.txt', '/x/../etc/passwd', folder, join(folder, 'missing')]) {
       const options = recording();
       await expect(passCallFiles(call({ a: marker(fine) }, [[marker(path)]]), options)).rejects.toThrow(CallFileError);
-      await expect(passCallFiles(call({ a: marker(fine) }, [[marker(path)]]), options)).rejects.toThrow(/is not a file the function may pass to another function/);
+      await expect(passCallFiles(call({ a: marker(fine) }, [[marker(path)]]), options)).rejects.toThrow(
+        /is not a file the function may pass to another function/,
+      );
       expect(options.stored).toEqual([]);
       expect(options.closed.sort()).toEqual(options.opened.sort());
     }
@@ -93,7 +105,9 @@ describe('files a call passes', () => {
     await writeFile(small, Buffer.alloc(600));
     const options = recording(1000);
     const many = Array.from({ length: MAX_CALL_FILES + 1 }, () => marker(small));
-    await expect(passCallFiles(call({ items: many }), options)).rejects.toThrow(`a call may pass at most ${MAX_CALL_FILES} files the function made (this one passes ${MAX_CALL_FILES + 1})`);
+    await expect(passCallFiles(call({ items: many }), options)).rejects.toThrow(
+      `a call may pass at most ${MAX_CALL_FILES} files the function made (this one passes ${MAX_CALL_FILES + 1})`,
+    );
     expect(options.opened).toEqual([]);
     await expect(passCallFiles(call({ a: marker(small), b: marker(small) }), options)).rejects.toThrow(/may hold 0 MB together \(SLUICE_MAX_UPLOAD_MB\)/);
     expect(options.stored).toEqual([]);
@@ -115,7 +129,13 @@ describe('files a call passes', () => {
     const opened = await openInside(join(inputs, 'doc', 'speech.txt'), inputs);
     expect(opened?.path).toMatch(/^\/proc\/self\/fd\/\d+$/);
     await opened?.close();
-    for (const path of [join(inputs, 'doc', 'link.txt'), join(inputs, 'doc'), join(inputs, 'missing'), join(folder, 'outside.txt'), `${inputs}/../../../outside.txt`]) {
+    for (const path of [
+      join(inputs, 'doc', 'link.txt'),
+      join(inputs, 'doc'),
+      join(inputs, 'missing'),
+      join(folder, 'outside.txt'),
+      `${inputs}/../../../outside.txt`,
+    ]) {
       expect(await openInside(path, inputs), path).toBeNull();
     }
     expect(await openInside(join(inputs, 'doc', 'speech.txt'), join(folder, 'no-such-job'))).toBeNull();

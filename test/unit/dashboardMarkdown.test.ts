@@ -5,13 +5,23 @@ describe("the dashboard's README renderer", () => {
   it('reads headings, paragraphs, fenced code, lists, quotes and rules', () => {
     const blocks = parseMarkdown('# Title\n\nSome *words*\nwrapped.\n\n```sh\ncurl -X POST\n```\n\n- one\n- two\n\n1. first\n\n> quoted\n\n---\n');
     expect(blocks.map((block) => block.kind)).toEqual(['heading', 'paragraph', 'code', 'list', 'list', 'quote', 'rule']);
-    expect(blocks[1]).toEqual({ kind: 'paragraph', children: [{ kind: 'text', text: 'Some ' }, { kind: 'em', children: [{ kind: 'text', text: 'words' }] }, { kind: 'text', text: ' wrapped.' }] });
+    expect(blocks[1]).toEqual({
+      kind: 'paragraph',
+      children: [
+        { kind: 'text', text: 'Some ' },
+        { kind: 'em', children: [{ kind: 'text', text: 'words' }] },
+        { kind: 'text', text: ' wrapped.' },
+      ],
+    });
     expect(blocks[2]).toEqual({ kind: 'code', language: 'sh', text: 'curl -X POST' });
     expect(blocks[4]).toMatchObject({ kind: 'list', ordered: true });
   });
 
   it('keeps raw HTML as text: a README cannot add elements or scripts', () => {
-    expect(parseInline('<img src=x onerror=alert(1)> **bold**')).toEqual([{ kind: 'text', text: '<img src=x onerror=alert(1)> ' }, { kind: 'strong', children: [{ kind: 'text', text: 'bold' }] }]);
+    expect(parseInline('<img src=x onerror=alert(1)> **bold**')).toEqual([
+      { kind: 'text', text: '<img src=x onerror=alert(1)> ' },
+      { kind: 'strong', children: [{ kind: 'text', text: 'bold' }] },
+    ]);
   });
 
   it('links only to http(s) and mailto targets; any other link keeps its text only', () => {
@@ -23,6 +33,10 @@ describe("the dashboard's README renderer", () => {
   });
 
   it('reads inline code literally, markers and all', () => {
-    expect(parseInline('run `npm **start**` now')).toEqual([{ kind: 'text', text: 'run ' }, { kind: 'code', text: 'npm **start**' }, { kind: 'text', text: ' now' }]);
+    expect(parseInline('run `npm **start**` now')).toEqual([
+      { kind: 'text', text: 'run ' },
+      { kind: 'code', text: 'npm **start**' },
+      { kind: 'text', text: ' now' },
+    ]);
   });
 });

@@ -34,7 +34,8 @@ describe("the dashboard's files, by path", () => {
   });
 
   it('answers nothing (the caller 404s) for unknown files and for paths that climb out of the folder', () => {
-    for (const path of ['/assets/missing.js', '/assets/../../outside.js', '/assets/..', '/..', '/a/b', '/.env', '/assets/']) expect(dashboardAnswer(built, path)).toBeNull();
+    for (const path of ['/assets/missing.js', '/assets/../../outside.js', '/assets/..', '/..', '/a/b', '/.env', '/assets/'])
+      expect(dashboardAnswer(built, path)).toBeNull();
   });
 
   it('answers / with how to build the dashboard, 503, when it is not built', async () => {

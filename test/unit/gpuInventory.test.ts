@@ -40,7 +40,14 @@ describe('GPU placement', () => {
   });
 
   it('reports cpu and the GPU types found as available, counting the GPUs of each', () => {
-    const available = new GpuInventory([{ index: 0, machineType: 't4' }, { index: 1, machineType: 't4' }, { index: 2, machineType: 'other' }], false).availability();
+    const available = new GpuInventory(
+      [
+        { index: 0, machineType: 't4' },
+        { index: 1, machineType: 't4' },
+        { index: 2, machineType: 'other' },
+      ],
+      false,
+    ).availability();
     expect(available.filter((type) => type.available)).toEqual([
       { machineType: 'cpu', available: true, gpus: null, emulated: false, capacityProvider: null },
       { machineType: 't4', available: true, gpus: 2, emulated: false, capacityProvider: null },

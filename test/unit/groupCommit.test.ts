@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../shared/adapters/local/sqlite/database.js';
 import { CROWD_WRITES, GroupCommit } from '../../shared/adapters/local/sqlite/groupCommit.js';
 
-const nextTurns = (n: number) => new Promise<void>((resolve) => {
-  const step = (left: number) => (left === 0 ? resolve() : setImmediate(() => step(left - 1)));
-  step(n);
-});
+const nextTurns = (n: number) =>
+  new Promise<void>((resolve) => {
+    const step = (left: number) => (left === 0 ? resolve() : setImmediate(() => step(left - 1)));
+    step(n);
+  });
 
 /** A group commit with a window long enough that a test can see a write wait for it. */
 function setUp() {

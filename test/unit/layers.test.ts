@@ -11,14 +11,24 @@ async function layerProblems(path: string, source: string): Promise<string[]> {
 
 describe('the layers of shared/ are enforced by lint (docs/architecture.md, "Layers")', () => {
   it('refuses a domain file that imports a port or a service', async () => {
-    const problems = await layerProblems('shared/domain/probe.ts', "import type { Store } from '../ports/store.js';\nimport type { Services } from '../services/services.js';\nexport type A = Store | Services;\n");
+    const problems = await layerProblems(
+      'shared/domain/probe.ts',
+      "import type { Store } from '../ports/store.js';\nimport type { Services } from '../services/services.js';\nexport type A = Store | Services;\n",
+    );
     expect(problems).toHaveLength(2);
     expect(problems[0]).toContain('shared/domain may import only shared/domain');
   });
 
   it('refuses the runtime importing a service, and an adapter importing a service', async () => {
-    expect(await layerProblems('shared/runtime/probe.ts', "import { LogWriter } from '../services/logWriter.js';\nexport const A = LogWriter;\n")).toHaveLength(1);
-    expect(await layerProblems('shared/adapters/local/probe.ts', "import type { JobLifecycle } from '../../services/jobLifecycle.js';\nexport type A = JobLifecycle;\n")).toHaveLength(1);
+    expect(await layerProblems('shared/runtime/probe.ts', "import { LogWriter } from '../services/logWriter.js';\nexport const A = LogWriter;\n")).toHaveLength(
+      1,
+    );
+    expect(
+      await layerProblems(
+        'shared/adapters/local/probe.ts',
+        "import type { JobLifecycle } from '../../services/jobLifecycle.js';\nexport type A = JobLifecycle;\n",
+      ),
+    ).toHaveLength(1);
   });
 
   it('refuses shared/ importing an entry point, and config importing http', async () => {
@@ -27,8 +37,23 @@ describe('the layers of shared/ are enforced by lint (docs/architecture.md, "Lay
   });
 
   it('lets each layer import the layers below it', async () => {
-    expect(await layerProblems('shared/services/probe.ts', "import type { Store } from '../ports/store.js';\nimport type { JobRecord } from '../domain/job.js';\nexport type A = Store | JobRecord;\n")).toEqual([]);
-    expect(await layerProblems('shared/adapters/local/probe.ts', "import { runCommand } from '../../system/runCommand.js';\nimport type { JobReports } from '../../ports/jobReports.js';\nexport type A = JobReports | typeof runCommand;\n")).toEqual([]);
-    expect(await layerProblems('shared/app/probe.ts', "import { createServices } from '../services/services.js';\nimport { LocalUploads } from '../adapters/local/localUploads.js';\nexport const A = [createServices, LocalUploads];\n")).toEqual([]);
+    expect(
+      await layerProblems(
+        'shared/services/probe.ts',
+        "import type { Store } from '../ports/store.js';\nimport type { JobRecord } from '../domain/job.js';\nexport type A = Store | JobRecord;\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await layerProblems(
+        'shared/adapters/local/probe.ts',
+        "import { runCommand } from '../../system/runCommand.js';\nimport type { JobReports } from '../../ports/jobReports.js';\nexport type A = JobReports | typeof runCommand;\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await layerProblems(
+        'shared/app/probe.ts',
+        "import { createServices } from '../services/services.js';\nimport { LocalUploads } from '../adapters/local/localUploads.js';\nexport const A = [createServices, LocalUploads];\n",
+      ),
+    ).toEqual([]);
   });
 });

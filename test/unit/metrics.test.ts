@@ -7,10 +7,28 @@ import { ServiceMetrics } from '../../shared/services/serviceMetrics.js';
 
 const SECOND = 1_000_000;
 const job = (patch: Partial<JobRecord>): JobRecord =>
-  ({ id: 'j', versionId: 'v1', ownerName: 'acme', functionName: 'resize', status: 'processing', createdAt: 0, startedAt: null, completedAt: null, attempts: 1, error: '', ...patch }) as JobRecord;
+  ({
+    id: 'j',
+    versionId: 'v1',
+    ownerName: 'acme',
+    functionName: 'resize',
+    status: 'processing',
+    createdAt: 0,
+    startedAt: null,
+    completedAt: null,
+    attempts: 1,
+    error: '',
+    ...patch,
+  }) as JobRecord;
 const noSnapshot = { liveJobs: [], replicas: [] };
 /** The value of the one line that starts with `series` (name and labels as printed). */
-const valueOf = (text: string, series: string) => Number(text.split('\n').find((line) => line.startsWith(`${series} `))?.split(' ')[1]);
+const valueOf = (text: string, series: string) =>
+  Number(
+    text
+      .split('\n')
+      .find((line) => line.startsWith(`${series} `))
+      ?.split(' ')[1],
+  );
 
 describe('the Prometheus exposition', () => {
   it('writes HELP and TYPE once per family, then each sample with its labels escaped', () => {
@@ -31,7 +49,7 @@ describe('the Prometheus exposition', () => {
 });
 
 describe('the service metrics', () => {
-  it('measures push-to-start on a job\'s first start only, and duration by final status', () => {
+  it("measures push-to-start on a job's first start only, and duration by final status", () => {
     const metrics = new ServiceMetrics();
     metrics.record({ kind: 'job', event: { type: 'started', job: job({ createdAt: 0, startedAt: 2 * SECOND }) } });
     // A restarted job's second start waited for its first attempt too: not a start latency.
@@ -87,7 +105,8 @@ describe('who may read /metrics', () => {
 
   it('without SLUICE_METRICS_TOKEN: this machine only (IPv4, IPv6 and mapped loopback), another one is refused naming the setting', async () => {
     const endpoint = metricsEndpoint({ token: undefined, render });
-    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) expect(await endpoint.serve(request(address), url)).toMatchObject({ status: 200, text: 'sluice_jobs 0\n' });
+    for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+      expect(await endpoint.serve(request(address), url)).toMatchObject({ status: 200, text: 'sluice_jobs 0\n' });
     const refused = await endpoint.serve(request('10.1.2.3'), url);
     expect(refused).toMatchObject({ status: 403, body: { detail: expect.stringContaining('SLUICE_METRICS_TOKEN') } });
   });

@@ -47,7 +47,8 @@ async function preparedStatements(): Promise<{ db: SqliteDatabase; statements: s
     },
   });
   const writes = new GroupCommit(db);
-  for (const make of [sqliteOrganizationStore, sqliteApiKeyStore, sqliteFunctionStore, sqliteLogStore, sqliteDeliveryStore, sqliteUsageStore]) make(recording, writes);
+  for (const make of [sqliteOrganizationStore, sqliteApiKeyStore, sqliteFunctionStore, sqliteLogStore, sqliteDeliveryStore, sqliteUsageStore])
+    make(recording, writes);
   const versions = sqliteVersionStore(recording, writes);
   const jobs = sqliteJobStore(recording, writes);
   sqliteRetention(recording, writes);
@@ -85,23 +86,28 @@ describe('SQLite query plans (no ANALYZE is ever run, so these are the plans at 
     expect(scans, plan.join('\n')).toEqual([]);
   });
 
-  const ordered = reads.filter((source) => /ORDER BY/i.test(source) && PAGED.includes(mainTable(source)) && !SORTS_ALLOWED.some((pattern) => pattern.test(source)));
-  it.each(ordered.map((source) => [source]))(
-    '%s reads rows in the order asked for (no sort, so a page costs its own rows)',
-    (source) => {
-      const plan = planOf(db, source);
-      expect(plan.filter((line) => /TEMP B-TREE FOR .*ORDER BY/.test(line)), plan.join('\n')).toEqual([]);
-    },
+  const ordered = reads.filter(
+    (source) => /ORDER BY/i.test(source) && PAGED.includes(mainTable(source)) && !SORTS_ALLOWED.some((pattern) => pattern.test(source)),
   );
+  it.each(ordered.map((source) => [source]))('%s reads rows in the order asked for (no sort, so a page costs its own rows)', (source) => {
+    const plan = planOf(db, source);
+    expect(
+      plan.filter((line) => /TEMP B-TREE FOR .*ORDER BY/.test(line)),
+      plan.join('\n'),
+    ).toEqual([]);
+  });
 
-  it('reads a job\'s log lines by their stream, not by the organization\'s every line', () => {
+  it("reads a job's log lines by their stream, not by the organization's every line", () => {
     const source = reads.find((text) => /FROM logs WHERE stream = \?/.test(text)) as string;
     expect(planOf(db, source).join('\n')).toMatch(/USING INDEX logs_by_stream \(stream=\?/);
   });
 
-  it('filters a function\'s and an organization\'s jobs by status within the index, in list order', () => {
+  it("filters a function's and an organization's jobs by status within the index, in list order", () => {
     const byStatus = reads.filter((text) => /FROM jobs WHERE (function_id = \? AND )?organization_id = \? AND status = \?/.test(text));
     expect(byStatus.length).toBe(4);
-    for (const source of byStatus) expect(planOf(db, source).join('\n')).toMatch(/USING INDEX jobs_by_(function|organization)_status \((function_id=\? AND )?organization_id=\? AND status=\?/);
+    for (const source of byStatus)
+      expect(planOf(db, source).join('\n')).toMatch(
+        /USING INDEX jobs_by_(function|organization)_status \((function_id=\? AND )?organization_id=\? AND status=\?/,
+      );
   });
 });

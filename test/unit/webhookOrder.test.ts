@@ -33,10 +33,16 @@ beforeEach(async () => {
   answer = () => ({ status: 200, error: null, permanent: false });
   const scheduler: DeliveryScheduler = { schedule: async (delivery) => void scheduled.push(delivery), reschedule: async () => 'started' };
   webhooks = new WebhookService(store, scheduler, clock);
-  deliverer = new WebhookDeliverer(store, new WebhookSecrets(store), async ({ url, body }) => {
-    received.push({ url, type: (JSON.parse(body) as { type: string }).type });
-    return answer(url);
-  }, clock, 1000);
+  deliverer = new WebhookDeliverer(
+    store,
+    new WebhookSecrets(store),
+    async ({ url, body }) => {
+      received.push({ url, type: (JSON.parse(body) as { type: string }).type });
+      return answer(url);
+    },
+    clock,
+    1000,
+  );
 });
 afterEach(async () => {
   await store.close();

@@ -63,20 +63,22 @@ describe('webhook delivery order (one job, one URL)', () => {
 
 describe('webhook address policy', () => {
   it('tells loopback, private, link-local, unspecified and public addresses apart', () => {
-    expect(['127.0.0.1', '::1', '10.1.2.3', '172.20.0.1', '192.168.0.9', '100.64.0.1', 'fd12::1', '169.254.169.254', 'fe80::1', '0.0.0.0', '8.8.8.8', '2606:4700::1'].map(classifyAddress)).toEqual([
-      'loopback',
-      'loopback',
-      'private',
-      'private',
-      'private',
-      'private',
-      'private',
-      'link-local',
-      'link-local',
-      'unspecified',
-      'public',
-      'public',
-    ]);
+    expect(
+      [
+        '127.0.0.1',
+        '::1',
+        '10.1.2.3',
+        '172.20.0.1',
+        '192.168.0.9',
+        '100.64.0.1',
+        'fd12::1',
+        '169.254.169.254',
+        'fe80::1',
+        '0.0.0.0',
+        '8.8.8.8',
+        '2606:4700::1',
+      ].map(classifyAddress),
+    ).toEqual(['loopback', 'loopback', 'private', 'private', 'private', 'private', 'private', 'link-local', 'link-local', 'unspecified', 'public', 'public']);
   });
 
   it('reads IPv4-mapped IPv6 addresses as the IPv4 address they carry', () => {

@@ -46,7 +46,10 @@ describe('the wire format', () => {
       timeNs,
       message: `at ${timeNs}`,
     });
-    const page = serializeLogPage([line(1_732_000_000_000_000_001n, 'setup'), line(1_732_000_000_000_000_002n, 'run'), line(1_732_000_000_000_000_003n, 'run')], 0n);
+    const page = serializeLogPage(
+      [line(1_732_000_000_000_000_001n, 'setup'), line(1_732_000_000_000_000_002n, 'run'), line(1_732_000_000_000_000_003n, 'run')],
+      0n,
+    );
     expect(logPageWireSchema.parse(page)).toEqual(page);
     expect(page.data.map((group) => group.logs.length)).toEqual([1, 2]);
     expect(page.last_time_returned).toBe('1732000000000000003');

@@ -25,7 +25,11 @@ export function App() {
 
   useEffect(() => {
     whenUnauthorized(() => (session.signOut(), setSignedIn(false)));
-    if (signedIn && organization === null) api<Organization>('/v2/organization').then((org) => setOrganization(org.name), () => undefined);
+    if (signedIn && organization === null)
+      api<Organization>('/v2/organization').then(
+        (org) => setOrganization(org.name),
+        () => undefined,
+      );
   }, [signedIn, organization]);
 
   if (!signedIn) return <SignIn signedIn={(name) => (setOrganization(name), setSignedIn(true))} />;

@@ -1,4 +1,20 @@
-import type { ConcurrencyInfo, Credits, FunctionInfo, InputOutput, Job, JobCost, JobPage, LogPage, Organization, PushJobRequest, PushResult, StatusMessage, UsagePerFunction, UsageReport, Version } from './apiTypes.js';
+import type {
+  ConcurrencyInfo,
+  Credits,
+  FunctionInfo,
+  InputOutput,
+  Job,
+  JobCost,
+  JobPage,
+  LogPage,
+  Organization,
+  PushJobRequest,
+  PushResult,
+  StatusMessage,
+  UsagePerFunction,
+  UsageReport,
+  Version,
+} from './apiTypes.js';
 import { SluiceError } from './errors.js';
 import type { FileInput } from './files.js';
 import { downloadFile, uploadFile } from './files.js';
@@ -104,7 +120,7 @@ export class SluiceClient {
   private async withAllOutputs(first: Job, signal?: AbortSignal): Promise<Job> {
     const { outputs_truncated: _truncated, next_output_offset: _next, ...job } = first;
     const outputs = [...(job.outputs ?? [])];
-    for (let offset = first.next_output_offset; offset !== undefined; ) {
+    for (let offset = first.next_output_offset; offset !== undefined;) {
       const more = await this.transport.json<Job>('GET', `/v2/jobs/${segment(first.id)}`, { query: { offset }, signal });
       outputs.push(...(more.outputs ?? []));
       // An answer always holds at least one output; one that holds none ends the walk anyway.
@@ -150,7 +166,7 @@ export class SluiceClient {
   /** Every job, newest first, page after page. */
   async *allJobs(options: { function?: string; status?: Job['status']; pageSize?: number } = {}): AsyncGenerator<Job> {
     const { pageSize = 100, ...filter } = options;
-    for (let offset = 0; offset !== -1; ) {
+    for (let offset = 0; offset !== -1;) {
       const page = await this.jobs({ ...filter, limit: pageSize, offset });
       yield* page.data;
       offset = page.next_offset;

@@ -21,7 +21,13 @@ const RETRYABLE = new Set([408, 429, 502, 503, 504]);
  * answer is bounded; a proxy may cut a long one), it reconnects with `Last-Event-ID`, so no
  * event is seen twice or lost. Ends after `endEvent`, or when `signal` aborts.
  */
-export async function* resumableEvents(transport: Transport, path: string, query: Query, endEvent: string | null, options: StreamOptions = {}): AsyncGenerator<ServerSentEvent> {
+export async function* resumableEvents(
+  transport: Transport,
+  path: string,
+  query: Query,
+  endEvent: string | null,
+  options: StreamOptions = {},
+): AsyncGenerator<ServerSentEvent> {
   let lastEventId = options.lastEventId;
   let failures = 0;
   for (;;) {

@@ -24,7 +24,8 @@ export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): A
         const line = buffer.slice(0, end);
         buffer = buffer.slice(buffer.startsWith('\r\n', end) ? end + 2 : end + 1);
         if (line === '') {
-          if (event.data.length > 0) yield { event: event.event || 'message', data: event.data.join('\n'), ...(event.id === undefined ? {} : { id: event.id }) };
+          if (event.data.length > 0)
+            yield { event: event.event || 'message', data: event.data.join('\n'), ...(event.id === undefined ? {} : { id: event.id }) };
           event = { event: '', data: [], id: event.id };
           continue;
         }

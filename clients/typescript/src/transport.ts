@@ -28,7 +28,11 @@ export class Transport {
   }
 
   /** A request with the key; the response as it came, once it is a success. */
-  async send(method: string, path: string, init: { query?: Query; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Response> {
+  async send(
+    method: string,
+    path: string,
+    init: { query?: Query; body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { 'x-api-key': this.options.apiKey, ...init.headers };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     const response = await this.fetcher(this.url(path, init.query), {

@@ -103,7 +103,19 @@ export function buildPhaseToStatus(phase: string, status: string): BuildStatus |
 }
 
 /** CodeBuild's phases, in the order a build goes through them. */
-const PHASES = ['SUBMITTED', 'QUEUED', 'PROVISIONING', 'DOWNLOAD_SOURCE', 'INSTALL', 'PRE_BUILD', 'BUILD', 'POST_BUILD', 'UPLOAD_ARTIFACTS', 'FINALIZING', 'COMPLETED'];
+const PHASES = [
+  'SUBMITTED',
+  'QUEUED',
+  'PROVISIONING',
+  'DOWNLOAD_SOURCE',
+  'INSTALL',
+  'PRE_BUILD',
+  'BUILD',
+  'POST_BUILD',
+  'UPLOAD_ARTIFACTS',
+  'FINALIZING',
+  'COMPLETED',
+];
 
 /**
  * The phase a build is in after a "Build Phase Change" event, which names the phase that just

@@ -89,7 +89,10 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
             linuxParameters: { ...limits.linuxParameters, capabilities },
             dockerSecurityOptions,
             environment: Object.entries(environment).map(([name, value]) => ({ name, value })),
-            logConfiguration: { logDriver: 'awslogs', options: { 'awslogs-group': options.logGroup, 'awslogs-region': options.region, 'awslogs-stream-prefix': serviceNameOf(version.id) } },
+            logConfiguration: {
+              logDriver: 'awslogs',
+              options: { 'awslogs-group': options.logGroup, 'awslogs-region': options.region, 'awslogs-stream-prefix': serviceNameOf(version.id) },
+            },
             // One GPU per task: the worker inside runs `split` replicas that share it.
             resourceRequirements: isGpuMachine(version.computeType) ? [{ type: 'GPU', value: '1' }] : undefined,
           },
@@ -107,7 +110,12 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
     async deployVersion(version, imageUri) {
       const queueName = queueNameOf(queuePrefix, version.id);
       const redrivePolicy = JSON.stringify({ deadLetterTargetArn: await deadLetterArn(), maxReceiveCount: MAX_RECEIVE_COUNT });
-      await sqs.send(new CreateQueueCommand({ QueueName: queueName, Attributes: { VisibilityTimeout: VISIBILITY_TIMEOUT_SECONDS, MessageRetentionPeriod: MESSAGE_RETENTION_SECONDS, RedrivePolicy: redrivePolicy } }));
+      await sqs.send(
+        new CreateQueueCommand({
+          QueueName: queueName,
+          Attributes: { VisibilityTimeout: VISIBILITY_TIMEOUT_SECONDS, MessageRetentionPeriod: MESSAGE_RETENTION_SECONDS, RedrivePolicy: redrivePolicy },
+        }),
+      );
 
       const taskDefinition = await registerTaskDefinition(version, imageUri);
       const serviceName = serviceNameOf(version.id);
@@ -122,7 +130,9 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
             taskDefinition,
             desiredCount: taskBounds(version).min,
             capacityProviderStrategy: [{ capacityProvider: options.capacityProviderOf(version.computeType), weight: 1 }],
-            networkConfiguration: options.subnets ? { awsvpcConfiguration: { subnets: options.subnets, securityGroups: options.securityGroups, assignPublicIp: 'DISABLED' } } : undefined,
+            networkConfiguration: options.subnets
+              ? { awsvpcConfiguration: { subnets: options.subnets, securityGroups: options.securityGroups, assignPublicIp: 'DISABLED' } }
+              : undefined,
           }),
         );
       }
@@ -145,7 +155,13 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
     async machineTypes() {
       return MACHINE_TYPES.map((machineType) => {
         const configured = options.machineTypes.includes(machineType);
-        return { machineType, available: configured, gpus: null, emulated: false, capacityProvider: configured ? options.capacityProviderOf(machineType) : null };
+        return {
+          machineType,
+          available: configured,
+          gpus: null,
+          emulated: false,
+          capacityProvider: configured ? options.capacityProviderOf(machineType) : null,
+        };
       });
     },
 

@@ -1,4 +1,9 @@
-import { PutScalingPolicyCommand, RegisterScalableTargetCommand, type ApplicationAutoScalingClient, type StepAdjustment } from '@aws-sdk/client-application-auto-scaling';
+import {
+  PutScalingPolicyCommand,
+  RegisterScalableTargetCommand,
+  type ApplicationAutoScalingClient,
+  type StepAdjustment,
+} from '@aws-sdk/client-application-auto-scaling';
 import { PutMetricAlarmCommand, type CloudWatchClient, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
 import type { VersionRecord } from '../../domain/version.js';
 
@@ -40,10 +45,15 @@ function backlogMetric(queueName: string): MetricDataQuery[] {
     ReturnData: false,
     MetricStat: { Metric: { Namespace: 'AWS/SQS', MetricName: name, Dimensions: [{ Name: 'QueueName', Value: queueName }] }, Period: 60, Stat: 'Maximum' },
   });
-  return [metric('waiting', 'ApproximateNumberOfMessagesVisible'), metric('running', 'ApproximateNumberOfMessagesNotVisible'), { Id: 'backlog', Expression: 'waiting + running', Label: 'jobs waiting or running', ReturnData: true }];
+  return [
+    metric('waiting', 'ApproximateNumberOfMessagesVisible'),
+    metric('running', 'ApproximateNumberOfMessagesNotVisible'),
+    { Id: 'backlog', Expression: 'waiting + running', Label: 'jobs waiting or running', ReturnData: true },
+  ];
 }
 
-const scalableTarget = (cluster: string, serviceName: string) => ({ ServiceNamespace: 'ecs', ResourceId: `service/${cluster}/${serviceName}`, ScalableDimension: 'ecs:service:DesiredCount' }) as const;
+const scalableTarget = (cluster: string, serviceName: string) =>
+  ({ ServiceNamespace: 'ecs', ResourceId: `service/${cluster}/${serviceName}`, ScalableDimension: 'ecs:service:DesiredCount' }) as const;
 
 /** Holds a service at zero tasks: its policies stay, but may set no more than zero. A redeploy registers the bounds again. */
 export async function stopQueueScaling(options: QueueScalingOptions, serviceName: string): Promise<void> {

@@ -116,7 +116,9 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
       // Streamed, so a large output never sits in memory; S3 needs the length of a stream up front.
       const { size } = await stat(sourcePath);
       const key = `${outputPrefixOf(jobId, slot)}${basename(name) || 'file'}`;
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(sourcePath), ContentLength: size, ContentType: contentTypeOf(key) }));
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: createReadStream(sourcePath), ContentLength: size, ContentType: contentTypeOf(key) }),
+      );
     },
 
     async openOutputFile(jobId, slot) {
@@ -140,7 +142,9 @@ export function createS3Artifacts(options: S3ArtifactsOptions): Artifacts {
 
     async outputFileOfUrl(url) {
       // Where this client's presigned URLs of output files start (endpoint, path style and all), learnt by presigning one.
-      filesBase ??= presignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: FILES_PROBE_KEY }), 60).then((probe) => probe.slice(0, probe.indexOf(FILES_PROBE_KEY)) + 'files/');
+      filesBase ??= presignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: FILES_PROBE_KEY }), 60).then(
+        (probe) => probe.slice(0, probe.indexOf(FILES_PROBE_KEY)) + 'files/',
+      );
       const base = await filesBase;
       if (!url.href.startsWith(base)) return null;
       const match = /^([^/?#]+)\/([\d.]+)\//.exec(url.href.slice(base.length));

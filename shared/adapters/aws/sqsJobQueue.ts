@@ -1,4 +1,11 @@
-import { ChangeMessageVisibilityCommand, DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { JobQueue } from '../../ports/jobQueue.js';
 import type { JobLeases } from './jobLeases.js';
 
@@ -92,7 +99,10 @@ export function createSqsJobQueue(options: SqsJobQueueOptions): JobQueue {
       // From two heartbeats before the message can be held no longer, the store holds the job.
       if (leaseStore && capLeftMs < visibilityTimeout * 1000 + 2 * heartbeatMs) await leaseStore.renew(lease.jobId, now() + visibilityTimeout * 1000);
       // SQS refuses an extension past its cap: the message is let come back, to find the lease.
-      if (capLeftMs > visibilityTimeout * 1000) await client.send(new ChangeMessageVisibilityCommand({ QueueUrl: lease.queueUrl, ReceiptHandle: lease.receiptHandle, VisibilityTimeout: visibilityTimeout }));
+      if (capLeftMs > visibilityTimeout * 1000)
+        await client.send(
+          new ChangeMessageVisibilityCommand({ QueueUrl: lease.queueUrl, ReceiptHandle: lease.receiptHandle, VisibilityTimeout: visibilityTimeout }),
+        );
     } catch {
       // A missed heartbeat is retried at the next tick; if the lease lapses meanwhile the job
       // is redelivered, and the store's conditional writes keep it from running twice.
@@ -104,7 +114,9 @@ export function createSqsJobQueue(options: SqsJobQueueOptions): JobQueue {
     const until = leaseStore ? await leaseStore.expiresAt(jobId) : null;
     if (until === null || until <= now()) return false;
     const watch: QueueMessage = { jobId, watch: true };
-    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(watch), DelaySeconds: Math.min(MAX_DELAY_SECONDS, visibilityTimeout) }));
+    await client.send(
+      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(watch), DelaySeconds: Math.min(MAX_DELAY_SECONDS, visibilityTimeout) }),
+    );
     await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
     return true;
   };
@@ -130,7 +142,13 @@ export function createSqsJobQueue(options: SqsJobQueueOptions): JobQueue {
       const { jobId, watch } = JSON.parse(message.Body) as QueueMessage;
       const redelivered = watch === true || Number(message.Attributes?.ApproximateReceiveCount ?? '1') > 1;
       if (redelivered && (await stillHeld(queueUrl, jobId, message.ReceiptHandle))) return null;
-      const lease: Lease = { jobId, queueUrl, receiptHandle: message.ReceiptHandle, receivedAt: now(), heartbeat: setInterval(() => void extend(lease), heartbeatMs) };
+      const lease: Lease = {
+        jobId,
+        queueUrl,
+        receiptHandle: message.ReceiptHandle,
+        receivedAt: now(),
+        heartbeat: setInterval(() => void extend(lease), heartbeatMs),
+      };
       // A lease must not keep the process alive on shutdown: the message simply comes back.
       lease.heartbeat.unref();
       const key = keyOf(versionId, jobId);

@@ -61,7 +61,8 @@ export class LocalDownloads {
     if (rest.length > 0 || slot === null || !Number.isSafeInteger(expires) || !this.signer.holds(signature, signedText(jobId, slot, expires))) {
       return { status: 403, body: { detail: 'This download URL is not valid: use the URL GET /v2/jobs/{id}/files/{index} redirects to, unchanged.' } };
     }
-    if (this.options.clock.now() > expires) return { status: 403, body: { detail: 'This download URL has expired: ask GET /v2/jobs/{id}/files/{index} again.' } };
+    if (this.options.clock.now() > expires)
+      return { status: 403, body: { detail: 'This download URL has expired: ask GET /v2/jobs/{id}/files/{index} again.' } };
     const file = await this.options.open(jobId, slot);
     return file ? { status: 200, file } : { status: 404, body: { detail: 'File not found.' } };
   }

@@ -53,7 +53,11 @@ export class LocalUploads {
 
   urlFor({ organizationId, uploadId, size, expiresInS }: UploadRequest): string {
     const expires = this.options.clock.now() + expiresInS * 1_000_000;
-    const query = new URLSearchParams({ size: String(size), expires: String(expires), signature: this.signer.sign(signedText(organizationId, uploadId, size, expires)) });
+    const query = new URLSearchParams({
+      size: String(size),
+      expires: String(expires),
+      signature: this.signer.sign(signedText(organizationId, uploadId, size, expires)),
+    });
     return `${this.options.publicUrl()}${PATH_PREFIX}${organizationId}/${uploadId}?${query}`;
   }
 

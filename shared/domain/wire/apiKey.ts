@@ -23,5 +23,11 @@ export const createdApiKeyWireSchema = apiKeyWireSchema.extend({ secret: z.strin
 export const revokedApiKeyWireSchema = apiKeyWireSchema.extend({ message: z.string() });
 
 export function serializeApiKey(key: ApiKey, currentKeyId: string | undefined): WireApiKey {
-  return { id: key.id, prefix: key.prefix, created_at: formatTimestamp(key.createdAt), revoked_at: formatNullableTimestamp(key.revokedAt), current: key.id === currentKeyId };
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    created_at: formatTimestamp(key.createdAt),
+    revoked_at: formatNullableTimestamp(key.revokedAt),
+    current: key.id === currentKeyId,
+  };
 }

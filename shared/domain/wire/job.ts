@@ -33,7 +33,9 @@ export const jobWireSchema = z.strictObject({
   next_output_offset: z
     .int()
     .optional()
-    .describe("Sluice's, present only with `outputs_truncated`: the `offset` that gets the outputs after these (GET /v2/jobs/{job_id}?offset=N, or its await)."),
+    .describe(
+      "Sluice's, present only with `outputs_truncated`: the `offset` that gets the outputs after these (GET /v2/jobs/{job_id}?offset=N, or its await).",
+    ),
   restarts: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
 });
 export type WireJob = z.infer<typeof jobWireSchema>;

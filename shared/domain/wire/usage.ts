@@ -21,7 +21,10 @@ export function serializeUsage(totals: Map<BillingClass, UsageTotals>) {
     }),
   ) as Record<BillingClass, { compute_seconds: number; cost_dollars: number }>;
   const rounded = Object.fromEntries(
-    Object.entries(classes).map(([billingClass, usage]) => [billingClass, { compute_seconds: roundSeconds(usage.compute_seconds), cost_dollars: roundDollars(usage.cost_dollars) }]),
+    Object.entries(classes).map(([billingClass, usage]) => [
+      billingClass,
+      { compute_seconds: roundSeconds(usage.compute_seconds), cost_dollars: roundDollars(usage.cost_dollars) },
+    ]),
   ) as typeof classes;
   const all = Object.values(rounded);
   // The totals are the printed parts' sums (rounded again: adding decimals brings the noise back).

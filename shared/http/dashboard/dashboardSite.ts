@@ -35,7 +35,12 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const PAGE_HEADERS = { 'cache-control': PAGE, 'content-security-policy': CONTENT_SECURITY_POLICY, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+const PAGE_HEADERS = {
+  'cache-control': PAGE,
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
 
 /** The kinds of file a Vite build writes (outputs' own table, shared/domain/contentType.ts, has no scripts on purpose). */
 const TYPES: Record<string, string> = {
@@ -62,13 +67,19 @@ const SAFE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
 export function dashboardAnswer(directory: string, pathname: string): SiteAnswer | null {
   const page = join(directory, 'index.html');
   if (pathname === '/' || pathname === '/index.html') {
-    if (!existsSync(page)) return { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: Buffer.from(`${NOT_BUILT_MESSAGE}\n`) };
+    if (!existsSync(page))
+      return {
+        status: 503,
+        headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+        body: Buffer.from(`${NOT_BUILT_MESSAGE}\n`),
+      };
     return file(page, 'index.html', PAGE_HEADERS);
   }
   const asset = /^\/assets\/([^/]+)$/.exec(pathname)?.[1];
   if (asset !== undefined) return SAFE_NAME.test(asset) ? file(join(directory, 'assets', asset), asset, { 'cache-control': HASHED_ASSET }) : null;
   const beside = /^\/([^/]+)$/.exec(pathname)?.[1];
-  if (beside !== undefined && SAFE_NAME.test(beside) && beside !== 'index.html') return file(join(directory, beside), beside, { 'cache-control': 'public, max-age=3600' });
+  if (beside !== undefined && SAFE_NAME.test(beside) && beside !== 'index.html')
+    return file(join(directory, beside), beside, { 'cache-control': 'public, max-age=3600' });
   return null;
 }
 
@@ -84,5 +95,9 @@ function file(path: string, name: string, headers: Record<string, string>): Site
   } catch {
     return null;
   }
-  return { status: 200, headers: { 'content-type': TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream', 'x-content-type-options': 'nosniff', ...headers }, body };
+  return {
+    status: 200,
+    headers: { 'content-type': TYPES[name.slice(name.lastIndexOf('.') + 1)] ?? 'application/octet-stream', 'x-content-type-options': 'nosniff', ...headers },
+    body,
+  };
 }

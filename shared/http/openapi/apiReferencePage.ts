@@ -14,33 +14,53 @@ ul{margin:.2rem 0;padding-left:1.3rem}.optional,.default{color:#6a737d;font-size
  * operation with its parameters, body, answers and a curl line. No script, nothing fetched.
  */
 export function apiReferencePage(document: OpenApiDocument): string {
-  const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation })));
+  const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation })),
+  );
   const byTag = document.tags
     .map((tag) => ({ tag, operations: operations.filter(({ operation }) => operation.tags.includes(tag.name)) }))
     .filter(({ operations: tagged }) => tagged.length > 0);
   const nav = byTag
-    .map(({ tag, operations: tagged }) => `<li><strong>${escapeHtml(tag.name)}</strong><ul>${tagged.map(({ operation }) => `<li><a href="#${operation.operationId}">${prose(operation.summary ?? operation.operationId)}</a></li>`).join('')}</ul></li>`)
+    .map(
+      ({ tag, operations: tagged }) =>
+        `<li><strong>${escapeHtml(tag.name)}</strong><ul>${tagged.map(({ operation }) => `<li><a href="#${operation.operationId}">${prose(operation.summary ?? operation.operationId)}</a></li>`).join('')}</ul></li>`,
+    )
     .join('');
   const sections = byTag
-    .map(({ tag, operations: tagged }) => `<h2>${escapeHtml(tag.name)}</h2><p>${escapeHtml(tag.description)}</p>${tagged.map((entry) => operationSection(entry.method, entry.path, entry.operation, document.components.schemas)).join('')}`)
+    .map(
+      ({ tag, operations: tagged }) =>
+        `<h2>${escapeHtml(tag.name)}</h2><p>${escapeHtml(tag.description)}</p>${tagged.map((entry) => operationSection(entry.method, entry.path, entry.operation, document.components.schemas)).join('')}`,
+    )
     .join('');
   const schemas = Object.entries(document.components.schemas)
-    .map(([name, schema]) => `<section id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>${typeof schema.description === 'string' ? `<p>${prose(schema.description)}</p>` : ''}${schemaOutline(schema)}</section>`)
+    .map(
+      ([name, schema]) =>
+        `<section id="schema-${escapeHtml(name)}"><h3>${escapeHtml(name)}</h3>${typeof schema.description === 'string' ? `<p>${prose(schema.description)}</p>` : ''}${schemaOutline(schema)}</section>`,
+    )
     .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(document.info.title)} reference</title><style>${STYLE}</style></head>
 <body><h1>${escapeHtml(document.info.title)} <small>${escapeHtml(document.info.version)}</small></h1>
-${document.info.description.split('\n\n').map((paragraph) => `<p>${prose(paragraph)}</p>`).join('')}
+${document.info.description
+  .split('\n\n')
+  .map((paragraph) => `<p>${prose(paragraph)}</p>`)
+  .join('')}
 <p>The examples read the service's address from <code>SLUICE_URL</code> and a key from <code>SLUICE_API_KEY</code>. The machine-readable document (OpenAPI 3.1): <a href="/openapi.json">/openapi.json</a>.</p>
 <nav><ul>${nav}</ul></nav>${sections}<h2>Schemas</h2>${schemas}</body></html>
 `;
 }
 
 function operationSection(method: string, path: string, operation: OpenApiOperation, schemas: Record<string, JsonSchema>): string {
-  const parameters = operation.parameters.length === 0 ? '' : `<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>type</th></tr>${operation.parameters
-    .map((parameter) => `<tr><td><code>${escapeHtml(parameter.name)}</code>${parameter.required ? '' : ' <span class="optional">optional</span>'}${parameter.schema.default === undefined ? '' : ` <span class="default">default ${escapeHtml(JSON.stringify(parameter.schema.default))}</span>`}</td><td>${parameter.in}</td><td>${schemaOutline(parameter.schema)}${typeof parameter.schema.description === 'string' ? ` — ${prose(parameter.schema.description)}` : ''}</td></tr>`)
-    .join('')}</table>`;
+  const parameters =
+    operation.parameters.length === 0
+      ? ''
+      : `<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>type</th></tr>${operation.parameters
+          .map(
+            (parameter) =>
+              `<tr><td><code>${escapeHtml(parameter.name)}</code>${parameter.required ? '' : ' <span class="optional">optional</span>'}${parameter.schema.default === undefined ? '' : ` <span class="default">default ${escapeHtml(JSON.stringify(parameter.schema.default))}</span>`}</td><td>${parameter.in}</td><td>${schemaOutline(parameter.schema)}${typeof parameter.schema.description === 'string' ? ` — ${prose(parameter.schema.description)}` : ''}</td></tr>`,
+          )
+          .join('')}</table>`;
   const body = operation.requestBody?.content['application/json'];
   // A request body is the operation's own: shown in place, not behind a link.
   const requestBody = body ? `<h4>Body (JSON)</h4>${schemaOutline(schemas[String(body.schema.$ref).split('/').pop() as string] ?? body.schema)}` : '';
@@ -59,7 +79,9 @@ function operationSection(method: string, path: string, operation: OpenApiOperat
 /** A curl line for the operation: path parameters as placeholders, the body from the route's example. */
 export function curlExample(method: string, path: string, operation: OpenApiOperation): string {
   const streamed = operation.responses['200']?.content?.['text/event-stream'] !== undefined;
-  const lines = [`curl${operation.responses['307'] ? ' -L' : ''}${streamed ? ' -N' : ''}${method === 'GET' ? '' : ` -X ${method}`} "$SLUICE_URL${path.replace(/\{(\w+)\}/g, '<$1>')}"`];
+  const lines = [
+    `curl${operation.responses['307'] ? ' -L' : ''}${streamed ? ' -N' : ''}${method === 'GET' ? '' : ` -X ${method}`} "$SLUICE_URL${path.replace(/\{(\w+)\}/g, '<$1>')}"`,
+  ];
   if (!operation.security) lines.push('  -H "X-API-Key: $SLUICE_API_KEY"');
   const body = operation.requestBody?.content['application/json'];
   if (body) lines.push('  -H "content-type: application/json"', `  -d '${JSON.stringify(body.example ?? {})}'`);

@@ -100,10 +100,15 @@ export function openApiDocument(routes: readonly Route[], version: string): Open
 function operationOf(route: Route, outputs: Map<z.ZodType, string>, inputs: Map<z.ZodType, string>): OpenApiOperation {
   const success = route.response ?? {};
   const responses: OpenApiOperation['responses'] = {};
-  const content = success.schema ? json(ref(outputs.get(success.schema) as string)) : success.contentType ? { [success.contentType]: { schema: { type: 'string' } } } : undefined;
+  const content = success.schema
+    ? json(ref(outputs.get(success.schema) as string))
+    : success.contentType
+      ? { [success.contentType]: { schema: { type: 'string' } } }
+      : undefined;
   responses[String(success.status ?? 200)] = { description: success.description ?? 'Success.', ...(content ? { content } : {}) };
   if (!route.public) responses['401'] = { description: 'No valid API key.', content: json(ref('ErrorResponse')) };
-  if (route.params || route.query || route.body) responses['422'] = { description: 'The request is not valid: each problem with its place.', content: json(ref('ValidationErrorResponse')) };
+  if (route.params || route.query || route.body)
+    responses['422'] = { description: 'The request is not valid: each problem with its place.', content: json(ref('ValidationErrorResponse')) };
   responses.default = { description: 'Any other error (400, 403, 404, 408, 413, 429, ...), saying what went wrong.', content: json(ref('ErrorResponse')) };
   return {
     operationId: route.name,
@@ -111,7 +116,16 @@ function operationOf(route: Route, outputs: Map<z.ZodType, string>, inputs: Map<
     ...(route.description ? { description: route.description } : {}),
     tags: [TAG_OF_SEGMENT[route.path.split('/')[2] ?? ''] ?? 'Service'],
     parameters: [...pathParameters(route), ...namedParameters(route.query, 'query'), ...namedParameters(route.headers, 'header')],
-    ...(route.body ? { requestBody: { required: true as const, content: { 'application/json': { schema: ref(inputs.get(route.body) as string), ...(route.example === undefined ? {} : { example: route.example }) } } } } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true as const,
+            content: {
+              'application/json': { schema: ref(inputs.get(route.body) as string), ...(route.example === undefined ? {} : { example: route.example }) },
+            },
+          },
+        }
+      : {}),
     responses,
     ...(route.public ? { security: [] as [] } : {}),
   };
@@ -120,7 +134,12 @@ function operationOf(route: Route, outputs: Map<z.ZodType, string>, inputs: Map<
 /** Every `{name}` of the path, typed by the route's params schema where it has one. */
 function pathParameters(route: Route): OpenApiParameter[] {
   const properties = (route.params ? inputSchema(route.params).properties : {}) as Record<string, JsonSchema>;
-  return [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name: name as string, in: 'path' as const, required: true, schema: properties[name as string] ?? { type: 'string' } }));
+  return [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name: name as string,
+    in: 'path' as const,
+    required: true,
+    schema: properties[name as string] ?? { type: 'string' },
+  }));
 }
 
 /** Each field of a query or headers schema as a parameter (headers are keyed lower-case, as HTTP compares them). */

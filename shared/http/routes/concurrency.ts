@@ -30,6 +30,12 @@ export const getConcurrencyStats = defineRoute({
     status: z.enum(['', ...FINAL_STATUSES]).default('finished'),
   }),
   handle: async ({ query, principal, services }) => ({
-    body: await services.concurrency.stats(principal, { function: query.function, start: query.start, end: query.end, chunkMinutes: query.chunk_size, status: query.status }),
+    body: await services.concurrency.stats(principal, {
+      function: query.function,
+      start: query.start,
+      end: query.end,
+      chunkMinutes: query.chunk_size,
+      status: query.status,
+    }),
   }),
 });

@@ -12,7 +12,10 @@ export const streamJobEvents = defineRoute({
   method: 'GET',
   path: '/v2/jobs/{job_id}/events',
   summary: 'Follow a job: its statuses, outputs and log lines as Server-Sent Events, then `done`',
-  response: { description: 'Events `status`, `output`, `log`, then `done` with the whole job; each with an `id` to resume from (`Last-Event-ID`).', contentType: 'text/event-stream' },
+  response: {
+    description: 'Events `status`, `output`, `log`, then `done` with the whole job; each with an `id` to resume from (`Last-Event-ID`).',
+    contentType: 'text/event-stream',
+  },
   params: z.object({ job_id: z.string().min(1) }),
   headers: lastEventIdHeader,
   handle: async ({ params, headers, principal, services }) => ({

@@ -8,7 +8,9 @@ import { jobPageWireSchema } from '../../domain/wire/job.js';
 /** An empty status means every status, as the interface says; a wrong one is answered with the valid ones. */
 export const jobStatusQuery = {
   status: z
-    .union([z.enum(JOB_STATUSES), z.literal('').transform(() => undefined)], { error: `Unknown status: use one of ${JOB_STATUSES.join(', ')} (or none for every status)` })
+    .union([z.enum(JOB_STATUSES), z.literal('').transform(() => undefined)], {
+      error: `Unknown status: use one of ${JOB_STATUSES.join(', ')} (or none for every status)`,
+    })
     .optional()
     .describe('Only jobs in this status; empty or absent for all.'),
 };

@@ -17,11 +17,22 @@ export const ARTIFACTS = join('test-artifacts', 'browser');
  */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`The browser specs need chromium, and there is none at ${CHROMIUM}. Install it (Debian/Ubuntu: apt-get install -y chromium) or set SLUICE_CHROMIUM to its path.`);
+    throw new Error(
+      `The browser specs need chromium, and there is none at ${CHROMIUM}. Install it (Debian/Ubuntu: apt-get install -y chromium) or set SLUICE_CHROMIUM to its path.`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

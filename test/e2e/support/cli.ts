@@ -21,10 +21,15 @@ export interface CliResult {
 /** Runs the real `sluice` command as a user would. */
 export function runCli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [SLUICE_BIN, ...args], { env: { ...process.env, XDG_CONFIG_HOME: TEST_CONFIG_HOME, ...env }, timeout: timeoutMs }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [SLUICE_BIN, ...args],
+      { env: { ...process.env, XDG_CONFIG_HOME: TEST_CONFIG_HOME, ...env }, timeout: timeoutMs },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -88,7 +88,13 @@ export async function deployDirectory(service: Pick<TestService, 'url' | 'key'>,
 }
 
 /** Polls a version until its build ends. */
-export async function waitForBuild(service: Pick<TestService, 'url' | 'key'>, fn: string, versionId: string, key = service.key, timeoutMs = 30_000): Promise<any> {
+export async function waitForBuild(
+  service: Pick<TestService, 'url' | 'key'>,
+  fn: string,
+  versionId: string,
+  key = service.key,
+  timeoutMs = 30_000,
+): Promise<any> {
   for (let attempt = 0; attempt < timeoutMs / 50; attempt++) {
     const { body } = await api(service.url, key, 'GET', `/v2/functions/${fn}/versions/${versionId}`);
     if (body.build_status === 'ready' || body.build_status === 'error') return body;

@@ -46,9 +46,10 @@ export async function startWebhookReceiver(port = 0) {
       }
       return received.filter((hook) => hook.path === path);
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -62,7 +62,13 @@ def probe(what: str) -> dict:
 `;
 
 /** Runs one job of the probe in a real replica started as the AWS worker starts it, and returns its output. */
-async function runProbe(codeDir: string, what: string, replicaUid?: number, onLine: (line: string) => void = () => undefined, afterJob = async () => undefined): Promise<Record<string, unknown>> {
+async function runProbe(
+  codeDir: string,
+  what: string,
+  replicaUid?: number,
+  onLine: (line: string) => void = () => undefined,
+  afterJob = async () => undefined,
+): Promise<Record<string, unknown>> {
   const settings = workerSettings({
     ...TASK_ENV,
     // The system interpreter: the nobody user can run it.
@@ -76,7 +82,10 @@ async function runProbe(codeDir: string, what: string, replicaUid?: number, onLi
   try {
     await replica.ready;
     const outputs: unknown[] = [];
-    const outcome = await replica.runJob({ jobId: 'job-1', runId: 'run-1', inputs: { what }, env: {}, maxOutputBytes: 1_000_000 }, { onOutput: (message) => outputs.push(message.value), onCall: () => Promise.reject(new Error('no calls')) });
+    const outcome = await replica.runJob(
+      { jobId: 'job-1', runId: 'run-1', inputs: { what }, env: {}, maxOutputBytes: 1_000_000 },
+      { onOutput: (message) => outputs.push(message.value), onCall: () => Promise.reject(new Error('no calls')) },
+    );
     expect(outcome).toEqual({ kind: 'done' });
     await afterJob();
     return outputs[0] as Record<string, unknown>;
@@ -99,16 +108,27 @@ describe('the AWS worker’s replicas', () => {
     const names = Object.keys(env);
     expect(names.filter((name) => /^(AWS_|ECS_)/.test(name))).toEqual([]);
     // The runtime's own: where the code is, and the job it runs.
-    expect(names.filter((name) => name.startsWith('SLUICE_')).sort()).toEqual(['SLUICE_ENTRY_FILE', 'SLUICE_ENTRY_KIND', 'SLUICE_ENTRY_SYMBOL', 'SLUICE_JOB_ID']);
+    expect(names.filter((name) => name.startsWith('SLUICE_')).sort()).toEqual([
+      'SLUICE_ENTRY_FILE',
+      'SLUICE_ENTRY_KIND',
+      'SLUICE_ENTRY_SYMBOL',
+      'SLUICE_JOB_ID',
+    ]);
     expect(JSON.stringify(env)).not.toMatch(/credentials|AKIAEXAMPLE|169\.254\.170\.2/);
     expect(env).toMatchObject({ PATH: TASK_ENV.PATH, LANG: 'C.UTF-8', NVIDIA_VISIBLE_DEVICES: '0', SLUICE_ENTRY_SYMBOL: 'probe' });
   });
 
   it('end a job’s log at its end marker even after a write that left its line unfinished, and drop what native code writes after the job returned', async () => {
     const lines: string[] = [];
-    await runProbe(codeDir, 'logs', undefined, (line) => lines.push(line), async () => {
-      await new Promise((resolve) => setTimeout(resolve, 500)); // the thread writes for 0.3 s after the job
-    });
+    await runProbe(
+      codeDir,
+      'logs',
+      undefined,
+      (line) => lines.push(line),
+      async () => {
+        await new Promise((resolve) => setTimeout(resolve, 500)); // the thread writes for 0.3 s after the job
+      },
+    );
     // The marker was found where the unfinished line ended (not glued to it), and nothing came after.
     expect(lines).toEqual(['no newline']);
   });
@@ -125,7 +145,11 @@ describe('the AWS worker’s replicas', () => {
     await copyFile('/usr/bin/id', planted);
     await chown(planted, 0, 0);
     await chmod(planted, 0o4755);
-    expect(await runProbe(codeDir, 'escalate', NOBODY)).toEqual({ planted_euid: String(NOBODY), no_new_privileges: '1', effective_capabilities: '0000000000000000' });
+    expect(await runProbe(codeDir, 'escalate', NOBODY)).toEqual({
+      planted_euid: String(NOBODY),
+      no_new_privileges: '1',
+      effective_capabilities: '0000000000000000',
+    });
   });
 });
 

@@ -39,20 +39,28 @@ describe('the module code sluice deploy runs to read computed arguments', () => 
   };
 
   it('learns what the module computes at its top level', async () => {
-    const folder = await folderWith('import sieve\n\nTITLE = "-".join(["made", "here"])\n\n@sieve.function(name="computed", title=TITLE)\ndef f():\n    pass\n');
+    const folder = await folderWith(
+      'import sieve\n\nTITLE = "-".join(["made", "here"])\n\n@sieve.function(name="computed", title=TITLE)\ndef f():\n    pass\n',
+    );
     const code = await readCode(folder, 'python3');
     expect(code.functions).toEqual([expect.objectContaining({ name: 'computed', title: 'made-here' })]);
   });
 
   it('gives it no network: a module that fetches its metadata at import fails the deploy, and nothing was asked', async () => {
     const { port } = server.address() as AddressInfo;
-    const folder = await folderWith(`import urllib.request\nimport sieve\n\nTITLE = urllib.request.urlopen("http://127.0.0.1:${port}/", timeout=5).read().decode()\n\n@sieve.function(name="fetching", title=TITLE)\ndef f():\n    pass\n`);
-    await expect(readCode(folder, 'python3')).rejects.toThrow(/main\.py:6: running the module failed: urllib\.error\.URLError: <urlopen error \[Errno 111\] Connection refused>/);
+    const folder = await folderWith(
+      `import urllib.request\nimport sieve\n\nTITLE = urllib.request.urlopen("http://127.0.0.1:${port}/", timeout=5).read().decode()\n\n@sieve.function(name="fetching", title=TITLE)\ndef f():\n    pass\n`,
+    );
+    await expect(readCode(folder, 'python3')).rejects.toThrow(
+      /main\.py:6: running the module failed: urllib\.error\.URLError: <urlopen error \[Errno 111\] Connection refused>/,
+    );
     expect(hits).toBe(0);
   });
 
   it("shows it none of the deployer's files outside the folder deployed", async () => {
-    const folder = await folderWith(`import sieve\n\nTITLE = open(${JSON.stringify(secret)}).read()\n\n@sieve.function(name="reading", title=TITLE)\ndef f():\n    pass\n`);
+    const folder = await folderWith(
+      `import sieve\n\nTITLE = open(${JSON.stringify(secret)}).read()\n\n@sieve.function(name="reading", title=TITLE)\ndef f():\n    pass\n`,
+    );
     await expect(readCode(folder, 'python3')).rejects.toThrow(/main\.py:5: running the module failed: FileNotFoundError/);
   });
 });

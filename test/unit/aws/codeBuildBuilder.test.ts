@@ -82,7 +82,15 @@ describe('createCodeBuildBuilder', () => {
     await store.versions.create(version);
     const errors: unknown[] = [];
     const failing: Store = { ...store, versions: { ...store.versions, transition: () => Promise.reject(new Error('ProvisionedThroughputExceeded')) } };
-    const builder = createCodeBuildBuilder({ client: new CodeBuildClient({ region: 'eu-west-1' }), projectName: 'sluice-build', store: failing, clock: createSystemClock(), bucket: 'b', repositoryUri: REPOSITORY, onError: (error) => errors.push(error) });
+    const builder = createCodeBuildBuilder({
+      client: new CodeBuildClient({ region: 'eu-west-1' }),
+      projectName: 'sluice-build',
+      store: failing,
+      clock: createSystemClock(),
+      bucket: 'b',
+      repositoryUri: REPOSITORY,
+      onError: (error) => errors.push(error),
+    });
     await builder.enqueue(version.id);
     expect(errors).toEqual([new Error('ProvisionedThroughputExceeded')]);
     expect((await store.versions.get(version.id))?.buildStatus).toBe('queued');
@@ -102,7 +110,10 @@ describe('createCodeBuildBuilder', () => {
     await store.versions.create(version);
     const errors: unknown[] = [];
     await builderOf(errors).enqueue(version.id);
-    expect(await store.versions.get(version.id)).toMatchObject({ buildStatus: 'error', buildError: 'The build could not start: AccountLimitExceededException: too many builds' });
+    expect(await store.versions.get(version.id)).toMatchObject({
+      buildStatus: 'error',
+      buildError: 'The build could not start: AccountLimitExceededException: too many builds',
+    });
     expect(errors).toEqual([]);
   });
 
@@ -146,7 +157,8 @@ describe('buildPhaseToStatus', () => {
   });
 
   it('changes nothing for the other phases', () => {
-    for (const phase of ['SUBMITTED', 'QUEUED', 'PROVISIONING', 'DOWNLOAD_SOURCE', 'INSTALL', 'PRE_BUILD', 'UPLOAD_ARTIFACTS', 'FINALIZING']) expect(buildPhaseToStatus(phase, 'SUCCEEDED')).toBeNull();
+    for (const phase of ['SUBMITTED', 'QUEUED', 'PROVISIONING', 'DOWNLOAD_SOURCE', 'INSTALL', 'PRE_BUILD', 'UPLOAD_ARTIFACTS', 'FINALIZING'])
+      expect(buildPhaseToStatus(phase, 'SUCCEEDED')).toBeNull();
     expect(buildPhaseToStatus('COMPLETED', 'IN_PROGRESS')).toBeNull();
   });
 });

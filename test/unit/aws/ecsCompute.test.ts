@@ -43,9 +43,13 @@ beforeEach(() => {
   autoScaling.reset();
   cloudWatch.reset();
   sqs.reset();
-  autoScaling.on(PutScalingPolicyCommand).callsFake((request: { PolicyName: string }) => ({ PolicyARN: `arn:policy/${request.PolicyName.split('-').pop() === 'out' ? 'scale-out' : 'scale-in'}` }));
+  autoScaling
+    .on(PutScalingPolicyCommand)
+    .callsFake((request: { PolicyName: string }) => ({ PolicyARN: `arn:policy/${request.PolicyName.split('-').pop() === 'out' ? 'scale-out' : 'scale-in'}` }));
   sqs.on(GetQueueUrlCommand, { QueueName: 'sluice-dlq' }).resolves({ QueueUrl: 'https://sqs.test/1/sluice-dlq' });
-  sqs.on(GetQueueAttributesCommand, { QueueUrl: 'https://sqs.test/1/sluice-dlq', AttributeNames: ['QueueArn'] }).resolves({ Attributes: { QueueArn: DLQ_ARN } });
+  sqs
+    .on(GetQueueAttributesCommand, { QueueUrl: 'https://sqs.test/1/sluice-dlq', AttributeNames: ['QueueArn'] })
+    .resolves({ Attributes: { QueueArn: DLQ_ARN } });
   sqs.on(CreateQueueCommand).resolves({ QueueUrl: 'https://sqs.test/1/sluice-v-x' });
   ecs.on(RegisterTaskDefinitionCommand).resolves({ taskDefinition: { taskDefinitionArn: TASK_DEFINITION_ARN } });
   ecs.on(DescribeServicesCommand).resolves({ services: [], failures: [{ reason: 'MISSING' }] });
@@ -58,7 +62,11 @@ describe('createEcsCompute: deployVersion', () => {
     expect(input(sqs.commandCalls(CreateQueueCommand))).toEqual([
       {
         QueueName: `sluice-v-${version.id}`,
-        Attributes: { VisibilityTimeout: '60', MessageRetentionPeriod: '1209600', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: DLQ_ARN, maxReceiveCount: 5 }) },
+        Attributes: {
+          VisibilityTimeout: '60',
+          MessageRetentionPeriod: '1209600',
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: DLQ_ARN, maxReceiveCount: 5 }),
+        },
       },
     ]);
   });
@@ -84,7 +92,10 @@ describe('createEcsCompute: deployVersion', () => {
             image: IMAGE,
             essential: true,
             memory: 14 * 1024,
-            linuxParameters: { sharedMemorySize: 7 * 1024, capabilities: { drop: ['ALL'], add: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETGID', 'SETUID'] } },
+            linuxParameters: {
+              sharedMemorySize: 7 * 1024,
+              capabilities: { drop: ['ALL'], add: ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'KILL', 'SETGID', 'SETUID'] },
+            },
             dockerSecurityOptions: ['no-new-privileges'],
             ulimits: [{ name: 'memlock', softLimit: -1, hardLimit: -1 }],
             environment: [
@@ -92,7 +103,10 @@ describe('createEcsCompute: deployVersion', () => {
               { name: 'SLUICE_MODE', value: 'aws' },
               { name: 'SLUICE_VERSION_ID', value: version.id },
             ],
-            logConfiguration: { logDriver: 'awslogs', options: { 'awslogs-group': '/sluice/workers', 'awslogs-region': 'eu-west-1', 'awslogs-stream-prefix': `v-${version.id}` } },
+            logConfiguration: {
+              logDriver: 'awslogs',
+              options: { 'awslogs-group': '/sluice/workers', 'awslogs-region': 'eu-west-1', 'awslogs-stream-prefix': `v-${version.id}` },
+            },
             resourceRequirements: [{ type: 'GPU', value: '1' }],
           },
         ],
@@ -196,13 +210,36 @@ describe('createEcsCompute: deployVersion', () => {
     });
     expect(scaleIn?.StepScalingPolicyConfiguration?.StepAdjustments).toEqual([{ MetricIntervalUpperBound: 0, ScalingAdjustment: 0 }]);
     const alarms = input(cloudWatch.commandCalls(PutMetricAlarmCommand));
-    expect(alarms.map(({ AlarmName, ComparisonOperator, Threshold, EvaluationPeriods, AlarmActions }) => ({ AlarmName, ComparisonOperator, Threshold, EvaluationPeriods, AlarmActions }))).toEqual([
-      { AlarmName: `sluice-v-${version.id}-backlog`, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Threshold: 1, EvaluationPeriods: 1, AlarmActions: ['arn:policy/scale-out'] },
-      { AlarmName: `sluice-v-${version.id}-idle`, ComparisonOperator: 'LessThanThreshold', Threshold: 1, EvaluationPeriods: 5, AlarmActions: ['arn:policy/scale-in'] },
+    expect(
+      alarms.map(({ AlarmName, ComparisonOperator, Threshold, EvaluationPeriods, AlarmActions }) => ({
+        AlarmName,
+        ComparisonOperator,
+        Threshold,
+        EvaluationPeriods,
+        AlarmActions,
+      })),
+    ).toEqual([
+      {
+        AlarmName: `sluice-v-${version.id}-backlog`,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Threshold: 1,
+        EvaluationPeriods: 1,
+        AlarmActions: ['arn:policy/scale-out'],
+      },
+      {
+        AlarmName: `sluice-v-${version.id}-idle`,
+        ComparisonOperator: 'LessThanThreshold',
+        Threshold: 1,
+        EvaluationPeriods: 5,
+        AlarmActions: ['arn:policy/scale-in'],
+      },
     ]);
     const metrics = alarms[0]?.Metrics ?? [];
     expect(metrics.find((query) => query.ReturnData)?.Expression).toBe('waiting + running');
-    expect(metrics.flatMap((query) => (query.MetricStat ? [query.MetricStat.Metric?.MetricName] : []))).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesNotVisible']);
+    expect(metrics.flatMap((query) => (query.MetricStat ? [query.MetricStat.Metric?.MetricName] : []))).toEqual([
+      'ApproximateNumberOfMessagesVisible',
+      'ApproximateNumberOfMessagesNotVisible',
+    ]);
     expect(metrics.every((query) => !query.MetricStat || query.MetricStat.Metric?.Dimensions?.[0]?.Value === `sluice-v-${version.id}`)).toBe(true);
   });
 
@@ -222,7 +259,9 @@ describe('createEcsCompute: deployVersion', () => {
 
 describe('createEcsCompute: workers', () => {
   it('counts pending tasks as starting and running tasks as idle', async () => {
-    ecs.on(DescribeServicesCommand, { cluster: 'sluice', services: ['v-version-1'] }).resolves({ services: [{ serviceName: 'v-version-1', status: 'ACTIVE', pendingCount: 2, runningCount: 3, desiredCount: 5 }] });
+    ecs
+      .on(DescribeServicesCommand, { cluster: 'sluice', services: ['v-version-1'] })
+      .resolves({ services: [{ serviceName: 'v-version-1', status: 'ACTIVE', pendingCount: 2, runningCount: 3, desiredCount: 5 }] });
     expect(await compute.currentWorkers('version-1')).toEqual({ starting: 2, setup: 0, active: 0, idle: 3, awaiting_resources: 0 });
   });
 
@@ -265,7 +304,9 @@ describe('createEcsCompute: applyReplicaBounds', () => {
     expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand))).toEqual([
       { ServiceNamespace: 'ecs', ResourceId: 'service/sluice/v-v1', ScalableDimension: 'ecs:service:DesiredCount', MinCapacity: 1, MaxCapacity: 3 },
     ]);
-    const steps = input(autoScaling.commandCalls(PutScalingPolicyCommand)).map((policy) => policy.StepScalingPolicyConfiguration?.StepAdjustments?.at(-1)?.ScalingAdjustment);
+    const steps = input(autoScaling.commandCalls(PutScalingPolicyCommand)).map(
+      (policy) => policy.StepScalingPolicyConfiguration?.StepAdjustments?.at(-1)?.ScalingAdjustment,
+    );
     expect(steps).toEqual([3, 1]);
     expect(input(cloudWatch.commandCalls(PutMetricAlarmCommand)).map((alarm) => alarm.AlarmName)).toEqual(['sluice-v-v1-backlog', 'sluice-v-v1-idle']);
     expect(ecs.calls()).toHaveLength(0);

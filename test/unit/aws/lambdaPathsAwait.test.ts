@@ -33,11 +33,13 @@ let dataDir: string;
 let events: string[];
 
 /** An AWS call that answers after a while, noting when it did. */
-const slowly = <T>(name: string, answer: T) => async () => {
-  await setTimeout(50);
-  events.push(`${name} answered`);
-  return answer;
-};
+const slowly =
+  <T>(name: string, answer: T) =>
+  async () => {
+    await setTimeout(50);
+    events.push(`${name} answered`);
+    return answer;
+  };
 
 beforeEach(() => {
   codeBuild.reset();
@@ -52,13 +54,36 @@ afterEach(async () => {
 });
 
 const webhookService = (errors: unknown[] = []) =>
-  new WebhookService(store, createStepFunctionsScheduler({ client: new SFNClient({ region: 'eu-west-1' }), stateMachineArn, onError: (error, deliveryId) => errors.push([error, deliveryId]) }), clock);
+  new WebhookService(
+    store,
+    createStepFunctionsScheduler({
+      client: new SFNClient({ region: 'eu-west-1' }),
+      stateMachineArn,
+      onError: (error, deliveryId) => errors.push([error, deliveryId]),
+    }),
+    clock,
+  );
 
 describe('Lambda paths wait for their AWS calls', () => {
   it('a deploy answers only after CodeBuild started the build, with the version building', async () => {
     codeBuild.on(StartBuildCommand).callsFake(slowly('StartBuild', { build: { id: 'sluice-build:1' } }));
-    const builder = createCodeBuildBuilder({ client: new CodeBuildClient({ region: 'eu-west-1' }), projectName: 'sluice-build', store, clock, bucket: 'sluice-artifacts', repositoryUri: 'repo' });
-    const deploy = new DeployService(store, createFileArtifacts(dataDir, new LocalUploads({ folder: join(dataDir, 'uploads'), publicUrl: () => 'http://127.0.0.1:0', clock })), builder, clock, '3.11', 64 * 1024 * 1024, async () => undefined);
+    const builder = createCodeBuildBuilder({
+      client: new CodeBuildClient({ region: 'eu-west-1' }),
+      projectName: 'sluice-build',
+      store,
+      clock,
+      bucket: 'sluice-artifacts',
+      repositoryUri: 'repo',
+    });
+    const deploy = new DeployService(
+      store,
+      createFileArtifacts(dataDir, new LocalUploads({ folder: join(dataDir, 'uploads'), publicUrl: () => 'http://127.0.0.1:0', clock })),
+      builder,
+      clock,
+      '3.11',
+      64 * 1024 * 1024,
+      async () => undefined,
+    );
     const metadata = functionMetadataSchema.parse({ name: 'resize', entrypoint: { file: 'main.py', symbol: 'resize', kind: 'function' } });
     const { version } = await deploy.deploy(principal, 'acme', metadata, { bundle: Buffer.from('bundle') });
     events.push('deploy answered');
@@ -68,7 +93,14 @@ describe('Lambda paths wait for their AWS calls', () => {
 
   it('a job event with webhooks (a cancel, a failed build, a worker move) ends only after every delivery started', async () => {
     sfn.on(StartExecutionCommand).callsFake(slowly('StartExecution', { executionArn: 'arn', startDate: new Date() }));
-    const job = aJob({ status: 'cancelled', completedAt: 1, webhooks: [{ type: 'job.complete', url: 'https://a.example.com/' }, { type: 'job.complete.no_output', url: 'https://b.example.com/' }] });
+    const job = aJob({
+      status: 'cancelled',
+      completedAt: 1,
+      webhooks: [
+        { type: 'job.complete', url: 'https://a.example.com/' },
+        { type: 'job.complete.no_output', url: 'https://b.example.com/' },
+      ],
+    });
     await webhookService().onJobEvent({ type: 'completed', job });
     events.push('observer done');
     expect(events).toEqual(['StartExecution answered', 'StartExecution answered', 'observer done']);
@@ -87,12 +119,22 @@ describe('Lambda paths wait for their AWS calls', () => {
   it('a delivery whose run could not start is logged and stays pending in the store, for the sweeper; the others still start', async () => {
     const throttled = Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
     sfn.on(StartExecutionCommand).rejectsOnce(throttled).resolves({ executionArn: 'arn', startDate: new Date() });
-    const job = aJob({ status: 'error', completedAt: 1, webhooks: [{ type: 'job.complete', url: 'https://a.example.com/' }, { type: 'job.complete', url: 'https://b.example.com/' }] });
+    const job = aJob({
+      status: 'error',
+      completedAt: 1,
+      webhooks: [
+        { type: 'job.complete', url: 'https://a.example.com/' },
+        { type: 'job.complete', url: 'https://b.example.com/' },
+      ],
+    });
     const errors: unknown[] = [];
     await webhookService(errors).onJobEvent({ type: 'completed', job });
     const [first, second] = await store.deliveries.listByJob(job.id);
     expect(errors).toEqual([[throttled, first?.id]]);
-    expect(sfn.commandCalls(StartExecutionCommand).map((call) => JSON.parse(call.args[0].input.input ?? '{}'))).toEqual([{ deliveryId: first?.id }, { deliveryId: second?.id }]);
+    expect(sfn.commandCalls(StartExecutionCommand).map((call) => JSON.parse(call.args[0].input.input ?? '{}'))).toEqual([
+      { deliveryId: first?.id },
+      { deliveryId: second?.id },
+    ]);
     expect((await store.deliveries.listPending()).map((delivery) => delivery.id)).toContain(first?.id);
   });
 });

@@ -36,7 +36,9 @@ describe('createS3Artifacts', () => {
   });
 
   it('streams a bundle by its key, and null when there is none', async () => {
-    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'bundles/version-1.tar.gz' }).resolves({ Body: Readable.from([Buffer.from('tar'), Buffer.from('ball')]) as any });
+    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'bundles/version-1.tar.gz' }).resolves({
+      Body: Readable.from([Buffer.from('tar'), Buffer.from('ball')]) as any,
+    });
     s3.on(GetObjectCommand, { Key: 'bundles/version-2.tar.gz' }).rejects(noSuchKey());
     expect((await readAll(await artifacts.readBundle('version-1'))).toString()).toBe('tarball');
     expect(await artifacts.readBundle('version-2')).toBeNull();
@@ -79,7 +81,10 @@ describe('createS3Artifacts', () => {
 
   it('streams an output file found by listing its prefix, with the name its key ends with', async () => {
     s3.on(ListObjectsV2Command, { Bucket: 'sluice-artifacts', Prefix: 'files/job-1/2/' }).resolves({ Contents: [{ Key: 'files/job-1/2/out.png' }] });
-    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'files/job-1/2/out.png' }).resolves({ Body: Readable.from([Buffer.from('png bytes')]) as any, ContentLength: 9 });
+    s3.on(GetObjectCommand, { Bucket: 'sluice-artifacts', Key: 'files/job-1/2/out.png' }).resolves({
+      Body: Readable.from([Buffer.from('png bytes')]) as any,
+      ContentLength: 9,
+    });
     const file = await artifacts.openOutputFile('job-1', 2);
     expect(file).toMatchObject({ name: 'out.png', size: 9 });
     expect((await readAll(file!.stream)).toString()).toBe('png bytes');

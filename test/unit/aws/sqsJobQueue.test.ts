@@ -1,4 +1,11 @@
-import { ChangeMessageVisibilityCommand, DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { JobLeases } from '../../../shared/adapters/aws/jobLeases.js';
@@ -9,7 +16,9 @@ const client = new SQSClient({ region: 'eu-west-1' });
 const URL_OF: Record<string, string> = { 'version-1': 'https://sqs.test/1/sluice-v-version-1', 'version-2': 'https://sqs.test/1/sluice-v-version-2' };
 const queueUrlOf = async (versionId: string) => URL_OF[versionId] ?? 'unknown';
 
-const message = (jobId: string, receiptHandle: string, receiveCount: number) => ({ Messages: [{ Body: JSON.stringify({ jobId }), ReceiptHandle: receiptHandle, Attributes: { ApproximateReceiveCount: String(receiveCount) } }] });
+const message = (jobId: string, receiptHandle: string, receiveCount: number) => ({
+  Messages: [{ Body: JSON.stringify({ jobId }), ReceiptHandle: receiptHandle, Attributes: { ApproximateReceiveCount: String(receiveCount) } }],
+});
 
 beforeEach(() => {
   sqs.reset();
@@ -22,7 +31,9 @@ afterEach(() => {
 describe('createSqsJobQueue', () => {
   it('enqueues a message carrying the job id on the version queue', async () => {
     await createSqsJobQueue({ client, queueUrlOf }).enqueue('version-2', 'job-7');
-    expect(sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toEqual([{ QueueUrl: URL_OF['version-2'], MessageBody: '{"jobId":"job-7"}' }]);
+    expect(sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toEqual([
+      { QueueUrl: URL_OF['version-2'], MessageBody: '{"jobId":"job-7"}' },
+    ]);
   });
 
   it('takes one message with long polling, the lease and the receive count asked for', async () => {
@@ -30,7 +41,13 @@ describe('createSqsJobQueue', () => {
     const taken = await createSqsJobQueue({ client, queueUrlOf }).take('version-1');
     expect(taken).toEqual({ jobId: 'job-1', redelivered: false });
     expect(sqs.commandCalls(ReceiveMessageCommand).map((call) => call.args[0].input)).toEqual([
-      { QueueUrl: URL_OF['version-1'], MaxNumberOfMessages: 1, WaitTimeSeconds: 20, VisibilityTimeout: 60, MessageSystemAttributeNames: ['ApproximateReceiveCount'] },
+      {
+        QueueUrl: URL_OF['version-1'],
+        MaxNumberOfMessages: 1,
+        WaitTimeSeconds: 20,
+        VisibilityTimeout: 60,
+        MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+      },
     ]);
   });
 
@@ -86,7 +103,10 @@ describe('createSqsJobQueue', () => {
   });
 
   it('acks the oldest message of a job taken twice first, and ignores an ack of a job never taken', async () => {
-    sqs.on(ReceiveMessageCommand).resolvesOnce(message('job-1', 'receipt-old', 1)).resolvesOnce(message('job-1', 'receipt-new', 1));
+    sqs
+      .on(ReceiveMessageCommand)
+      .resolvesOnce(message('job-1', 'receipt-old', 1))
+      .resolvesOnce(message('job-1', 'receipt-new', 1));
     const queue = createSqsJobQueue({ client, queueUrlOf });
     await queue.take('version-1');
     await queue.take('version-1');
@@ -135,13 +155,17 @@ describe('createSqsJobQueue', () => {
       const { leases } = leaseStore({ 'job-1': 50_000 });
       const queue = createSqsJobQueue({ client, queueUrlOf, visibilityTimeoutSeconds: 60, leases });
       expect(await queue.take('version-1')).toBeNull();
-      expect(sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toEqual([{ QueueUrl: URL_OF['version-1'], MessageBody: '{"jobId":"job-1","watch":true}', DelaySeconds: 60 }]);
+      expect(sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toEqual([
+        { QueueUrl: URL_OF['version-1'], MessageBody: '{"jobId":"job-1","watch":true}', DelaySeconds: 60 },
+      ]);
       expect(sqs.commandCalls(DeleteMessageCommand).map((call) => call.args[0].input)).toEqual([{ QueueUrl: URL_OF['version-1'], ReceiptHandle: 'receipt-2' }]);
     });
 
     it('is reported abandoned when a watch finds its lease lapsed (its worker died)', async () => {
       vi.useFakeTimers({ now: 100_000 });
-      sqs.on(ReceiveMessageCommand).resolves({ Messages: [{ Body: '{"jobId":"job-1","watch":true}', ReceiptHandle: 'receipt-3', Attributes: { ApproximateReceiveCount: '1' } }] });
+      sqs
+        .on(ReceiveMessageCommand)
+        .resolves({ Messages: [{ Body: '{"jobId":"job-1","watch":true}', ReceiptHandle: 'receipt-3', Attributes: { ApproximateReceiveCount: '1' } }] });
       const { leases } = leaseStore({ 'job-1': 50_000 });
       expect(await createSqsJobQueue({ client, queueUrlOf, leases }).take('version-1')).toEqual({ jobId: 'job-1', redelivered: true });
       expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
@@ -175,9 +199,16 @@ describe('queue names and URLs', () => {
     sqs.on(GetQueueUrlCommand, { QueueName: 'sluice-v-version-1' }).resolves({ QueueUrl: 'https://sqs.test/1/a' });
     sqs.on(GetQueueUrlCommand, { QueueName: 'sluice-v-version-2' }).resolves({ QueueUrl: 'https://sqs.test/1/b' });
     const resolve = createQueueUrlResolver({ client, prefix: 'sluice-' });
-    expect(await Promise.all([resolve('version-1'), resolve('version-1'), resolve('version-2')])).toEqual(['https://sqs.test/1/a', 'https://sqs.test/1/a', 'https://sqs.test/1/b']);
+    expect(await Promise.all([resolve('version-1'), resolve('version-1'), resolve('version-2')])).toEqual([
+      'https://sqs.test/1/a',
+      'https://sqs.test/1/a',
+      'https://sqs.test/1/b',
+    ]);
     expect(await resolve('version-1')).toBe('https://sqs.test/1/a');
-    expect(sqs.commandCalls(GetQueueUrlCommand).map((call) => call.args[0].input)).toEqual([{ QueueName: 'sluice-v-version-1' }, { QueueName: 'sluice-v-version-2' }]);
+    expect(sqs.commandCalls(GetQueueUrlCommand).map((call) => call.args[0].input)).toEqual([
+      { QueueName: 'sluice-v-version-1' },
+      { QueueName: 'sluice-v-version-2' },
+    ]);
   });
 
   it('asks again after a failed lookup', async () => {

@@ -37,10 +37,26 @@ beforeEach(() => {
   codeBuild.on(StartBuildCommand).resolves({ build: { id: 'sluice-build:1' } });
   sfn.on(StartExecutionCommand).resolves({ executionArn: 'arn', startDate: new Date() });
   store = createSqliteStore(':memory:');
-  const builder = createCodeBuildBuilder({ client: new CodeBuildClient({ region: 'eu-west-1' }), projectName: 'sluice-build', store, clock, bucket: 'b', repositoryUri: 'repo' });
+  const builder = createCodeBuildBuilder({
+    client: new CodeBuildClient({ region: 'eu-west-1' }),
+    projectName: 'sluice-build',
+    store,
+    clock,
+    bucket: 'b',
+    repositoryUri: 'repo',
+  });
   const scheduler = createStepFunctionsScheduler({ client: new SFNClient({ region: 'eu-west-1' }), stateMachineArn, onError: () => undefined });
   const deliverer = new WebhookDeliverer(store, new WebhookSecrets(store), async () => ({ status: 200, error: null, permanent: false }), clock, 1000);
-  const lifecycle = new JobLifecycle(store, new MemoryJobQueue(), new JobNotifier(createMemoryJobEvents(), () => undefined, () => store.durable()), clock);
+  const lifecycle = new JobLifecycle(
+    store,
+    new MemoryJobQueue(),
+    new JobNotifier(
+      createMemoryJobEvents(),
+      () => undefined,
+      () => store.durable(),
+    ),
+    clock,
+  );
   sweeper = new Sweeper(store, builder, scheduler, deliverer, lifecycle, clock);
 });
 afterEach(async () => {
@@ -105,7 +121,11 @@ describe('the sweeper', () => {
     await store.versions.create(version);
     await store.versions.create(building);
     const expired = aJob({ versionId: version.id, createdAt: NOW - 13 * DAY - MINUTE });
-    const requeued = aJob({ versionId: version.id, createdAt: NOW - 20 * DAY, restarts: [{ timestamp: NOW - DAY, reason: 'preempted', type: 'preemption', run_id: 'r1' }] });
+    const requeued = aJob({
+      versionId: version.id,
+      createdAt: NOW - 20 * DAY,
+      restarts: [{ timestamp: NOW - DAY, reason: 'preempted', type: 'preemption', run_id: 'r1' }],
+    });
     const young = aJob({ versionId: version.id, createdAt: NOW - 12 * DAY });
     const waitingForBuild = aJob({ versionId: building.id, createdAt: NOW - 14 * DAY });
     for (const job of [expired, requeued, young, waitingForBuild]) await store.jobs.create(job);

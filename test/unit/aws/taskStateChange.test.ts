@@ -11,19 +11,20 @@ describe("ECS's stopped-task events", () => {
   });
 
   it('count a task that could not start, or whose worker exited with an error, as failed, saying why', () => {
-    expect(taskFailure({ ...stopped, stopCode: 'TaskFailedToStart', stoppedReason: 'CannotPullContainerError: pull image manifest has been retried 5 time(s)' })).toBe(
-      'CannotPullContainerError: pull image manifest has been retried 5 time(s)',
-    );
-    expect(taskFailure({ ...stopped, stopCode: 'EssentialContainerExited', stoppedReason: 'Essential container in task exited', containers: [{ exitCode: 137 }] })).toBe(
-      'Essential container in task exited (exit code 137)',
-    );
-    expect(taskFailure({ ...stopped, stopCode: 'EssentialContainerExited', containers: [{ reason: 'OutOfMemoryError: Container killed due to memory usage' }] })).toBe(
-      'Essential container in task exited (OutOfMemoryError: Container killed due to memory usage)',
-    );
+    expect(
+      taskFailure({ ...stopped, stopCode: 'TaskFailedToStart', stoppedReason: 'CannotPullContainerError: pull image manifest has been retried 5 time(s)' }),
+    ).toBe('CannotPullContainerError: pull image manifest has been retried 5 time(s)');
+    expect(
+      taskFailure({ ...stopped, stopCode: 'EssentialContainerExited', stoppedReason: 'Essential container in task exited', containers: [{ exitCode: 137 }] }),
+    ).toBe('Essential container in task exited (exit code 137)');
+    expect(
+      taskFailure({ ...stopped, stopCode: 'EssentialContainerExited', containers: [{ reason: 'OutOfMemoryError: Container killed due to memory usage' }] }),
+    ).toBe('Essential container in task exited (OutOfMemoryError: Container killed due to memory usage)');
   });
 
   it('do not count a task stopped on purpose, or whose worker exited cleanly', () => {
-    for (const stopCode of ['ServiceSchedulerInitiated', 'UserInitiated', 'SpotInterruption', 'TerminationNotice']) expect(taskFailure({ ...stopped, stopCode })).toBeNull();
+    for (const stopCode of ['ServiceSchedulerInitiated', 'UserInitiated', 'SpotInterruption', 'TerminationNotice'])
+      expect(taskFailure({ ...stopped, stopCode })).toBeNull();
     expect(taskFailure({ ...stopped, stopCode: 'EssentialContainerExited', containers: [{ exitCode: 0 }] })).toBeNull();
     expect(taskFailure({ ...stopped, lastStatus: 'RUNNING', stopCode: 'TaskFailedToStart' })).toBeNull();
   });

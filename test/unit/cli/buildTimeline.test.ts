@@ -11,7 +11,16 @@ describe('the states a deploy reports', () => {
   it('reports every state a fast build passed, first read ready, each among the log lines by its time', () => {
     const ready = version('ready', { built_at: '2025-01-31T10:00:02.000000', ready_at: '2025-01-31T10:00:03.000000' });
     const lines = [line('Building version v', '01'), line('Installing the code', '02.5'), line('Ready', '03.1')];
-    expect(render(buildTimeline('', ready, lines))).toEqual(['queued', 'building', '| Building version v', 'pushing', '| Installing the code', 'deploying', 'ready', '| Ready']);
+    expect(render(buildTimeline('', ready, lines))).toEqual([
+      'queued',
+      'building',
+      '| Building version v',
+      'pushing',
+      '| Installing the code',
+      'deploying',
+      'ready',
+      '| Ready',
+    ]);
   });
 
   it('reports only the states passed since the last read', () => {
@@ -20,6 +29,9 @@ describe('the states a deploy reports', () => {
   });
 
   it('reports a failure after the log lines that say why', () => {
-    expect(render(buildTimeline('building', version('error'), [line('Build failed: pip install failed', '05')]))).toEqual(['| Build failed: pip install failed', 'error']);
+    expect(render(buildTimeline('building', version('error'), [line('Build failed: pip install failed', '05')]))).toEqual([
+      '| Build failed: pip install failed',
+      'error',
+    ]);
   });
 });

@@ -65,4 +65,3 @@ describe('CLI output', () => {
     expect(text()).toBe('\u001b]0;title\u0007\r\n');
   });
 });
-

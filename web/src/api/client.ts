@@ -28,7 +28,12 @@ export const headersWithKey = (extra: Record<string, string> = {}): Record<strin
 export async function api<T>(path: string, init: { method?: string; body?: unknown; key?: string; signal?: AbortSignal } = {}): Promise<T> {
   const headers: Record<string, string> = { 'X-API-Key': init.key ?? session.key() ?? '' };
   if (init.body !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await fetch(path, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body), signal: init.signal });
+  const response = await fetch(path, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    signal: init.signal,
+  });
   const text = await response.text();
   let parsed: unknown = undefined;
   try {

@@ -32,4 +32,3 @@ export type BuildStatus = Version['build_status'];
 export type LogLine = LogPage['data'][number]['logs'][number];
 /** One machine type's part of a usage report. */
 export type MachineUsage = Exclude<UsageReport[keyof UsageReport], number>;
-

@@ -9,7 +9,7 @@ export async function wholeJob(id: string, init: { signal?: AbortSignal } = {}):
   const path = `/v2/jobs/${encodeURIComponent(id)}`;
   const job = await api<Job>(path, init);
   const outputs = [...(job.outputs ?? [])];
-  for (let next = job.next_output_offset; next !== undefined; ) {
+  for (let next = job.next_output_offset; next !== undefined;) {
     const more = await api<Job>(`${path}?offset=${next}`, init);
     outputs.push(...(more.outputs ?? []));
     next = more.next_output_offset;

@@ -7,7 +7,6 @@ import { useApi } from '../lib/useApi.js';
 import { CopyButton } from './CopyButton.js';
 import { Failure, Section } from './common.js';
 
-
 interface Action {
   busy: boolean;
   error?: string;
@@ -36,7 +35,12 @@ export function ApiKeys() {
     run(async () => ({ notice: (await api<{ message: string }>(`/v2/keys/${encodeURIComponent(key.id)}`, { method: 'DELETE' })).message }));
   };
   const rotate = (current: ApiKey) => {
-    if (!window.confirm(`Rotate the key this tab uses (${current.prefix}…)? A new key replaces it here, and the old one is revoked: anything else using it is refused.`)) return;
+    if (
+      !window.confirm(
+        `Rotate the key this tab uses (${current.prefix}…)? A new key replaces it here, and the old one is revoked: anything else using it is refused.`,
+      )
+    )
+      return;
     run(async () => {
       const created = await api<CreatedApiKey>('/v2/keys', { method: 'POST' });
       session.signIn(created.secret);
@@ -97,7 +101,8 @@ export function ApiKeys() {
         </tbody>
       </table>
       <p class="muted">
-        The last active key cannot be revoked, so the organization always keeps one. Whoever runs the service can also manage keys with <code>npx sluice keys</code>.
+        The last active key cannot be revoked, so the organization always keeps one. Whoever runs the service can also manage keys with{' '}
+        <code>npx sluice keys</code>.
       </p>
     </Section>
   );

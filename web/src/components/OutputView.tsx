@@ -7,7 +7,9 @@ interface FileData {
 }
 
 const asFile = (data: unknown): FileData | null =>
-  typeof data === 'object' && data !== null && typeof (data as FileData).url === 'string' && /^(https?:|\/|data:)/.test((data as FileData).url) ? (data as FileData) : null;
+  typeof data === 'object' && data !== null && typeof (data as FileData).url === 'string' && /^(https?:|\/|data:)/.test((data as FileData).url)
+    ? (data as FileData)
+    : null;
 
 const KINDS: [RegExp, 'image' | 'audio' | 'video'][] = [
   [/\.(png|jpe?g|gif|webp|bmp|svg)$/i, 'image'],

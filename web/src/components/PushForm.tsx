@@ -79,13 +79,29 @@ export function PushForm({ fn, inputs }: { fn: string; inputs: InputOutput[] }) 
 }
 
 function FieldInput({ input, value, set }: { input: InputOutput; value: Field; set: (value: Field) => void }) {
-  if (isFileType(input.type)) return <input type="file" name={input.name} onChange={(event) => set((event.currentTarget as HTMLInputElement).files?.[0] ?? null)} />;
-  if (input.type === 'bool') return <input type="checkbox" name={input.name} checked={value === true} onChange={(event) => set((event.currentTarget as HTMLInputElement).checked)} />;
+  if (isFileType(input.type))
+    return <input type="file" name={input.name} onChange={(event) => set((event.currentTarget as HTMLInputElement).files?.[0] ?? null)} />;
+  if (input.type === 'bool')
+    return <input type="checkbox" name={input.name} checked={value === true} onChange={(event) => set((event.currentTarget as HTMLInputElement).checked)} />;
   if (input.type === 'int' || input.type === 'float')
-    return <input type="number" name={input.name} step={input.type === 'int' ? '1' : 'any'} value={String(value ?? '')} onInput={(event) => set((event.currentTarget as HTMLInputElement).value)} />;
+    return (
+      <input
+        type="number"
+        name={input.name}
+        step={input.type === 'int' ? '1' : 'any'}
+        value={String(value ?? '')}
+        onInput={(event) => set((event.currentTarget as HTMLInputElement).value)}
+      />
+    );
   const multiline = input.type !== 'str';
   return multiline ? (
-    <textarea name={input.name} rows={3} placeholder={input.type === 'dict' ? '{"key": "value"}' : 'JSON'} value={String(value ?? '')} onInput={(event) => set((event.currentTarget as HTMLTextAreaElement).value)} />
+    <textarea
+      name={input.name}
+      rows={3}
+      placeholder={input.type === 'dict' ? '{"key": "value"}' : 'JSON'}
+      value={String(value ?? '')}
+      onInput={(event) => set((event.currentTarget as HTMLTextAreaElement).value)}
+    />
   ) : (
     <input type="text" name={input.name} value={String(value ?? '')} onInput={(event) => set((event.currentTarget as HTMLInputElement).value)} />
   );

@@ -11,7 +11,15 @@ const MARGIN = { top: 10, right: 10, bottom: 28, left: 64 };
 
 /** Stacked bars drawn as SVG: a bar per bucket, a colour per machine type that has any usage. */
 export function UsageChart({ buckets, format }: { buckets: Bucket[]; format: (value: number) => string }) {
-  const series = [...new Set(buckets.flatMap((bucket) => Object.entries(bucket.values).filter(([, value]) => value > 0).map(([name]) => name)))].sort();
+  const series = [
+    ...new Set(
+      buckets.flatMap((bucket) =>
+        Object.entries(bucket.values)
+          .filter(([, value]) => value > 0)
+          .map(([name]) => name),
+      ),
+    ),
+  ].sort();
   const totals = buckets.map((bucket) => series.reduce((sum, name) => sum + (bucket.values[name] ?? 0), 0));
   const max = Math.max(...totals, 0);
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
@@ -24,7 +32,13 @@ export function UsageChart({ buckets, format }: { buckets: Bucket[]; format: (va
       <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label="Usage by machine type over time">
         {[0, 0.5, 1].map((fraction) => (
           <g key={fraction}>
-            <line x1={MARGIN.left} x2={WIDTH - MARGIN.right} y1={MARGIN.top + plotHeight - fraction * plotHeight} y2={MARGIN.top + plotHeight - fraction * plotHeight} class="grid-line" />
+            <line
+              x1={MARGIN.left}
+              x2={WIDTH - MARGIN.right}
+              y1={MARGIN.top + plotHeight - fraction * plotHeight}
+              y2={MARGIN.top + plotHeight - fraction * plotHeight}
+              class="grid-line"
+            />
             <text x={MARGIN.left - 6} y={MARGIN.top + plotHeight - fraction * plotHeight + 4} text-anchor="end" class="axis">
               {format(max * fraction)}
             </text>
@@ -38,7 +52,16 @@ export function UsageChart({ buckets, format }: { buckets: Bucket[]; format: (va
               {series.map((name, seriesIndex) => {
                 const height = y(bucket.values[name] ?? 0);
                 base -= height;
-                return height > 0 ? <rect key={name} x={MARGIN.left + index * step + step * 0.15} y={base} width={step * 0.7} height={height} fill={COLORS[seriesIndex % COLORS.length]} /> : null;
+                return height > 0 ? (
+                  <rect
+                    key={name}
+                    x={MARGIN.left + index * step + step * 0.15}
+                    y={base}
+                    width={step * 0.7}
+                    height={height}
+                    fill={COLORS[seriesIndex % COLORS.length]}
+                  />
+                ) : null;
               })}
               {index % labelEvery === 0 && (
                 <text x={MARGIN.left + index * step + step / 2} y={HEIGHT - 8} text-anchor="middle" class="axis">

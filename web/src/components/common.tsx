@@ -6,7 +6,11 @@ export function Status({ status }: { status: JobStatus | BuildStatus | string })
 }
 
 export function Failure({ message }: { message: string | undefined }) {
-  return message ? <p class="failure" role="alert">{message}</p> : null;
+  return message ? (
+    <p class="failure" role="alert">
+      {message}
+    </p>
+  ) : null;
 }
 
 export function Loading() {

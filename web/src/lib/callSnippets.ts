@@ -31,7 +31,10 @@ const pythonLiteral = (value: unknown): string => {
   if (value === false) return 'False';
   if (value === null) return 'None';
   if (Array.isArray(value)) return `[${value.map(pythonLiteral).join(', ')}]`;
-  if (typeof value === 'object') return `{${Object.entries(value as object).map(([key, item]) => `${JSON.stringify(key)}: ${pythonLiteral(item)}`).join(', ')}}`;
+  if (typeof value === 'object')
+    return `{${Object.entries(value as object)
+      .map(([key, item]) => `${JSON.stringify(key)}: ${pythonLiteral(item)}`)
+      .join(', ')}}`;
   return JSON.stringify(value);
 };
 
@@ -45,7 +48,9 @@ export function callSnippets(baseUrl: string, fn: string, inputs: InputOutput[])
     `  -d '${body.replace(/'/g, "'\\''")}'`,
     `# then: curl -s ${baseUrl}/v2/jobs/JOB_ID/await -H "X-API-Key: $SLUICE_API_KEY"`,
   ].join('\n');
-  const pythonArgs = Object.entries(example).map(([name, value]) => `${name}=${pythonLiteral(value)}`).join(', ');
+  const pythonArgs = Object.entries(example)
+    .map(([name, value]) => `${name}=${pythonLiteral(value)}`)
+    .join(', ');
   const python = [
     `# pip install ./python; SLUICE_URL=${baseUrl} SLUICE_API_KEY=...`,
     'import sluice',

@@ -57,7 +57,8 @@ export function parseMarkdown(source: string): Block[] {
     }
     if (/^( {4}|\t)/.test(line)) {
       const body: string[] = [];
-      while (index < lines.length && (/^( {4}|\t)/.test(lines[index] as string) || (lines[index] as string).trim() === '')) body.push((lines[index++] as string).replace(/^( {4}|\t)/, ''));
+      while (index < lines.length && (/^( {4}|\t)/.test(lines[index] as string) || (lines[index] as string).trim() === ''))
+        body.push((lines[index++] as string).replace(/^( {4}|\t)/, ''));
       blocks.push({ kind: 'code', language: '', text: body.join('\n').replace(/\n+$/, '') });
       continue;
     }
@@ -82,7 +83,8 @@ export function parseMarkdown(source: string): Block[] {
       continue;
     }
     const paragraph: string[] = [];
-    while (index < lines.length && (lines[index] as string).trim() !== '' && !startsBlock(lines[index] as string)) paragraph.push((lines[index++] as string).trim());
+    while (index < lines.length && (lines[index] as string).trim() !== '' && !startsBlock(lines[index] as string))
+      paragraph.push((lines[index++] as string).trim());
     blocks.push({ kind: 'paragraph', children: parseInline(paragraph.join(' ')) });
   }
   return blocks;

@@ -62,7 +62,11 @@ function Overview({ fn, version }: { fn: FunctionInfo; version: Version }) {
     <div class="columns">
       <div>
         <Section title="Run">
-          {version.build_status === 'error' ? <p class="failure">The latest version failed to build: see Versions & builds.</p> : <PushForm fn={qualified} inputs={version.inputs} />}
+          {version.build_status === 'error' ? (
+            <p class="failure">The latest version failed to build: see Versions & builds.</p>
+          ) : (
+            <PushForm fn={qualified} inputs={version.inputs} />
+          )}
         </Section>
         <Section title="Call it from code">
           <CodeTabs tabs={{ curl: snippets.curl, Python: snippets.python, TypeScript: snippets.typescript }} />

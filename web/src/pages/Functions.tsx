@@ -20,7 +20,13 @@ export function Functions() {
     <>
       <div class="page-header">
         <h1>Functions</h1>
-        <input type="search" placeholder="Search functions" aria-label="Search functions" value={search} onInput={(event) => setSearch((event.currentTarget as HTMLInputElement).value)} />
+        <input
+          type="search"
+          placeholder="Search functions"
+          aria-label="Search functions"
+          value={search}
+          onInput={(event) => setSearch((event.currentTarget as HTMLInputElement).value)}
+        />
       </div>
       <Failure message={functions.error} />
       {functions.loading && !functions.data && <Loading />}

@@ -49,7 +49,10 @@ export function JobPage({ id }: { id: string }) {
           // A job's answer stops at a byte budget: one with more outputs is read whole.
           done: (job) => {
             if (job.next_output_offset === undefined) return update(() => ({ job, outputs: job.outputs ?? [] }));
-            void wholeJob(id).then((whole) => update(() => ({ job: whole, outputs: whole.outputs ?? [] })), (failure: Error) => setError(failure.message));
+            void wholeJob(id).then(
+              (whole) => update(() => ({ job: whole, outputs: whole.outputs ?? [] })),
+              (failure: Error) => setError(failure.message),
+            );
           },
         });
       },
@@ -123,9 +126,17 @@ export function JobPage({ id }: { id: string }) {
 function Timeline({ job }: { job: Job }) {
   const steps: [string, string | null, string?][] = [
     ['created', job.created_at],
-    ...(job.restarts ?? []).map((restart): [string, string | null, string?] => [`restarted (${String(restart.type)})`, restart.timestamp as string, String(restart.reason ?? '')]),
+    ...(job.restarts ?? []).map((restart): [string, string | null, string?] => [
+      `restarted (${String(restart.type)})`,
+      restart.timestamp as string,
+      String(restart.reason ?? ''),
+    ]),
     ['started', job.started_at, job.started_at ? `waited ${formatDuration(job.created_at, job.started_at)}` : undefined],
-    [FINAL.includes(job.status) ? job.status : 'running', job.completed_at, job.started_at ? `ran ${formatDuration(job.started_at, job.completed_at)}` : undefined],
+    [
+      FINAL.includes(job.status) ? job.status : 'running',
+      job.completed_at,
+      job.started_at ? `ran ${formatDuration(job.started_at, job.completed_at)}` : undefined,
+    ],
   ];
   return (
     <ol class="timeline" data-testid="timeline">

@@ -110,9 +110,7 @@ export function Jobs({ query }: { query: URLSearchParams }) {
         <button disabled={offset === 0} onClick={() => go({ offset: Math.max(0, offset - PAGE_SIZE) })}>
           Newer
         </button>
-        <span class="muted">
-          {jobs.data && jobs.data.data.length > 0 ? `${offset + 1}–${offset + jobs.data.data.length}` : ''}
-        </span>
+        <span class="muted">{jobs.data && jobs.data.data.length > 0 ? `${offset + 1}–${offset + jobs.data.data.length}` : ''}</span>
         <button disabled={!jobs.data || jobs.data.next_offset <= 0} onClick={() => go({ offset: offset + PAGE_SIZE })}>
           Older
         </button>

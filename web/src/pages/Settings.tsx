@@ -46,7 +46,8 @@ function WebhookSecret() {
       <Failure message={secret.error ?? rotation.error} />
       <p>
         <code data-testid="webhook-secret">{value ? (shown ? value : `${value.slice(0, 6)}${'•'.repeat(20)}`) : '…'}</code>{' '}
-        <button onClick={() => setShown(!shown)}>{shown ? 'Hide' : 'Show'}</button> <button class="danger" disabled={rotation.busy} onClick={rotate}>
+        <button onClick={() => setShown(!shown)}>{shown ? 'Hide' : 'Show'}</button>{' '}
+        <button class="danger" disabled={rotation.busy} onClick={rotate}>
           Rotate
         </button>
       </p>

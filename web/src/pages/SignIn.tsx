@@ -25,7 +25,14 @@ export function SignIn({ signedIn }: { signedIn: (organization: string) => void 
         <p class="muted">Sign in with an API key. It is kept in this tab only, and forgotten when you close it.</p>
         <label class="field">
           <span class="field-name">API key</span>
-          <input type="password" name="api-key" autocomplete="off" value={key} onInput={(event) => setKey((event.currentTarget as HTMLInputElement).value)} required />
+          <input
+            type="password"
+            name="api-key"
+            autocomplete="off"
+            value={key}
+            onInput={(event) => setKey((event.currentTarget as HTMLInputElement).value)}
+            required
+          />
         </label>
         {state.error && (
           <p class="failure" role="alert">

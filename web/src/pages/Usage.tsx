@@ -36,10 +36,15 @@ export function Usage({ query }: { query: URLSearchParams }) {
     const end = Math.ceil(Date.now() / HOUR) * HOUR;
     const start = end - range.buckets * range.size;
     const starts = Array.from({ length: range.buckets }, (_, index) => start + index * range.size);
-    const label = (time: number) => (range.size === HOUR ? new Date(time).toLocaleTimeString(undefined, { hour: '2-digit' }) : new Date(time).toLocaleDateString(undefined, { month: 'short', day: 'numeric' }));
+    const label = (time: number) =>
+      range.size === HOUR
+        ? new Date(time).toLocaleTimeString(undefined, { hour: '2-digit' })
+        : new Date(time).toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
     setLoaded(undefined);
     Promise.all([
-      Promise.all(starts.map((from) => api<UsageReport>(withQuery('/v2/usage', rangeQuery(from, from + range.size))).then((report) => ({ label: label(from), report })))),
+      Promise.all(
+        starts.map((from) => api<UsageReport>(withQuery('/v2/usage', rangeQuery(from, from + range.size))).then((report) => ({ label: label(from), report }))),
+      ),
       api<UsageReport>(withQuery('/v2/usage', rangeQuery(start, end))),
       api<UsagePerFunction>(withQuery('/v2/usage/function', rangeQuery(start, end))),
     ]).then(
@@ -51,7 +56,10 @@ export function Usage({ query }: { query: URLSearchParams }) {
   const go = (changes: Record<string, string>) => navigate(href(['usage'], { range: rangeName, metric, ...changes }));
   const pick = (usage: MachineUsage) => (metric === 'cost' ? usage.cost_dollars : usage.compute_seconds);
   const format = metric === 'cost' ? formatDollars : formatSeconds;
-  const chartBuckets: Bucket[] = (loaded?.buckets ?? []).map(({ label, report }) => ({ label, values: Object.fromEntries(machineTypes(report).map(([name, usage]) => [name, pick(usage)])) }));
+  const chartBuckets: Bucket[] = (loaded?.buckets ?? []).map(({ label, report }) => ({
+    label,
+    values: Object.fromEntries(machineTypes(report).map(([name, usage]) => [name, pick(usage)])),
+  }));
   return (
     <>
       <div class="page-header">
@@ -87,7 +95,14 @@ export function Usage({ query }: { query: URLSearchParams }) {
             <UsageTable rows={machineTypes(loaded.total).filter(([, usage]) => usage.compute_seconds > 0)} first="Machine type" />
           </Section>
           <Section title="By function">
-            <UsageTable rows={Object.entries(loaded.perFunction).map(([name, report]) => [name, { compute_seconds: report.total_compute_seconds, cost_dollars: report.total_cost_dollars }])} first="Function" testId="usage-by-function" />
+            <UsageTable
+              rows={Object.entries(loaded.perFunction).map(([name, report]) => [
+                name,
+                { compute_seconds: report.total_compute_seconds, cost_dollars: report.total_cost_dollars },
+              ])}
+              first="Function"
+              testId="usage-by-function"
+            />
           </Section>
         </>
       )}

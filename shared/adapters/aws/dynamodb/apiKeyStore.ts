@@ -47,7 +47,9 @@ export function dynamoDbApiKeyStore(context: DynamoDbContext): ApiKeyStore {
   return {
     async create(key) {
       // A second key with the same hash is refused (it throws), as a unique column would.
-      await context.client.send(new PutCommand({ TableName, Item: toItem(key), ConditionExpression: 'attribute_not_exists(#hash)', ExpressionAttributeNames: { '#hash': 'hash' } }));
+      await context.client.send(
+        new PutCommand({ TableName, Item: toItem(key), ConditionExpression: 'attribute_not_exists(#hash)', ExpressionAttributeNames: { '#hash': 'hash' } }),
+      );
     },
     async getByHash(hash) {
       const item = await getItem(context, TableName, { hash });

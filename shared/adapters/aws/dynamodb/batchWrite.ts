@@ -18,7 +18,9 @@ export async function batchPut(context: DynamoDbContext, TableName: string, item
       if (attempt > MAX_ATTEMPTS) throw new Error(`${requests.length} writes to ${TableName} stayed unprocessed after ${MAX_ATTEMPTS} attempts`);
       if (attempt > 1) await sleep(FIRST_BACKOFF_MS * 2 ** (attempt - 2) * (0.5 + Math.random()));
       const { UnprocessedItems } = await context.client.send(new BatchWriteCommand({ RequestItems: { [TableName]: requests } }));
-      requests = (UnprocessedItems?.[TableName] ?? []).flatMap((request) => (request.PutRequest?.Item ? [{ PutRequest: { Item: request.PutRequest.Item } }] : []));
+      requests = (UnprocessedItems?.[TableName] ?? []).flatMap((request) =>
+        request.PutRequest?.Item ? [{ PutRequest: { Item: request.PutRequest.Item } }] : [],
+      );
     }
   }
 }

@@ -76,7 +76,9 @@ export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
     async create(delivery) {
       const { item, spilledKey } = await toItem(spill, delivery);
       // A duplicate id is refused (it throws), as a primary key would.
-      await spill.writeItem([spilledKey], () => context.client.send(new PutCommand({ TableName, Item: item, ConditionExpression: 'attribute_not_exists(id)' })));
+      await spill.writeItem([spilledKey], () =>
+        context.client.send(new PutCommand({ TableName, Item: item, ConditionExpression: 'attribute_not_exists(id)' })),
+      );
     },
     async get(id) {
       const item = await getItem(context, TableName, { id });
@@ -97,7 +99,13 @@ export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
             UpdateExpression: `SET attempts = list_append(attempts, :attempt), #state = :state, next_attempt_at = :next${keys}`,
             ConditionExpression: '#state = :pending',
             ExpressionAttributeNames: { '#state': 'state' },
-            ExpressionAttributeValues: { ':attempt': [attempt], ':state': state, ':next': nextAttemptAt, ':pending': 'pending', ...(stays ? { ':due': dueKey(nextAttemptAt, id) } : {}) },
+            ExpressionAttributeValues: {
+              ':attempt': [attempt],
+              ':state': state,
+              ':next': nextAttemptAt,
+              ':pending': 'pending',
+              ...(stays ? { ':due': dueKey(nextAttemptAt, id) } : {}),
+            },
             ReturnValues: 'ALL_NEW',
           }),
         ),

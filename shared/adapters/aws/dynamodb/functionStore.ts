@@ -26,7 +26,9 @@ export function dynamoDbFunctionStore(context: DynamoDbContext): FunctionStore {
     },
     async put(fn) {
       // Replaces only the function of that id: never creates one, never overwrites another.
-      await writeIf(() => context.client.send(new PutCommand({ TableName, Item: toItem(fn), ConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': fn.id } })));
+      await writeIf(() =>
+        context.client.send(new PutCommand({ TableName, Item: toItem(fn), ConditionExpression: 'id = :id', ExpressionAttributeValues: { ':id': fn.id } })),
+      );
     },
     async listByOwner(ownerName, page) {
       const items = queryItems(context, {

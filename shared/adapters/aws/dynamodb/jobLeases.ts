@@ -13,7 +13,15 @@ export function dynamoDbJobLeases(client: DynamoDBDocumentClient, tablePrefix: s
   return {
     async renew(jobId, untilMs) {
       await writeIf(() =>
-        client.send(new UpdateCommand({ TableName, Key: { id: jobId }, UpdateExpression: 'SET lease_until = :until', ConditionExpression: 'attribute_exists(id)', ExpressionAttributeValues: { ':until': untilMs } })),
+        client.send(
+          new UpdateCommand({
+            TableName,
+            Key: { id: jobId },
+            UpdateExpression: 'SET lease_until = :until',
+            ConditionExpression: 'attribute_exists(id)',
+            ExpressionAttributeValues: { ':until': untilMs },
+          }),
+        ),
       );
     },
     async expiresAt(jobId) {

@@ -12,7 +12,15 @@ import { spillableDataOf, withSpillableData } from './jsonData.js';
 import { collect, pageSizeFor, queryItems, scanItems } from './pagedItems.js';
 import { sortableKey, sortableRange } from './sortableKey.js';
 import { ERROR_SPILL_OVER_BYTES, spillAttributeOf, type SpillableText, type Spiller } from './spill.js';
-import { ACTIVE_BY_ORGANIZATION_INDEX, BY_FUNCTION_INDEX, BY_ORGANIZATION_INDEX, BY_PARENT_INDEX, BY_VERSION_INDEX, QUEUED_BY_VERSION_INDEX, QUEUED_INDEX } from './tables.js';
+import {
+  ACTIVE_BY_ORGANIZATION_INDEX,
+  BY_FUNCTION_INDEX,
+  BY_ORGANIZATION_INDEX,
+  BY_PARENT_INDEX,
+  BY_VERSION_INDEX,
+  QUEUED_BY_VERSION_INDEX,
+  QUEUED_INDEX,
+} from './tables.js';
 
 /**
  * The fields a transition may change live in attributes of their own, so that a transition is
@@ -44,7 +52,19 @@ const INPUTS_SPILL_OVER_BYTES = 192 * 1024;
 const DATA_SPILL_OVER_BYTES = 64 * 1024;
 
 /** What a list reads of a job's item: everything but its inputs. */
-const LISTED_ATTRIBUTES = ['data', 'data_spill', 'inputs_preview', 'status', 'started_at', 'completed_at', 'error', 'error_spill', 'run_id', 'restarts', 'attempts'];
+const LISTED_ATTRIBUTES = [
+  'data',
+  'data_spill',
+  'inputs_preview',
+  'status',
+  'started_at',
+  'completed_at',
+  'error',
+  'error_spill',
+  'run_id',
+  'restarts',
+  'attempts',
+];
 /** A query's projection of LISTED_ATTRIBUTES (`#status` among its names, for a filter to use). */
 const LISTED_PROJECTION = {
   ProjectionExpression: LISTED_ATTRIBUTES.map((attribute) => `#${attribute}`).join(', '),
@@ -212,7 +232,9 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
     },
     async statusOf(id) {
       // One attribute, still consistent: a poll costs one read unit, however large the job's item.
-      const { Item: item } = await context.client.send(new GetCommand({ TableName, Key: { id }, ConsistentRead: true, ProjectionExpression: '#status', ExpressionAttributeNames: { '#status': 'status' } }));
+      const { Item: item } = await context.client.send(
+        new GetCommand({ TableName, Key: { id }, ConsistentRead: true, ProjectionExpression: '#status', ExpressionAttributeNames: { '#status': 'status' } }),
+      );
       return item ? (item.status as JobStatus) : null;
     },
     async transition(id, from, patch) {
@@ -221,7 +243,9 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
       const update = transitionUpdate(id, from, patch, error);
       // An error replaced later leaves its spilled copy behind: rare (a long traceback, then another), and only storage.
       const spilledKey = error?.spilledKey ?? null;
-      const output = await spill.writeItem([spilledKey], () => ifConditionHolds(() => context.client.send(new UpdateCommand({ TableName, Key: { id }, ReturnValues: 'ALL_NEW', ...update }))));
+      const output = await spill.writeItem([spilledKey], () =>
+        ifConditionHolds(() => context.client.send(new UpdateCommand({ TableName, Key: { id }, ReturnValues: 'ALL_NEW', ...update }))),
+      );
       if (!output?.Attributes) {
         await spill.discard(spilledKey);
         return null;
@@ -337,7 +361,9 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
     async appendOutput(output) {
       // A repeat of (job, index) fails the condition and is ignored: the first one stays.
       const { attributes, spilledKey } = await toOutputItem(spill, output);
-      const written = await writeIf(() => context.client.send(new PutCommand({ TableName: OutputsTableName, Item: attributes, ConditionExpression: 'attribute_not_exists(job_id)' })));
+      const written = await writeIf(() =>
+        context.client.send(new PutCommand({ TableName: OutputsTableName, Item: attributes, ConditionExpression: 'attribute_not_exists(job_id)' })),
+      );
       if (!written) await spill.discard(spilledKey);
     },
     async listOutputs(jobId, offset, maxBytes) {
@@ -348,7 +374,8 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         ExpressionAttributeValues: { ':job': jobId },
         ConsistentRead: true,
       });
-      const wanted = maxBytes === undefined ? await collect(items, { offset: Math.max(0, offset) }) : await itemsForAnswer(items, Math.max(0, offset), maxBytes);
+      const wanted =
+        maxBytes === undefined ? await collect(items, { offset: Math.max(0, offset) }) : await itemsForAnswer(items, Math.max(0, offset), maxBytes);
       return Promise.all(wanted.map((item) => spillableDataOf<JobOutput>(spill, item)));
     },
     async listOutputPreviews(jobId, limits) {
@@ -376,7 +403,10 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
             return { ...(await spillableDataOf<JobOutput>(spill, full ?? {})), omitted: false, bytes: item.bytes as number };
           }
           // An output stored before sizes were is named by its index only: a list never reads its data.
-          const head = typeof item.head === 'string' ? (JSON.parse(item.head) as Omit<JobOutput, 'data'>) : { jobId, index: item.idx as number, runId: '', type: '', name: '' };
+          const head =
+            typeof item.head === 'string'
+              ? (JSON.parse(item.head) as Omit<JobOutput, 'data'>)
+              : { jobId, index: item.idx as number, runId: '', type: '', name: '' };
           return { ...head, data: null, omitted: true, bytes: (item.bytes as number | undefined) ?? null };
         }),
       );

@@ -33,7 +33,9 @@ export function dynamoDbOrganizationStore(context: DynamoDbContext): Organizatio
       const item = toItem(organization);
       // The name is the key, so the condition makes names unique without a transaction.
       const created = await writeIf(() =>
-        context.client.send(new PutCommand({ TableName, Item: item, ConditionExpression: 'attribute_not_exists(#name)', ExpressionAttributeNames: { '#name': 'name' } })),
+        context.client.send(
+          new PutCommand({ TableName, Item: item, ConditionExpression: 'attribute_not_exists(#name)', ExpressionAttributeNames: { '#name': 'name' } }),
+        ),
       );
       return created ? toOrganization(item) : ((await getByName(organization.name)) as Organization);
     },

@@ -19,7 +19,14 @@ import { getItem } from './itemReads.js';
  * `keys` are the organization's keys as its index lists them; a key created a moment ago may
  * not be among them yet, which can only make the answer `last` (or `absent`), never wrongly `revoked`.
  */
-export async function revokeKeepingOne(context: DynamoDbContext, TableName: string, keys: ApiKey[], id: string, organizationId: string, at: number): Promise<KeepingOneRevocation> {
+export async function revokeKeepingOne(
+  context: DynamoDbContext,
+  TableName: string,
+  keys: ApiKey[],
+  id: string,
+  organizationId: string,
+  at: number,
+): Promise<KeepingOneRevocation> {
   const target = keys.find((key) => key.id === id && key.revokedAt === null);
   if (!target) return 'absent';
   const others = keys.filter((key) => key.id !== id && key.revokedAt === null);

@@ -23,7 +23,8 @@ export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
       new UpdateCommand({
         TableName: HoursTableName,
         Key: { organization_id: increment.organizationId, usage_key: usageKey(increment) },
-        UpdateExpression: 'SET function_id = :function, version_id = :version, billing_class = :class, #hour = :hour ADD compute_seconds :seconds, cost_dollars :cost',
+        UpdateExpression:
+          'SET function_id = :function, version_id = :version, billing_class = :class, #hour = :hour ADD compute_seconds :seconds, cost_dollars :cost',
         // HOUR is a reserved word.
         ExpressionAttributeNames: { '#hour': 'hour' },
         ExpressionAttributeValues: {
@@ -50,7 +51,12 @@ export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
       TableName: HoursTableName,
       KeyConditionExpression: 'organization_id = :organization AND usage_key BETWEEN :from AND :to',
       FilterExpression: byVersion ? 'version_id = :version' : undefined,
-      ExpressionAttributeValues: { ':organization': query.organizationId, ':from': range.from, ':to': range.to, ...(byVersion ? { ':version': query.versionId } : {}) },
+      ExpressionAttributeValues: {
+        ':organization': query.organizationId,
+        ':from': range.from,
+        ':to': range.to,
+        ...(byVersion ? { ':version': query.versionId } : {}),
+      },
       // The sums must include an add that was just acknowledged.
       ConsistentRead: true,
     });

@@ -69,7 +69,10 @@ function replicaBoundsOf(item: Item): Partial<ReplicaBounds> {
 
 function transitionUpdate(from: readonly BuildStatus[], patch: VersionPatch) {
   const fields = PATCHABLE_FIELDS.filter((field) => patch[field] !== undefined);
-  const values = placeholders('value', fields.map((field) => patch[field]));
+  const values = placeholders(
+    'value',
+    fields.map((field) => patch[field]),
+  );
   const statuses = placeholders('from', from);
   const sets = fields.map((field, index) => `${PATCHABLE[field]} = ${values.names[index]}`);
   return {
@@ -114,7 +117,11 @@ export function dynamoDbVersionStore(context: DynamoDbContext): VersionStore {
       return newestFirst(functionId, page);
     },
     async latestReady(functionId) {
-      const [latest] = await newestFirst(functionId, { limit: 1 }, { FilterExpression: 'build_status = :ready', ExpressionAttributeValues: { ':ready': 'ready' } });
+      const [latest] = await newestFirst(
+        functionId,
+        { limit: 1 },
+        { FilterExpression: 'build_status = :ready', ExpressionAttributeValues: { ':ready': 'ready' } },
+      );
       return latest ?? null;
     },
     async transition(id, from, patch) {

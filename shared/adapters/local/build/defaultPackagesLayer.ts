@@ -55,13 +55,18 @@ export class DefaultPackagesLayers {
     }
     if (layer.missing.length > 0 && !madeHere) {
       // Said in full by the build that tried; each build without them says so too.
-      output(`Warning: not installed for Python ${interpreter.version} (pip could not, when this service tried at its start): ${layer.missing.join(' ')}. The build goes on without them.`);
+      output(
+        `Warning: not installed for Python ${interpreter.version} (pip could not, when this service tried at its start): ${layer.missing.join(' ')}. The build goes on without them.`,
+      );
     }
     return layer.missing;
   }
 
   private layer(interpreter: PythonInterpreter, defaults: readonly string[], output: OutputLine): Promise<Layer> {
-    const key = createHash('sha256').update(JSON.stringify({ python: interpreter.executable, defaults: [...defaults].sort() })).digest('hex').slice(0, 16);
+    const key = createHash('sha256')
+      .update(JSON.stringify({ python: interpreter.executable, defaults: [...defaults].sort() }))
+      .digest('hex')
+      .slice(0, 16);
     const kept = join(this.options.folder, `defaults-${key}`);
     if (existsSync(join(kept, '.ready'))) return Promise.resolve({ site: join(kept, 'site'), missing: [] });
     let making = this.layers.get(key);
@@ -83,7 +88,8 @@ export class DefaultPackagesLayers {
     output(`Installing the default packages for Python ${interpreter.version}, once for every environment of it: ${defaults.join(' ')}`);
     const venv = await this.options.run(interpreter.executable, ['-m', 'venv', installer], scratch, output);
     if (venv !== null) throw new Error(`Creating the default packages' installer failed (${venv})`);
-    const pip = (names: string[]) => this.options.run(join(installer, 'bin', 'python'), [...PIP_INSTALL, ...this.options.pipArgs, '--target', site, ...names], scratch, output);
+    const pip = (names: string[]) =>
+      this.options.run(join(installer, 'bin', 'python'), [...PIP_INSTALL, ...this.options.pipArgs, '--target', site, ...names], scratch, output);
     const missing = await installDefaultPackages(defaults, interpreter.version, pip, output);
     await rm(installer, { recursive: true, force: true });
     if (missing.length > 0) return { site, missing };

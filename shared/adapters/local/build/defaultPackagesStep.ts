@@ -8,7 +8,12 @@ export type PipInstall = (packages: string[]) => Promise<string | null>;
  * build: the build log says which and why, and code that imports it fails the import check.
  * Returns the defaults that are missing.
  */
-export async function installDefaultPackages(defaults: readonly string[], pythonVersion: string, pip: PipInstall, output: (line: string) => void): Promise<string[]> {
+export async function installDefaultPackages(
+  defaults: readonly string[],
+  pythonVersion: string,
+  pip: PipInstall,
+  output: (line: string) => void,
+): Promise<string[]> {
   if (defaults.length === 0) return [];
   output(`Installing the default packages (as Sieve's environments hold them): ${defaults.join(' ')}`);
   const together = await pip([...defaults]);

@@ -23,7 +23,13 @@ export interface ImportCheckOptions {
  * runs in (without a GPU, and read-only), and fails the build with the import's error when it
  * does not import: a missing dependency shows in the build, not in the first job.
  */
-export async function checkImports(options: ImportCheckOptions, version: VersionRecord, codeDir: string, environment: string, say: (line: string) => void): Promise<void> {
+export async function checkImports(
+  options: ImportCheckOptions,
+  version: VersionRecord,
+  codeDir: string,
+  environment: string,
+  say: (line: string) => void,
+): Promise<void> {
   const python = join(environment, 'bin', 'python');
   const runtime = runtimeCommand({ python, sdkDir: PYTHON_SDK_DIR, codeDir, version, env: {} });
   await mkdir(options.scratchFolder, { recursive: true });
@@ -38,7 +44,14 @@ export async function checkImports(options: ImportCheckOptions, version: Version
       cwd: codeDir,
     });
     const inherited = inheritedEnvironment(process.env);
-    const env = { ...inherited, ...runtime.env, PATH: `${join(environment, 'bin')}:${inherited.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`, HOME: confined.scratch, TMPDIR: confined.scratch, CUDA_VISIBLE_DEVICES: '' };
+    const env = {
+      ...inherited,
+      ...runtime.env,
+      PATH: `${join(environment, 'bin')}:${inherited.PATH ?? '/usr/local/bin:/usr/bin:/bin'}`,
+      HOME: confined.scratch,
+      TMPDIR: confined.scratch,
+      CUDA_VISIBLE_DEVICES: '',
+    };
     let last = '';
     say(`Checking that ${version.entrypoint.file} imports in its environment`);
     const result = await runCommand(confined.command, confined.args, {
@@ -51,8 +64,12 @@ export async function checkImports(options: ImportCheckOptions, version: Version
       },
     });
     if (result.exitCode === 0) return;
-    const why = result.spawnError ?? (result.timedOut ? `it did not finish within ${IMPORT_TIMEOUT_MS / 60_000} minutes` : last || `exit status ${result.exitCode ?? result.signal}`);
-    throw new BuildFailure(`The code does not import in its environment: ${why} (add what it needs to python_packages or system_packages; see the build logs).`);
+    const why =
+      result.spawnError ??
+      (result.timedOut ? `it did not finish within ${IMPORT_TIMEOUT_MS / 60_000} minutes` : last || `exit status ${result.exitCode ?? result.signal}`);
+    throw new BuildFailure(
+      `The code does not import in its environment: ${why} (add what it needs to python_packages or system_packages; see the build logs).`,
+    );
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

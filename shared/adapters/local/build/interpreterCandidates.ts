@@ -34,7 +34,11 @@ export function candidatesFor(version: string, search: InterpreterSearch): strin
 
 /** Every interpreter the search could find, whatever its version: to name the versions there are. */
 export function allCandidates(search: InterpreterSearch): string[] {
-  const named = [...pathFolders(search), ...systemFolders(search)].flatMap((folder) => listFolder(folder).filter((entry) => VERSIONED_NAME.test(entry)).map((entry) => join(folder, entry)));
+  const named = [...pathFolders(search), ...systemFolders(search)].flatMap((folder) =>
+    listFolder(folder)
+      .filter((entry) => VERSIONED_NAME.test(entry))
+      .map((entry) => join(folder, entry)),
+  );
   return unique([...(search.extra ?? []), search.defaultPython, ...pyenvInstallations(search).map((installation) => installation.executable), ...named]);
 }
 

@@ -102,7 +102,12 @@ export class PythonEnvironments {
     await rm(path, { recursive: true, force: true });
   }
 
-  private async make(interpreter: PythonInterpreter, { packages, runCommands, defaults = [] }: EnvironmentContents, path: string, output: OutputLine): Promise<string> {
+  private async make(
+    interpreter: PythonInterpreter,
+    { packages, runCommands, defaults = [] }: EnvironmentContents,
+    path: string,
+    output: OutputLine,
+  ): Promise<string> {
     // Unique to this maker: another process sharing the folder may be making the same environment.
     const scratch = `${path}.partial-${process.pid}-${randomUUID().slice(0, 8)}`;
     await mkdir(scratch, { recursive: true });
@@ -129,7 +134,10 @@ export class PythonEnvironments {
         await this.step('/bin/sh', ['-c', command], { ...spec, cwd: scratch }, activated, output, `Build command ${index + 1} (${command}) failed`);
       }
       const cleared = runCommands.length > 0 ? await clearSetIdBits(scratch) : [];
-      if (cleared.length > 0) output(`Cleared the setuid/setgid bits the build commands left on ${cleared.length} file${cleared.length > 1 ? 's' : ''}: a function runs with no more privileges than its own.`);
+      if (cleared.length > 0)
+        output(
+          `Cleared the setuid/setgid bits the build commands left on ${cleared.length} file${cleared.length > 1 ? 's' : ''}: a function runs with no more privileges than its own.`,
+        );
       const target = missing.length === 0 ? path : `${path}.without-${missing.join('-')}-${randomUUID().slice(0, 8)}`;
       await relocateScripts(scratch, target);
       await writeFile(join(scratch, '.ready'), `${interpreter.executable}\n${[...defaults, ...packages, ...runCommands].join('\n')}\n`);
@@ -172,7 +180,10 @@ export class PythonEnvironments {
 function buildSandbox(executable: string, writable: string, scratch: string): { spec: SandboxSpec; pipEnv: Record<string, string> } {
   const pipConfig = pipConfiguration(process.env);
   const installation = pythonInstallation(executable);
-  return { spec: { readOnly: [...(installation === null ? [] : [installation]), ...pipConfig.files], writable: [writable], scratch, devices: [] }, pipEnv: pipConfig.env };
+  return {
+    spec: { readOnly: [...(installation === null ? [] : [installation]), ...pipConfig.files], writable: [writable], scratch, devices: [] },
+    pipEnv: pipConfig.env,
+  };
 }
 
 /**

@@ -23,7 +23,9 @@ export async function ensureSystemPackages(packages: readonly string[], options:
   const list = missing.join(' ');
   const plural = missing.length > 1 ? 's' : '';
   if (options.install === 'off') {
-    throw new BuildFailure(`System package${plural} not installed: ${missing.join(', ')}. Install with: sudo apt-get install ${list} (or set SLUICE_INSTALL_SYSTEM_PACKAGES=apt to let the service install them).`);
+    throw new BuildFailure(
+      `System package${plural} not installed: ${missing.join(', ')}. Install with: sudo apt-get install ${list} (or set SLUICE_INSTALL_SYSTEM_PACKAGES=apt to let the service install them).`,
+    );
   }
   const asRoot = options.asRoot ?? process.getuid?.() === 0;
   const prefix = asRoot ? [] : ['sudo', '-n'];
@@ -43,7 +45,9 @@ export async function ensureSystemPackages(packages: readonly string[], options:
   });
   const still = await missingPackages(missing);
   if (still.length === 0) return;
-  throw new BuildFailure(`System package${still.length > 1 ? 's' : ''} not installed: ${still.join(', ')}; apt-get install ${installed === null ? 'left them missing' : `failed (${installed})`}: see the build logs.`);
+  throw new BuildFailure(
+    `System package${still.length > 1 ? 's' : ''} not installed: ${still.join(', ')}; apt-get install ${installed === null ? 'left them missing' : `failed (${installed})`}: see the build logs.`,
+  );
 }
 
 /** apt-get holds dpkg's lock: two builds installing at once would fail one of them. */

@@ -36,17 +36,25 @@ export function bwrapArguments(command: string, args: string[], spec: SandboxSpe
     '--unshare-all',
     // Run by root, bwrap leaves the function every capability in its namespaces: enough to make
     // a read-only mount writable again and write through it to the host's files.
-    '--cap-drop', 'ALL',
+    '--cap-drop',
+    'ALL',
     ...(spec.network === false ? [] : ['--share-net']),
     '--new-session',
     ...systemMounts,
-    '--dev', '/dev',
-    '--proc', '/proc',
-    '--bind', spec.scratch, SCRATCH,
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--bind',
+    spec.scratch,
+    SCRATCH,
     ...binds,
     ...spec.devices.flatMap((device) => ['--dev-bind', device, device]),
-    '--chdir', spec.cwd ?? SCRATCH,
-    '--', command, ...args,
+    '--chdir',
+    spec.cwd ?? SCRATCH,
+    '--',
+    command,
+    ...args,
   ];
 }
 

@@ -14,7 +14,8 @@ export interface SandboxChoice {
   warning: string | null;
 }
 
-const UNCONFINED = 'function code (replicas and builds) runs UNCONFINED: it can read the data directory (API keys, every function, every job) and whatever this service can';
+const UNCONFINED =
+  'function code (replicas and builds) runs UNCONFINED: it can read the data directory (API keys, every function, every job) and whatever this service can';
 
 /**
  * SLUICE_SANDBOX: `bwrap` requires bubblewrap (refuses to start without it), `auto` uses it

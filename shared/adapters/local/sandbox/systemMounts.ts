@@ -7,7 +7,17 @@ const SOFTWARE = ['/usr', '/opt', '/etc', '/run/systemd/resolve'];
 const MAYBE_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
 /** The machine's secrets under /etc: a file is replaced by an empty one, a folder by an empty tmpfs. */
-const HIDDEN = ['/etc/shadow', '/etc/shadow-', '/etc/gshadow', '/etc/gshadow-', '/etc/sudoers', '/etc/sudoers.d', '/etc/ssh', '/etc/ssl/private', '/etc/security/opasswd'];
+const HIDDEN = [
+  '/etc/shadow',
+  '/etc/shadow-',
+  '/etc/gshadow',
+  '/etc/gshadow-',
+  '/etc/sudoers',
+  '/etc/sudoers.d',
+  '/etc/ssh',
+  '/etc/ssl/private',
+  '/etc/security/opasswd',
+];
 
 /**
  * The bubblewrap arguments that show this machine's installed software read-only, as it is on

@@ -35,9 +35,11 @@ export function sqliteDeliveryStore(db: SqliteDatabase, writes: GroupCommit): De
   const pending = db.prepare<[], string>("SELECT data FROM webhook_deliveries WHERE state = 'pending' ORDER BY created_at, sequence, id").pluck();
 
   // Read from the pending index (the backlog alone); only the AWS mode's sweeper asks.
-  const overdue = db.prepare<[number, number], string>(
-    "SELECT data FROM webhook_deliveries WHERE state = 'pending' AND json_extract(data, '$.nextAttemptAt') < ? ORDER BY json_extract(data, '$.nextAttemptAt'), id LIMIT ?",
-  ).pluck();
+  const overdue = db
+    .prepare<[number, number], string>(
+      "SELECT data FROM webhook_deliveries WHERE state = 'pending' AND json_extract(data, '$.nextAttemptAt') < ? ORDER BY json_extract(data, '$.nextAttemptAt'), id LIMIT ?",
+    )
+    .pluck();
 
   return {
     async create(delivery) {

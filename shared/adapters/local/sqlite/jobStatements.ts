@@ -110,9 +110,13 @@ export function prepareJobStatements(db: SqliteDatabase) {
     // --- Lists, oldest first: start-up, the queue, the metrics, usage -------------------------
     jobsInStatuses: oldestFirstByStatuses(db),
     /** `status = 'queued'` written out, so that the planner uses the partial index. */
-    queuedOfVersion: db.prepare<[versionId: string], string>(`SELECT ${FULL} FROM jobs WHERE version_id = ? AND status = 'queued' ORDER BY created_at, id`).pluck(),
+    queuedOfVersion: db
+      .prepare<[versionId: string], string>(`SELECT ${FULL} FROM jobs WHERE version_id = ? AND status = 'queued' ORDER BY created_at, id`)
+      .pluck(),
     queuedBefore: db
-      .prepare<[createdBefore: number, limit: number], string>(`SELECT ${FULL} FROM jobs WHERE ${inStatuses(ACTIVE_STATUSES)} AND status = 'queued' AND created_at < ? ORDER BY created_at, id LIMIT ?`)
+      .prepare<[createdBefore: number, limit: number], string>(
+        `SELECT ${FULL} FROM jobs WHERE ${inStatuses(ACTIVE_STATUSES)} AND status = 'queued' AND created_at < ? ORDER BY created_at, id LIMIT ?`,
+      )
       .pluck(),
     /** Read from jobs_by_organization_status: the organization's queued and processing entries only. */
     activeCounts: db.prepare<[organizationId: string], { status: JobStatus; count: number }>(
@@ -120,7 +124,9 @@ export function prepareJobStatements(db: SqliteDatabase) {
     ),
     /** Read from jobs_by_organization_status, one range per status, merged: bind inEveryStatusParameters([organizationId, from, to]). */
     createdBetween: db
-      .prepare<unknown[], string>(inEveryStatus(`${FULL} AS data, created_at, id`, 'organization_id = ? AND created_at >= ? AND created_at < ?', 'ORDER BY created_at, id'))
+      .prepare<unknown[], string>(
+        inEveryStatus(`${FULL} AS data, created_at, id`, 'organization_id = ? AND created_at >= ? AND created_at < ?', 'ORDER BY created_at, id'),
+      )
       .pluck(),
   };
 }

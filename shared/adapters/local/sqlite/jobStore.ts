@@ -122,7 +122,9 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
     const after = page.offset === 0 ? undefined : pageEnds.find(key, page.offset);
     const rows = writes
       .current(() =>
-        after ? list.resumed.all(...list.bind([...parameters, after.createdAt, after.id]), page.limit) : list.counted.all(...list.bind(parameters), page.limit, page.offset),
+        after
+          ? list.resumed.all(...list.bind([...parameters, after.createdAt, after.id]), page.limit)
+          : list.counted.all(...list.bind(parameters), page.limit, page.offset),
       )
       .map(parse);
     pageEnds.remember(key, page.offset, rows);
@@ -171,7 +173,15 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
       if (maxBytes === undefined) return sql.selectOutputs.all(jobId, Math.max(0, offset)).map(parseOutput);
       // Sizes first: only the outputs one answer can hold are read.
       const sizes = sql.selectOutputSizes.all(jobId, Math.max(0, offset));
-      return sizes.slice(0, outputsForAnswer(sizes.map((row) => row.bytes), maxBytes)).map((row) => parseOutput(sql.selectOutput.get(jobId, row.idx) as string));
+      return sizes
+        .slice(
+          0,
+          outputsForAnswer(
+            sizes.map((row) => row.bytes),
+            maxBytes,
+          ),
+        )
+        .map((row) => parseOutput(sql.selectOutput.get(jobId, row.idx) as string));
     },
     async listOutputPreviews(jobId, limits) {
       if (remembered.isBare(jobId)) return [];

@@ -30,9 +30,7 @@ const MAX_INT64 = 2n ** 63n - 1n;
 const clampToInt64 = (value: bigint) => (value < 0n ? 0n : value > MAX_INT64 ? MAX_INT64 : value);
 
 export function sqliteLogStore(db: SqliteDatabase, writes: GroupCommit): LogStore {
-  const insert = db.prepare(
-    'INSERT INTO logs (stream, organization_id, function_id, job_id, run_id, stage, time_ns, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-  );
+  const insert = db.prepare('INSERT INTO logs (stream, organization_id, function_id, job_id, run_id, stage, time_ns, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   const insertMany = db.transaction((entries: LogEntry[]) => {
     for (const e of entries) insert.run(e.stream, e.organizationId, e.functionId, e.jobId, e.runId, e.stage, e.timeNs, e.message);
   });

@@ -66,7 +66,8 @@ export function sqliteUsageStore(db: SqliteDatabase, writes: GroupCommit): Usage
    */
   const summed = <Row>(columns: string, ofVersion: boolean) => {
     const version = ofVersion ? ' AND version_id = ?' : '';
-    const part = (table: string, time: string) => `SELECT ${columns}, compute_seconds, cost_dollars FROM ${table} WHERE organization_id = ?${version} AND ${time} >= ? AND ${time} < ?`;
+    const part = (table: string, time: string) =>
+      `SELECT ${columns}, compute_seconds, cost_dollars FROM ${table} WHERE organization_id = ?${version} AND ${time} >= ? AND ${time} < ?`;
     const statement = db.prepare<(string | number)[], Row>(
       `SELECT ${columns}, SUM(compute_seconds) AS compute_seconds, SUM(cost_dollars) AS cost_dollars FROM (
          ${part('usage_days', 'day')}
@@ -82,7 +83,10 @@ export function sqliteUsageStore(db: SqliteDatabase, writes: GroupCommit): Usage
     };
   };
   const totalsOf = { organization: summed<TotalsRow>('billing_class', false), version: summed<TotalsRow>('billing_class', true) };
-  const byFunctionOf = { organization: summed<FunctionTotalsRow>('function_id, billing_class', false), version: summed<FunctionTotalsRow>('function_id, billing_class', true) };
+  const byFunctionOf = {
+    organization: summed<FunctionTotalsRow>('function_id, billing_class', false),
+    version: summed<FunctionTotalsRow>('function_id, billing_class', true),
+  };
 
   return {
     async recordJob(jobId, increment) {
@@ -97,7 +101,9 @@ export function sqliteUsageStore(db: SqliteDatabase, writes: GroupCommit): Usage
     },
     async totals(query) {
       const rows = (query.versionId === undefined ? totalsOf.organization : totalsOf.version)(query);
-      return new Map(rows.map((row): [BillingClass, UsageTotals] => [row.billing_class, { computeSeconds: row.compute_seconds, costDollars: row.cost_dollars }]));
+      return new Map(
+        rows.map((row): [BillingClass, UsageTotals] => [row.billing_class, { computeSeconds: row.compute_seconds, costDollars: row.cost_dollars }]),
+      );
     },
     async totalsByFunction(query) {
       const rows = (query.versionId === undefined ? byFunctionOf.organization : byFunctionOf.version)(query);

@@ -40,7 +40,9 @@ export function sqliteVersionStore(db: SqliteDatabase, writes: GroupCommit): Ver
   const cache = new RecordCache<VersionRecord>();
   return {
     async create(version) {
-      await cache.writing(() => writes.write(() => insert.run(version.id, version.functionId, version.createdAt, version.buildStatus, JSON.stringify(version))));
+      await cache.writing(() =>
+        writes.write(() => insert.run(version.id, version.functionId, version.createdAt, version.buildStatus, JSON.stringify(version))),
+      );
     },
     async get(id) {
       return cache.read(`id:${id}`, () => {
@@ -64,11 +66,15 @@ export function sqliteVersionStore(db: SqliteDatabase, writes: GroupCommit): Ver
       return cache.writing(() => writes.write(() => transition(id, from, patch)));
     },
     async setReplicaBounds(id, bounds) {
-      return cache.writing(() => writes.write(() => transition(id, BUILD_STATUSES, { minimumReplicas: bounds.minimumReplicas, maximumReplicas: bounds.maximumReplicas })));
+      return cache.writing(() =>
+        writes.write(() => transition(id, BUILD_STATUSES, { minimumReplicas: bounds.minimumReplicas, maximumReplicas: bounds.maximumReplicas })),
+      );
     },
     async listByBuildStatus(statuses, createdBefore = Number.MAX_SAFE_INTEGER) {
       const placeholders = statuses.map(() => '?').join(', ');
-      const statement = db.prepare<unknown[], DataRow>(`SELECT data FROM versions WHERE build_status IN (${placeholders}) AND created_at < ? ORDER BY created_at, id`);
+      const statement = db.prepare<unknown[], DataRow>(
+        `SELECT data FROM versions WHERE build_status IN (${placeholders}) AND created_at < ? ORDER BY created_at, id`,
+      );
       return statement.all(...statuses, createdBefore).map(parse);
     },
   };
