@@ -145,7 +145,8 @@ class Inspector:
         outputs, generator = outputs_of(target, names.resolve)
         dependencies = self.dependencies(node, names, bindings, error)
 
-        if len(self.errors) > errors_before:
+        # A name it could not read was reported already: without it there is no function to name twice.
+        if len(self.errors) > errors_before or "name" in options.unreadable:
             return
         name = str(metadata["name"])
         if name in self.seen:

@@ -88,6 +88,8 @@ def annotation_type(node: ast.expr | None, resolve: Resolve) -> tuple[str, bool]
     if node is None:
         return "any", False
     node = _unquote(node)
+    if isinstance(node, ast.Subscript) and _last(resolve(node.value)) == "Annotated":  # Annotated[X, ...] is an X, an Optional one too
+        return annotation_type(node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice, resolve)
     members = _union_members(node, resolve)
     if members is None:
         return _simple_type(node, resolve), False

@@ -356,9 +356,6 @@ def test_a_syntax_error_names_its_file_and_line_and_other_files_are_still_read(t
     assert [fn["name"] for fn in inspector.functions] == ["ok"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "SDK bug (inspector): two functions whose names are computed, with no evaluator to learn them, get a third, "
-    'spurious error: two functions are named "None" (the unreadable name is recorded as str(None))'))
 def test_two_functions_with_computed_names_get_one_error_each_and_no_other(tmp_path):
     inspector = inspect_files(tmp_path, {"main.py": decorated("name=A") + "\n" + decorated("name=B", "def g():\n    pass\n")})
     assert [error.split(": ", 1)[1] for error in inspector.errors] == [

@@ -114,9 +114,6 @@ def test_no_annotation_is_any():
     assert inputs("def f(x): pass")[0]["type"] == "any"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "SDK bug (inspector): Annotated[Optional[int], ...] is read as ('any', False), not as the Optional[int] it "
-    "annotates (('int', True)): annotation_type handles Annotated only after looking for a union"))
 def test_an_annotated_optional_is_read_as_the_optional_it_annotates():
     assert type_of("Annotated[Optional[int], 'a count']") == ("int", True)
 
