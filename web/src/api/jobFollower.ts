@@ -1,6 +1,7 @@
 import { SseParser } from '../lib/sse.js';
 import { api, headersWithKey } from './client.js';
 import type { InputOutput, Job, JobStatus, LogLine, LogPage } from './types.js';
+import { nextLogStart } from '../lib/logCursor.js';
 
 export interface JobProgress {
   status?(status: JobStatus): void;
@@ -93,7 +94,7 @@ async function poll(jobId: string, progress: JobProgress, signal: AbortSignal): 
     outputsSeen += job.outputs?.length ?? 0;
     const logs = await api<LogPage>(`/v2/logs?job_id=${encodeURIComponent(jobId)}&start_time=${logsFrom}`, { signal });
     for (const group of logs.data) for (const line of group.logs) progress.log?.(line);
-    logsFrom = String(logs.next_start_time);
+    logsFrom = nextLogStart(logs, logsFrom);
     if (FINAL.includes(job.status)) {
       progress.done(await api<Job>(`/v2/jobs/${encodeURIComponent(jobId)}`, { signal }));
       return;
