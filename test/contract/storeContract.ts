@@ -5,6 +5,8 @@ import { describeDeliveryContract } from './deliveryContract.js';
 import { describeIdempotencyContract } from './idempotencyContract.js';
 import { describeFunctionContract } from './functionContract.js';
 import { describeJobContract } from './jobContract.js';
+import { describeJobListContract } from './jobListContract.js';
+import { describeJobOutputContract } from './jobOutputContract.js';
 import { describeLogContract } from './logContract.js';
 import { describeOrganizationContract } from './organizationContract.js';
 import { describeUsageContract } from './usageContract.js';
@@ -43,6 +45,8 @@ export function describeStoreContract(adapterName: string, createStore: () => Pr
     describeVersionContract(store);
     describeLogContract(store);
     describeJobContract(store);
+    describeJobListContract(store);
+    describeJobOutputContract(store);
     describeDeliveryContract(store);
     describeUsageContract(store);
     describeIdempotencyContract(store);
