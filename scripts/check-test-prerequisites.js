@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 
 const runs = (command, args) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
-const onPath = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+const onPath = (command) => runs('sh', ['-c', `command -v ${command}`]);
 const executable = (path) => {
   try {
     accessSync(path, constants.X_OK);

@@ -29,6 +29,7 @@ import { RetentionSweeper } from '../adapters/local/retentionSweeper.js';
 import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import { LogWriter } from '../services/logWriter.js';
+import type { OpenLogLines } from '../ports/logLines.js';
 import type { Logger } from './logger.js';
 import { checkBundle } from '../packaging/bundleReader.js';
 import { telemetryOf } from '../ports/telemetry.js';
@@ -95,6 +96,8 @@ export async function composeLocalApp(
   );
   const store = withPublishedLogs(localStore, logFeed);
   const clock = createSystemClock();
+  // Build logs and replicas' lines: batched into the store by one kind of writer.
+  const openLog: OpenLogLines = (labels) => new LogWriter(store.logs, clock, labels);
   const metrics = new ServiceMetrics();
   const telemetry = telemetryOf(logTelemetry(logger), metrics);
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();
@@ -112,7 +115,7 @@ export async function composeLocalApp(
     store,
     artifacts,
     clock,
-    openLog: (labels) => new LogWriter(store.logs, clock, labels),
+    openLog,
     environments: new PythonEnvironments({
       folder: config.environmentsDir,
       scratchFolder: join(scratchFolder, 'builds'),
@@ -136,6 +139,7 @@ export async function composeLocalApp(
     artifacts,
     queue,
     clock,
+    openLog,
     logger,
     sandbox: sandbox.sandbox,
     publicUrl: servicePublicUrl,

@@ -20,11 +20,11 @@ import { inheritedEnvironment } from '../runtime/inheritedEnvironment.js';
 import type { ReplicaProcess } from '../runtime/replicaPool.js';
 import { runtimeCommand } from '../runtime/runtimeCommand.js';
 import { WorkerAgent } from '../runtime/workerAgent.js';
-import { LogWriter } from '../services/logWriter.js';
 import type { WorkerServices } from '../services/services.js';
 import { agentCallbacks } from './agentCallbacks.js';
 import type { Logger } from './logger.js';
 import type { Telemetry } from '../ports/telemetry.js';
+import type { OpenLogLines } from '../ports/logLines.js';
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -34,6 +34,8 @@ export interface LocalComputeOptions {
   artifacts: Artifacts;
   queue: JobQueue;
   clock: Clock;
+  /** Where replicas' setup and jobs' lines go (the service's one log writer factory). */
+  openLog: OpenLogLines;
   logger: Logger;
   /** Confines each replica to its code, its environment and its scratch folder. */
   sandbox: Sandbox;
@@ -62,7 +64,7 @@ export async function prepareLocalCompute(options: LocalComputeOptions): Promise
       store,
       lifecycle: services.lifecycle,
       queue: options.queue,
-      openLog: (labels) => new LogWriter(store.logs, options.clock, labels),
+      openLog: options.openLog,
       clock: options.clock,
       gpus: new GpuInventory(gpus, emulate),
       idleTimeoutMs: config.idleTimeoutMs,

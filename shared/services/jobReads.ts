@@ -9,8 +9,6 @@ import { readOwnJob } from './ownJob.js';
 import type { Principal } from './principal.js';
 import type { VersionService } from './versionService.js';
 
-export type { JobView } from './jobViews.js';
-
 export interface JobReadsDeps {
   store: Store;
   access: FunctionAccess;
