@@ -1,6 +1,7 @@
 import { App } from 'aws-cdk-lib/core';
 import { parseApiThrottle } from './apiThrottle.js';
 import { parseWaiterConcurrency } from './waiterConcurrency.js';
+import { parseWarmPool } from './warmPool.js';
 import { createSluiceStacks, parseCorsContext, parseNatGateways } from './sluiceApp.js';
 
 /**
@@ -25,6 +26,8 @@ const waiterConcurrency = parseWaiterConcurrency(
   context('sluice:lambdaConcurrency'),
 );
 
-createSluiceStacks(app, { prefix, env, publicUrl, natGateways, corsOrigins, apiThrottle, waiterConcurrency });
+const warmPool = parseWarmPool(context('sluice:warmPool'));
+
+createSluiceStacks(app, { prefix, env, publicUrl, natGateways, corsOrigins, apiThrottle, waiterConcurrency, warmPool });
 
 app.synth();

@@ -47,10 +47,11 @@ export const DEFAULT_PYTHON_VERSION = '3.11';
  * and `12.1` means the `12.1.0` image. The image: the base (CUDA runtime or python slim), the
  * system packages, a virtual environment with the default packages (shared/domain/defaultPackages.ts:
  * those the version does not name itself; one that does not install for its Python only warns)
- * and then the Python packages, the run commands in order, node, then the worker
- * (`/app/worker.mjs`, the Python SDK in `/app/sdk`) and the function's code (`/app/code`), and last
- * a step that imports the entry file (ENTRY_FILE, defining ENTRY_SYMBOL) as a replica will, so
- * code that does not import in its image fails the build, with the error in its log.
+ * and then the Python packages, the run commands in order, the replicas' user, node, then the
+ * worker (`/app/worker.mjs`, the Python SDK in `/app/sdk`) and the function's code (`/app/code`),
+ * and last a step that imports the entry file (ENTRY_FILE, defining ENTRY_SYMBOL) as a replica
+ * will, so code that does not import in its image fails the build, with the error in its log.
+ * Nothing before the code depends on the version id or the entry file (see CACHE_TAG_SCRIPT).
  */
 export const DOCKERFILE_SCRIPT = String.raw`set -euo pipefail
 set -f # package specs such as numpy[extra] are not globs
@@ -86,7 +87,7 @@ if [[ -n $CUDA_VERSION ]]; then
 else
   line "FROM $PYTHON_IMAGE:$PYTHON_VERSION-slim"
 fi
-line "ENV DEBIAN_FRONTEND=noninteractive PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 AWS_REGION=$AWS_REGION SLUICE_VERSION_ID=$VERSION_ID"
+line "ENV DEBIAN_FRONTEND=noninteractive PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 AWS_REGION=$AWS_REGION"
 line "RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates $SYSTEM_PACKAGES && rm -rf /var/lib/apt/lists/*"
 if [[ -n $CUDA_VERSION ]]; then
   line 'COPY --from=uv /uv /usr/local/bin/uv'
@@ -113,22 +114,38 @@ while IFS= read -r command || [[ -n $command ]]; do
   [[ $command =~ $json_string_re ]] || fail "RUN_COMMANDS must hold one JSON string a line"
   line "RUN [\"/bin/sh\", \"-c\", $command]"
 done < <(printf '%s' "$RUN_COMMANDS" | base64 -d)
-line 'COPY --from=node /usr/local/bin/node /usr/local/bin/node'
-line 'COPY worker/ /app/'
-line 'COPY code/ /app/code/'
 # Replicas run as this user, not as the agent (root): they cannot read the agent's environment,
 # where the task's AWS credentials are (handlers/worker/replicaProcess.ts).
 line 'RUN groupadd --system --gid 10001 sluice-fn && useradd --system --uid 10001 --gid 10001 --create-home --home-dir /home/sluice-fn --shell /usr/sbin/nologin sluice-fn'
 line 'ENV SLUICE_REPLICA_UID=10001 SLUICE_REPLICA_GID=10001 SLUICE_REPLICA_HOME=/home/sluice-fn'
-# After run_commands and the packages: no setuid or setgid file is left for a replica to gain
-# root through (the container and the replicas also run with no-new-privileges).
+# The code last (node changes with its image's tag, the worker with Sluice): a version that
+# changes only its code reuses every layer above, and an instance holding the previous image
+# pulls only what follows.
+line 'COPY --from=node /usr/local/bin/node /usr/local/bin/node'
+line 'COPY worker/ /app/'
+line 'COPY code/ /app/code/'
+# After run_commands, the packages and the code: no setuid or setgid file is left for a replica
+# to gain root through (the container and the replicas also run with no-new-privileges).
 line 'RUN find / -xdev -type f -perm /6000 -exec chmod ug-s {} +'
+line "ENV SLUICE_VERSION_ID=$VERSION_ID"
 line 'WORKDIR /app/code'
 if [[ $check_import = 1 ]]; then
   line "RUN [\"env\", \"PYTHONPATH=/app/sdk:/app/code\", \"PYTHONDONTWRITEBYTECODE=1\", \"SLUICE_ENTRY_FILE=$ENTRY_FILE\", \"SLUICE_ENTRY_SYMBOL=$ENTRY_SYMBOL\", \"python\", \"-m\", \"sluice._check_import\"]"
 fi
 line 'CMD ["node", "/app/worker.mjs"]'
 `;
+
+/**
+ * Prints the image the build takes its layer cache from: the repository's tag `deps-<hash>` of
+ * the Dockerfile up to the code and the requirements, so every version with the same base,
+ * packages and run_commands (a redeploy that changes only code) reuses the layers the last of
+ * them built. The build pushes its image under that tag too, with BuildKit's inline cache
+ * metadata; a tag not there yet only warns.
+ */
+export const CACHE_TAG_SCRIPT = [
+  "key=$(sed '/^COPY code\\//,$d' image/Dockerfile | cat - image/requirements.txt | sha256sum | cut -c1-16)",
+  'echo "${IMAGE_URI%:*}:deps-$key"',
+].join('\n');
 
 /** Downloads the version's bundle and the worker into the image's build context. */
 const FETCH_SCRIPT = String.raw`set -euo pipefail
@@ -155,11 +172,18 @@ export function imageBuildSpec(): Record<string, unknown> {
         ],
       },
       build: {
-        commands: [subshell(DOCKERFILE_SCRIPT), 'docker build --tag "$IMAGE_URI" image'],
+        commands: [
+          subshell(DOCKERFILE_SCRIPT),
+          `CACHE_URI=$(${CACHE_TAG_SCRIPT})`,
+          'DOCKER_BUILDKIT=1 docker build --tag "$IMAGE_URI" --build-arg BUILDKIT_INLINE_CACHE=1 --cache-from "$CACHE_URI" image',
+        ],
       },
       post_build: {
-        // post_build runs after a failed build too: push only a built image.
-        commands: ['if [ "$CODEBUILD_BUILD_SUCCEEDING" = 1 ]; then docker push "$IMAGE_URI"; fi'],
+        // post_build runs after a failed build too: push only a built image. The cache tag is a
+        // second name of the same layers; failing to move it leaves the version's image good.
+        commands: [
+          'if [ "$CODEBUILD_BUILD_SUCCEEDING" = 1 ]; then docker push "$IMAGE_URI" && { docker tag "$IMAGE_URI" "$CACHE_URI" && docker push "$CACHE_URI" || echo "The build cache tag $CACHE_URI was not updated" >&2; }; fi',
+        ],
       },
     },
   };

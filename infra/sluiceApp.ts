@@ -4,6 +4,7 @@ import { parseCorsOrigins } from '../shared/domain/corsOrigins.js';
 import { corsPolicy } from '../shared/http/cors.js';
 import type { ApiThrottle } from './apiThrottle.js';
 import type { WaiterConcurrency } from './waiterConcurrency.js';
+import type { WarmPoolSizes } from './warmPool.js';
 import { bundleLambdaCode, bundleWorker } from './bundle.js';
 import { sluiceNames, type SluiceNames } from './names.js';
 import { ApiStack } from './stacks/apiStack.js';
@@ -27,6 +28,8 @@ export interface SluiceAppOptions {
   apiThrottle?: ApiThrottle;
   /** The waiting functions' reserved concurrency (default: DEFAULT_WAITER_CONCURRENCY, infra/waiterConcurrency.ts). */
   waiterConcurrency?: WaiterConcurrency;
+  /** Stopped instances kept ready per machine type (default none): see ComputeStackProps.warmPool. */
+  warmPool?: WarmPoolSizes;
 }
 
 /** The context value `sluice:corsOrigins`: `*` or comma-separated origins, as SLUICE_CORS_ORIGINS locally. */
@@ -76,6 +79,7 @@ export function createSluiceStacks(app: App, options: SluiceAppOptions): SluiceS
     env,
     names,
     natGateways: options.natGateways,
+    warmPool: options.warmPool,
     description: 'Sluice: VPC, ECS cluster, a capacity provider per machine type, worker roles',
   });
   const webhooks = new WebhooksStack(app, 'SluiceWebhooks', { env, names, codeFolder, description: 'Sluice: the webhook delivery state machine' });

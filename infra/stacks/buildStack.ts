@@ -130,6 +130,7 @@ export class BuildStack extends Stack {
           'ecr:CompleteLayerUpload',
           'ecr:PutImage',
           'ecr:BatchGetImage',
+          'ecr:GetDownloadUrlForLayer',
         ],
         resources: [this.repository.repositoryArn],
       }),

@@ -1,5 +1,5 @@
 import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib/core';
-import { AutoScalingGroup } from 'aws-cdk-lib/aws-autoscaling';
+import { AutoScalingGroup, PoolState } from 'aws-cdk-lib/aws-autoscaling';
 import {
   BlockDeviceVolume,
   EbsDeviceVolumeType,
@@ -23,6 +23,7 @@ import { MACHINE_CAPACITY, MACHINE_TYPES, isGpuCapacity, type MachineType } from
 import { arns, type SluiceNames } from '../names.js';
 import { acknowledge, ANY_RESOURCE } from '../nag.js';
 import { ROLE_PERMISSIONS } from '../routePermissions.js';
+import type { WarmPoolSizes } from '../warmPool.js';
 
 export interface ComputeStackProps extends StackProps {
   names: SluiceNames;
@@ -33,7 +34,18 @@ export interface ComputeStackProps extends StackProps {
    * tasks share their instance's network (bridge mode), which saves the NAT's fixed cost.
    */
   natGateways?: 0 | 1;
+  /** Stopped instances kept ready per machine type (context `sluice:warmPool`); none by default. */
+  warmPool?: WarmPoolSizes;
 }
+
+/**
+ * The ECS agent's image settings on every instance. Each version's image has a tag of its own
+ * (its id), pushed once, so a task starts from the copy its instance holds without asking ECR.
+ * An image no task uses stays while a stopped task's containers do (3h, which also holds their
+ * writable layers on disk) and at least 6h after its pull, so a version scaled in and out again
+ * on a live instance does not pull again.
+ */
+const IMAGE_CACHE_SETTINGS = ['ECS_IMAGE_PULL_BEHAVIOR=prefer-cached', 'ECS_ENGINE_TASK_CLEANUP_WAIT_DURATION=3h', 'ECS_IMAGE_MINIMUM_CLEANUP_AGE=6h'];
 
 /**
  * Where replicas run: a VPC, an ECS cluster, and one capacity provider per machine type (an
@@ -132,7 +144,10 @@ export class ComputeStack extends Stack {
       // has a wildcard action (ecs:Submit*); grantContainerInstance writes the list out instead.
       MACHINE_TYPES.map((machineType) => [
         machineType,
-        this.capacityProvider(machineType, names, instanceRole.withoutPolicyUpdates(), instanceSecurityGroup, natGateways === 0),
+        this.capacityProvider(machineType, names, instanceRole.withoutPolicyUpdates(), instanceSecurityGroup, {
+          publicInstances: natGateways === 0,
+          warmPool: props.warmPool?.[machineType] ?? 0,
+        }),
       ]),
     ) as Record<MachineType, AsgCapacityProvider>;
 
@@ -206,17 +221,25 @@ export class ComputeStack extends Stack {
     names: SluiceNames,
     role: IRole,
     securityGroup: SecurityGroup,
-    publicInstances: boolean,
+    options: { publicInstances: boolean; warmPool: number },
   ): AsgCapacityProvider {
+    const { publicInstances } = options;
     const capacity = MACHINE_CAPACITY[machineType];
+    const warmPool = Math.min(options.warmPool, capacity.maxInstances);
     const gpu = isGpuCapacity(machineType);
     const id = machineType.replace(/[^A-Za-z0-9]/g, '');
     const userData = UserData.forLinux();
+    const agentSetting = (setting: string) => `echo ${setting} >> /etc/ecs/ecs.config`;
     // Tasks never reach the instance metadata service (and the instance's role): awsvpc tasks
     // are cut off by the ECS agent, bridge-mode ones by the hop limit of 1 below (IMDSv2 only).
-    userData.addCommands('echo ECS_AWSVPC_BLOCK_IMDS=true >> /etc/ecs/ecs.config');
+    userData.addCommands(agentSetting('ECS_AWSVPC_BLOCK_IMDS=true'));
     // Bridge-mode tasks get their task role from the ECS agent only when asked for.
-    if (publicInstances) userData.addCommands('echo ECS_ENABLE_TASK_IAM_ROLE=true >> /etc/ecs/ecs.config');
+    if (publicInstances) userData.addCommands(agentSetting('ECS_ENABLE_TASK_IAM_ROLE=true'));
+    userData.addCommands(...IMAGE_CACHE_SETTINGS.map(agentSetting));
+    // An instance launched into the warm pool boots, then stops: its agent must not join the
+    // cluster (and be offered tasks) until the instance leaves the pool.
+    if (warmPool > 0) userData.addCommands(agentSetting('ECS_WARM_POOLS_CHECK=true'));
+    const { sizeGiB, throughputMiBps, iops } = capacity.rootVolume;
     const launchTemplate = new LaunchTemplate(this, `${id}LaunchTemplate`, {
       instanceType: new InstanceType(capacity.instanceType),
       // The ECS-optimized Amazon Linux 2023 AMI; for GPU groups its GPU variant (NVIDIA driver
@@ -228,7 +251,10 @@ export class ComputeStack extends Stack {
       requireImdsv2: true,
       httpPutResponseHopLimit: 1,
       blockDevices: [
-        { deviceName: '/dev/xvda', volume: BlockDeviceVolume.ebs(capacity.rootVolumeGiB, { volumeType: EbsDeviceVolumeType.GP3, encrypted: true }) },
+        {
+          deviceName: '/dev/xvda',
+          volume: BlockDeviceVolume.ebs(sizeGiB, { volumeType: EbsDeviceVolumeType.GP3, encrypted: true, throughput: throughputMiBps, iops }),
+        },
       ],
     });
     const group = new AutoScalingGroup(this, `${id}Instances`, {
@@ -239,6 +265,10 @@ export class ComputeStack extends Stack {
       minCapacity: 0,
       maxCapacity: capacity.maxInstances,
     });
+    // Exactly `warmPool` instances, whatever the group runs (without the maximum, the pool would
+    // be the group's maximum less its desired count). ECS does not support returning instances
+    // to the pool on scale-in (ReuseOnScaleIn), so their pulled images go with them.
+    if (warmPool > 0) group.addWarmPool({ minSize: warmPool, maxGroupPreparedCapacity: warmPool, poolState: PoolState.STOPPED });
     acknowledge(group, [
       {
         id: 'AwsSolutions-AS3',

@@ -1,12 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App } from 'aws-cdk-lib/core';
 import { Template } from 'aws-cdk-lib/assertions';
 import { bundleLambdaCode, bundleWorker } from '../../infra/bundle.js';
-import { BASE_IMAGES, DOCKERFILE_SCRIPT, PER_BUILD_VARIABLES } from '../../infra/buildspec.js';
+import { BASE_IMAGES, PER_BUILD_VARIABLES } from '../../infra/buildspec.js';
 import { encodeRunCommands } from '../../shared/domain/runCommands.js';
 import { sluiceNames } from '../../infra/names.js';
 import { BuildStack, FILES_EXPIRE_DAYS, KEEP_IMAGES } from '../../infra/stacks/buildStack.js';
@@ -24,6 +23,7 @@ import {
   type Resource,
   type Statement,
 } from './sluiceTemplates.js';
+import { writeImage } from './dockerfileScript.js';
 
 const PUBLIC_URL = 'https://api.example.com';
 let template: Template;
@@ -109,13 +109,15 @@ describe('BuildStack', () => {
       const spec = JSON.parse(only('AWS::CodeBuild::Project').Properties.Source.BuildSpec);
       expect(spec.phases.pre_build.commands.join('\n')).toContain('aws s3 cp "$BUNDLE_URI"');
       expect(spec.phases.build.commands.join('\n')).toContain('image/Dockerfile');
-      expect(spec.phases.build.commands.join('\n')).toContain('docker build --tag "$IMAGE_URI" image');
-      expect(spec.phases.post_build.commands).toEqual(['if [ "$CODEBUILD_BUILD_SUCCEEDING" = 1 ]; then docker push "$IMAGE_URI"; fi']);
+      expect(spec.phases.build.commands.join('\n')).toMatch(/docker build --tag "\$IMAGE_URI" .* image$/m);
+      expect(spec.phases.post_build.commands).toEqual([expect.stringMatching(/^if \[ "\$CODEBUILD_BUILD_SUCCEEDING" = 1 \]; then docker push "\$IMAGE_URI"/)]);
     });
 
+    const projectStatements = () =>
+      roleStatements(template, (only('AWS::CodeBuild::Project').Properties.ServiceRole as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]);
+
     it('may read bundles/ of the bucket and push to its own repository only', () => {
-      const project = only('AWS::CodeBuild::Project');
-      const statements = roleStatements(template, (project.Properties.ServiceRole as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]);
+      const statements = projectStatements();
       const reads = statements.filter((statement) => actionsOf([statement]).includes('s3:GetObject')).map((statement) => JSON.stringify(statement.Resource));
       expect(reads).toEqual([expect.stringContaining('cdk-hnb659fds-assets'), expect.stringContaining('/bundles/*')]);
       expect(actionsOf(statements)).not.toContain('s3:PutObject');
@@ -123,6 +125,10 @@ describe('BuildStack', () => {
       expect(worker.map((statement) => statement.Action)).toEqual(['s3:GetObject']);
       const push = statementWith(statements, 'ecr:PutImage');
       expect(push?.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(build.repository), 'Arn'] });
+    });
+
+    it('may pull its own repository’s layers, where the build cache lies', () => {
+      expect(statementWith(projectStatements(), 'ecr:GetDownloadUrlForLayer')?.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf(build.repository), 'Arn'] });
     });
   });
 
@@ -243,23 +249,7 @@ describe('the Dockerfile the build writes', () => {
   const work = mkdtempSync(join(tmpdir(), 'sluice-dockerfile-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  const write = (variables: Record<string, string>) => {
-    rmSync(join(work, 'image'), { recursive: true, force: true });
-    const env = {
-      PATH: process.env.PATH,
-      ...BASE_IMAGES,
-      AWS_REGION: 'eu-west-1',
-      VERSION_ID: 'v1',
-      PYTHON_VERSION: '3.11',
-      PYTHON_PACKAGES: '',
-      SYSTEM_PACKAGES: '',
-      CUDA_VERSION: '',
-      ...variables,
-    };
-    const result = spawnSync('bash', ['-c', DOCKERFILE_SCRIPT], { cwd: work, env, encoding: 'utf8' });
-    const read = (name: string) => (result.status === 0 ? readFileSync(join(work, 'image', name), 'utf8') : '');
-    return { status: result.status, stderr: result.stderr, dockerfile: read('Dockerfile'), requirements: read('requirements.txt') };
-  };
+  const write = (variables: Record<string, string>) => writeImage(work, variables);
 
   it('starts from python:<version>-slim without CUDA, with the system and Python packages, node, the worker and the code', () => {
     const { status, dockerfile, requirements } = write({ PYTHON_VERSION: '3.12', PYTHON_PACKAGES: 'numpy==2.1 requests', SYSTEM_PACKAGES: 'ffmpeg libsm6' });

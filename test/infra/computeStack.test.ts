@@ -6,7 +6,7 @@ import { MACHINE_CAPACITY, MACHINE_TYPES, isGpuCapacity } from '../../infra/mach
 import { sluiceNames } from '../../infra/names.js';
 import { parseNatGateways } from '../../infra/sluiceApp.js';
 import { ComputeStack } from '../../infra/stacks/computeStack.js';
-import { PREFIX, actionsOf, logicalIdOf, resourcesOf, roleStatements, tablesNamed, type Resource } from './sluiceTemplates.js';
+import { PREFIX, actionsOf, capacityOf as capacityOfIn, logicalIdOf, refOf, resourcesOf, roleStatements, tablesNamed } from './sluiceTemplates.js';
 
 // The stack needs no Lambda code: built alone, without the rest of the app.
 let compute: ComputeStack;
@@ -17,21 +17,7 @@ beforeAll(() => {
   template = Template.fromStack(compute);
 });
 
-const refOf = (value: unknown): string => (value as { Ref?: string }).Ref ?? (value as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
-
-/** The capacity provider of a machine type, its Auto Scaling group and the group's launch template. */
-function capacityOf(machineType: string): { provider: Resource; group: Resource; launchTemplate: Resource } {
-  const providers = Object.values(resourcesOf(template, 'AWS::ECS::CapacityProvider')).filter(
-    (provider) => provider.Properties.Name === `${PREFIX}${machineType}`,
-  );
-  expect(providers).toHaveLength(1);
-  const provider = providers[0] as Resource;
-  const group = resourcesOf(template, 'AWS::AutoScaling::AutoScalingGroup')[
-    refOf(provider.Properties.AutoScalingGroupProvider.AutoScalingGroupArn)
-  ] as Resource;
-  const launchTemplate = resourcesOf(template, 'AWS::EC2::LaunchTemplate')[refOf(group.Properties.LaunchTemplate.LaunchTemplateId)] as Resource;
-  return { provider, group, launchTemplate };
-}
+const capacityOf = (machineType: string) => capacityOfIn(template, machineType);
 
 describe('ComputeStack', () => {
   it('knows an instance type for every machine type of the interface, and no other', () => {
@@ -81,10 +67,20 @@ describe('ComputeStack', () => {
       expect(userData).toContain(' >> /etc/ecs/ecs.config');
     });
 
-    it('requires IMDSv2 and an encrypted root volume of the table’s size', () => {
+    const { sizeGiB, throughputMiBps, iops } = capacity.rootVolume;
+    it(`requires IMDSv2 and boots from an encrypted gp3 root volume of ${sizeGiB} GiB at ${throughputMiBps} MiB/s and ${iops} IOPS, which images are pulled onto`, () => {
       const data = capacityOf(machineType).launchTemplate.Properties.LaunchTemplateData;
       expect(data.MetadataOptions.HttpTokens).toBe('required');
-      expect(data.BlockDeviceMappings[0].Ebs).toMatchObject({ Encrypted: true, VolumeSize: capacity.rootVolumeGiB });
+      expect(data.BlockDeviceMappings).toEqual([
+        { DeviceName: '/dev/xvda', Ebs: { VolumeType: 'gp3', Encrypted: true, VolumeSize: sizeGiB, Throughput: throughputMiBps, Iops: iops } },
+      ]);
+    });
+
+    it('has the ECS agent start tasks from an image it already holds, and keep images for hours after their tasks stop', () => {
+      const userData = JSON.stringify(capacityOf(machineType).launchTemplate.Properties.LaunchTemplateData.UserData);
+      expect(userData).toContain('echo ECS_IMAGE_PULL_BEHAVIOR=prefer-cached >> /etc/ecs/ecs.config');
+      expect(userData).toContain('echo ECS_ENGINE_TASK_CLEANUP_WAIT_DURATION=3h >> /etc/ecs/ecs.config');
+      expect(userData).toContain('echo ECS_IMAGE_MINIMUM_CLEANUP_AGE=6h >> /etc/ecs/ecs.config');
     });
 
     it('keeps tasks from the instance metadata service: one hop (IMDSv2 only), and the ECS agent blocks it for awsvpc tasks', () => {
@@ -92,6 +88,23 @@ describe('ComputeStack', () => {
       expect(data.MetadataOptions).toMatchObject({ HttpTokens: 'required', HttpPutResponseHopLimit: 1 });
       expect(JSON.stringify(data.UserData)).toContain('echo ECS_AWSVPC_BLOCK_IMDS=true >> /etc/ecs/ecs.config');
     });
+  });
+
+  it('raises every root volume above gp3’s free baseline (125 MiB/s, 3,000 IOPS) within gp3’s limits, GPU ones to 6,000 IOPS', () => {
+    for (const machineType of MACHINE_TYPES) {
+      const { sizeGiB, throughputMiBps, iops } = MACHINE_CAPACITY[machineType].rootVolume;
+      expect(throughputMiBps, machineType).toBeGreaterThan(125);
+      // gp3: at most 0.25 MiB/s per provisioned IOPS, 500 IOPS per GiB.
+      expect(throughputMiBps, machineType).toBeLessThanOrEqual(iops * 0.25);
+      expect(iops, machineType).toBeLessThanOrEqual(sizeGiB * 500);
+      expect(iops, machineType).toBeGreaterThanOrEqual(isGpuCapacity(machineType) ? 6000 : 3000);
+    }
+  });
+
+  it('keeps no warm pool unless asked (stopped instances cost their volumes)', () => {
+    template.resourceCountIs('AWS::AutoScaling::WarmPool', 0);
+    for (const launchTemplate of Object.values(resourcesOf(template, 'AWS::EC2::LaunchTemplate')))
+      expect(JSON.stringify(launchTemplate.Properties.LaunchTemplateData.UserData)).not.toContain('ECS_WARM_POOLS_CHECK');
   });
 
   it('boots no Amazon Linux 2 AMI (out of support on 2026-06-30)', () => {
@@ -170,6 +183,18 @@ describe('ComputeStack', () => {
     const pull = statements.find((statement) => actionsOf([statement]).includes('ecr:BatchGetImage'));
     expect(JSON.stringify(pull?.Resource)).toContain(`:repository/${PREFIX}functions`);
     template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: `/sluice/${PREFIX}workers` });
+  });
+
+  it('has the root volumes docs/deploying-to-aws.md prices under "Cold starts"', () => {
+    const rows = readFileSync(new URL('../../docs/deploying-to-aws.md', import.meta.url), 'utf8').split('\n');
+    for (const machineType of MACHINE_TYPES) {
+      const { sizeGiB, throughputMiBps, iops } = MACHINE_CAPACITY[machineType].rootVolume;
+      const volume = `${sizeGiB} GiB, ${throughputMiBps.toLocaleString('en-US')} MiB/s, ${iops.toLocaleString('en-US')} IOPS`;
+      expect(
+        rows.filter((row) => row.includes(`\`${machineType}\``) && row.includes(volume)),
+        `${machineType}: ${volume}`,
+      ).toHaveLength(1);
+    }
   });
 
   it('is the table docs/deploying-to-aws.md prints', () => {

@@ -1,30 +1,19 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BASE_IMAGES, DOCKERFILE_SCRIPT } from '../../infra/buildspec.js';
 import { DEFAULT_PACKAGE_CASES } from '../support/defaultPackageCases.js';
+import { writeImage } from './dockerfileScript.js';
 
 describe('the default packages in the image the AWS build writes', () => {
   const work = mkdtempSync(join(tmpdir(), 'sluice-dockerfile-defaults-'));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   const dockerfile = (PYTHON_PACKAGES: string, PYTHON_VERSION = '3.11') => {
-    rmSync(join(work, 'image'), { recursive: true, force: true });
-    const env = {
-      PATH: process.env.PATH,
-      ...BASE_IMAGES,
-      AWS_REGION: 'eu-west-1',
-      VERSION_ID: 'v1',
-      PYTHON_VERSION,
-      PYTHON_PACKAGES,
-      SYSTEM_PACKAGES: '',
-      CUDA_VERSION: '',
-    };
-    const result = spawnSync('bash', ['-c', DOCKERFILE_SCRIPT], { cwd: work, env, encoding: 'utf8' });
+    const result = writeImage(work, { PYTHON_PACKAGES, PYTHON_VERSION });
     expect(result.status, result.stderr).toBe(0);
-    return readFileSync(join(work, 'image', 'Dockerfile'), 'utf8').split('\n');
+    return result.dockerfile.split('\n');
   };
   const defaultsLine = (lines: string[]) => lines.find((line) => line.startsWith('RUN pip install ') && !line.includes('requirements.txt'));
 

@@ -110,3 +110,16 @@ export function routeFunctionIdIn(api: Template, name: string): string {
   if (!route) throw new Error(`no route ${name}`);
   return routeFunctionIn(api, `${route.method} ${route.path}`)[0];
 }
+
+/** The capacity provider of a machine type in a compute stack's template, its Auto Scaling group and the group's launch template, with their logical ids. */
+export function capacityOf(template: Template, machineType: string): { provider: Resource; group: Resource; groupId: string; launchTemplate: Resource } {
+  const providers = Object.values(resourcesOf(template, 'AWS::ECS::CapacityProvider')).filter(
+    (provider) => provider.Properties.Name === `${PREFIX}${machineType}`,
+  );
+  if (providers.length !== 1) throw new Error(`${providers.length} capacity providers are named ${PREFIX}${machineType}`);
+  const provider = providers[0] as Resource;
+  const groupId = refOf(provider.Properties.AutoScalingGroupProvider.AutoScalingGroupArn);
+  const group = resourcesOf(template, 'AWS::AutoScaling::AutoScalingGroup')[groupId] as Resource;
+  const launchTemplate = resourcesOf(template, 'AWS::EC2::LaunchTemplate')[refOf(group.Properties.LaunchTemplate.LaunchTemplateId)] as Resource;
+  return { provider, group, groupId, launchTemplate };
+}
