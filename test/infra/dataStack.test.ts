@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createTableInput } from '../../shared/adapters/aws/dynamodb/createTables.js';
 import { TABLES, tableName } from '../../shared/adapters/aws/dynamodb/tables.js';
 import { DataStack } from '../../infra/stacks/dataStack.js';
+import { ADDING_STEPS, UPGRADE_STEPS } from '../../infra/indexUpgrade.js';
 
 const tablePrefix = 'test-';
 const stack = new DataStack(new App(), 'SluiceData', { tablePrefix });
@@ -63,5 +64,43 @@ describe('DataStack', () => {
 
   it('expires log lines through the expires_at attribute', () => {
     expect(tableResource(tableName(tablePrefix, TABLES.logs)).Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expires_at', Enabled: true });
+  });
+
+  describe('upgrading a stack deployed with indexes that projected every attribute', () => {
+    /** Each table's index names and definitions, by table name, as a step's template defines them (step 0: the stack before the upgrade). */
+    const indexesOf = (indexUpgradeStep?: number): Map<string, Map<string, string>> => {
+      const tables = Template.fromStack(new DataStack(new App(), 'SluiceData', { tablePrefix, indexUpgradeStep })).findResources('AWS::DynamoDB::Table');
+      return new Map(
+        Object.values(tables).map((table) => {
+          const indexes = ((table.Properties.GlobalSecondaryIndexes ?? []) as { IndexName: string }[]).map(
+            (index) => [index.IndexName, JSON.stringify(index)] as const,
+          );
+          return [table.Properties.TableName as string, new Map(indexes)];
+        }),
+      );
+    };
+    const before = indexesOf(0);
+    const upgraded = indexesOf();
+    const steps = Array.from({ length: UPGRADE_STEPS }, (_, step) => indexesOf(step + 1));
+    const names = (indexes: Map<string, string> | undefined) => [...(indexes?.keys() ?? [])].sort();
+
+    it('adds or deletes at most one index of each table a deploy, and never changes one in place', () => {
+      [before, ...steps, upgraded].reduce((previous, current, step) => {
+        for (const [table, indexes] of current) {
+          const was = previous.get(table) ?? new Map<string, string>();
+          const changed = [...names(indexes).filter((name) => !was.has(name)), ...names(was).filter((name) => !indexes.has(name))];
+          expect(changed.length, `${table} at step ${step}`).toBeLessThanOrEqual(1);
+          for (const [name, definition] of indexes) if (was.has(name)) expect(definition).toBe(was.get(name));
+        }
+        return current;
+      });
+    });
+
+    it('starts from every old index and ends with exactly the indexes of tables.ts, old and new both there while the service changes', () => {
+      expect([...before.values()].flatMap(names).some((name) => name.endsWith('_v2'))).toBe(false);
+      expect(steps.at(-1)).toEqual(upgraded);
+      const serviceChange = steps[ADDING_STEPS - 1] ?? new Map<string, Map<string, string>>();
+      for (const [table, indexes] of serviceChange) expect(names(indexes)).toEqual([...names(before.get(table)), ...names(upgraded.get(table))].sort());
+    });
   });
 });

@@ -1,10 +1,15 @@
 import { CreateTableCommand, waitUntilTableExists, type CreateTableCommandInput, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { TABLES, tableName, type KeyAttribute, type TableDefinition } from './tables.js';
+import { TABLES, tableName, type IndexProjection, type KeyAttribute, type TableDefinition } from './tables.js';
 
 const keySchema = (partitionKey: KeyAttribute, sortKey?: KeyAttribute) => [
   { AttributeName: partitionKey.name, KeyType: 'HASH' as const },
   ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : []),
 ];
+
+const projection = (projected: IndexProjection) =>
+  projected.type === 'KEYS_ONLY'
+    ? { ProjectionType: 'KEYS_ONLY' as const }
+    : { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...projected.attributes] };
 
 /** Every key attribute of the table and its indexes, each once. */
 function attributeDefinitions(table: TableDefinition) {
@@ -27,7 +32,7 @@ export function createTableInput(tablePrefix: string, table: TableDefinition): C
         : table.globalSecondaryIndexes.map((index) => ({
             IndexName: index.indexName,
             KeySchema: keySchema(index.partitionKey, index.sortKey),
-            Projection: { ProjectionType: 'ALL' },
+            Projection: projection(index.projection),
           })),
   };
 }

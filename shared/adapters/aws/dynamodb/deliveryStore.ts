@@ -1,11 +1,14 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryAttempt, DeliveryState, WebhookDelivery } from '../../../domain/webhookDelivery.js';
 import type { DeliveryStore } from '../../../ports/store.js';
+import { getItems } from './batchReads.js';
 import { ifConditionHolds } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
 import { getItem } from './itemReads.js';
 import { dataOf, withData } from './jsonData.js';
 import { collect, pageSizeFor, queryItems } from './pagedItems.js';
+import { pendingShardOf, pendingShards } from './pendingShards.js';
+import { byKey, queryShards, type ShardedQuery } from './shardedQueries.js';
 import { sortableKey } from './sortableKey.js';
 import type { Spiller } from './spill.js';
 import { BY_JOB_INDEX, OVERDUE_INDEX, PENDING_INDEX } from './tables.js';
@@ -17,9 +20,6 @@ import { BY_JOB_INDEX, OVERDUE_INDEX, PENDING_INDEX } from './tables.js';
  * own, kept exactly as signed (spilled to S3 when an output event carries a large output).
  */
 type FixedFields = Omit<WebhookDelivery, 'payload' | 'state' | 'attempts' | 'nextAttemptAt'>;
-
-/** The partition of the sparse pending index: every pending delivery is in it, no other. */
-const PENDING = 'pending';
 
 /**
  * A sort key attribute holds at most 1024 bytes: the URL in job_key is cut to 256 UTF-16 units
@@ -46,7 +46,9 @@ async function toItem(spill: Spiller, delivery: WebhookDelivery) {
     attempts,
     next_attempt_at: nextAttemptAt,
     ...payloadText.attributes,
-    ...(state === 'pending' ? { pending_partition: PENDING, pending_key: pendingKey(delivery), due_key: dueKey(nextAttemptAt, delivery.id) } : {}),
+    ...(state === 'pending'
+      ? { pending_shard: pendingShardOf(delivery.id), pending_key: pendingKey(delivery), due_key: dueKey(nextAttemptAt, delivery.id) }
+      : {}),
   };
   return { item: withData(attributes, fixed), spilledKey: payloadText.spilledKey };
 }
@@ -71,7 +73,15 @@ const byUrlThenSequence = (a: WebhookDelivery, b: WebhookDelivery) =>
 export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
   const TableName = context.tables.deliveries;
   const { spill } = context;
-  const toDeliveries = (items: Item[]) => Promise.all(items.map((item) => toDelivery(spill, item)));
+  /** The deliveries an index's keys point at, read whole, in the keys' order. */
+  const deliveriesOf = async (keys: Item[], stillPending = false) => {
+    const items = await getItems(context, TableName, keys, ['id']);
+    // A keys-only index may lag a move: a delivery that left pending is no longer in the backlog.
+    return Promise.all(items.filter((item) => !stillPending || item.state === 'pending').map((item) => toDelivery(spill, item)));
+  };
+  /** The backlog's keys in one pending index, every shard merged in its sort key's order. */
+  const pendingKeys = (IndexName: string, sortKey: string, query: Omit<ShardedQuery, 'TableName' | 'IndexName' | 'partitionKey'> = {}) =>
+    queryShards(context, { TableName, IndexName, partitionKey: { attribute: 'pending_shard', values: pendingShards() }, ...query }, byKey(sortKey));
   return {
     async create(delivery) {
       const { item, spilledKey } = await toItem(spill, delivery);
@@ -90,7 +100,7 @@ export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
       // the pending index keys, which takes the delivery out of those indexes; staying moves it
       // in the overdue index to its new due time.
       const stays = state === 'pending';
-      const keys = stays ? ', due_key = :due' : ' REMOVE pending_partition, pending_key, due_key';
+      const keys = stays ? ', due_key = :due' : ' REMOVE pending_shard, pending_key, due_key';
       const output = await ifConditionHolds(() =>
         context.client.send(
           new UpdateCommand({
@@ -119,26 +129,18 @@ export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
         KeyConditionExpression: 'job_id = :job',
         ExpressionAttributeValues: { ':job': jobId },
       });
-      return (await toDeliveries(await collect(items))).sort(byUrlThenSequence);
+      return (await deliveriesOf(await collect(items))).sort(byUrlThenSequence);
     },
     async listOverdue(dueBefore, limit) {
-      const items = queryItems(context, {
-        TableName,
-        IndexName: OVERDUE_INDEX,
-        KeyConditionExpression: 'pending_partition = :pending AND due_key < :before',
-        ExpressionAttributeValues: { ':pending': PENDING, ':before': sortableKey(dueBefore, '') },
+      const keys = pendingKeys(OVERDUE_INDEX, 'due_key', {
+        sortCondition: ' AND due_key < :before',
+        ExpressionAttributeValues: { ':before': sortableKey(dueBefore, '') },
         Limit: pageSizeFor({ limit }),
       });
-      return toDeliveries(await collect(items, { limit }));
+      return deliveriesOf(await collect(keys, { limit }), true);
     },
     async listPending() {
-      const items = queryItems(context, {
-        TableName,
-        IndexName: PENDING_INDEX,
-        KeyConditionExpression: 'pending_partition = :pending',
-        ExpressionAttributeValues: { ':pending': PENDING },
-      });
-      return toDeliveries(await collect(items));
+      return deliveriesOf(await collect(pendingKeys(PENDING_INDEX, 'pending_key')), true);
     },
   };
 }

@@ -1,26 +1,19 @@
-import { GetCommand, paginateQuery, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ChildJob, JobOutput, JobPatch, JobRecord, JobStatus, RestartEntry } from '../../../domain/job.js';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { JobOutput, JobPatch, JobRecord, JobStatus } from '../../../domain/job.js';
 import { cappedJobError } from '../../../domain/jobError.js';
-import type { ActiveJobCounts, JobFilter, JobStore, Page } from '../../../ports/store.js';
+import type { JobStore } from '../../../ports/store.js';
 import { ifConditionHolds, writeIf } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
 import { placeholders } from './expressionValues.js';
 import { getItem } from './itemReads.js';
+import { organizationShardOf, QUEUED_BASE, QUEUED_SHARDS, oldestFirst, toJob } from './jobItems.js';
+import { dynamoDbJobLists } from './jobLists.js';
 import { itemsForAnswer } from './outputReads.js';
 import { inlinedBySize, inputsPreview, jsonBytes, type ListedOutput } from '../../../domain/listPreview.js';
 import { spillableDataOf, withSpillableData } from './jsonData.js';
 import { collect, pageSizeFor, queryItems, scanItems } from './pagedItems.js';
-import { sortableKey, sortableRange } from './sortableKey.js';
+import { sortableKey } from './sortableKey.js';
 import { ERROR_SPILL_OVER_BYTES, spillAttributeOf, type SpillableText, type Spiller } from './spill.js';
-import {
-  ACTIVE_BY_ORGANIZATION_INDEX,
-  BY_FUNCTION_INDEX,
-  BY_ORGANIZATION_INDEX,
-  BY_PARENT_INDEX,
-  BY_VERSION_INDEX,
-  QUEUED_BY_VERSION_INDEX,
-  QUEUED_INDEX,
-} from './tables.js';
 
 /**
  * The fields a transition may change live in attributes of their own, so that a transition is
@@ -42,8 +35,6 @@ const PATCHABLE: Record<PatchField, string> = {
 };
 const PATCHABLE_FIELDS = Object.keys(PATCHABLE) as PatchField[];
 
-type FixedFields = Omit<JobRecord, PatchField | 'attempts'>;
-
 /**
  * Spill thresholds that keep an item within 400 KB: inputs, the rest of the record, the preview
  * (at most LIST_INLINE_BYTES of values) and the error (ERROR_SPILL_OVER_BYTES), together.
@@ -51,37 +42,10 @@ type FixedFields = Omit<JobRecord, PatchField | 'attempts'>;
 const INPUTS_SPILL_OVER_BYTES = 192 * 1024;
 const DATA_SPILL_OVER_BYTES = 64 * 1024;
 
-/** What a list reads of a job's item: everything but its inputs. */
-const LISTED_ATTRIBUTES = [
-  'data',
-  'data_spill',
-  'inputs_preview',
-  'status',
-  'started_at',
-  'completed_at',
-  'error',
-  'error_spill',
-  'run_id',
-  'restarts',
-  'attempts',
-];
-/** A query's projection of LISTED_ATTRIBUTES (`#status` among its names, for a filter to use). */
-const LISTED_PROJECTION = {
-  ProjectionExpression: LISTED_ATTRIBUTES.map((attribute) => `#${attribute}`).join(', '),
-  ExpressionAttributeNames: Object.fromEntries(LISTED_ATTRIBUTES.map((attribute) => [`#${attribute}`, attribute])),
-};
-
 const attributeValue = <K extends PatchField>(field: K, value: JobPatch[K]) => (field === 'restarts' ? JSON.stringify(value) : value);
 
-/** Shards of the queued index: pushes spread over this many index partitions. */
-const QUEUED_SHARDS = 8;
-
 /** A job's shard of the queued index, from its id (fixed for the job's life). */
-export function queuedShardOf(jobId: string): string {
-  let hash = 0;
-  for (let index = 0; index < jobId.length; index++) hash = (hash * 31 + jobId.charCodeAt(index)) >>> 0;
-  return `q${hash % QUEUED_SHARDS}`;
-}
+const queuedShardOf = (jobId: string) => QUEUED_SHARDS.of(QUEUED_BASE, jobId);
 
 /** The sparse attributes that put a queued job, and only a queued job, in the queued indexes. */
 const queuedAttributes = (job: Pick<JobRecord, 'id' | 'versionId'>): Item => ({ queued_version: job.versionId, queued_shard: queuedShardOf(job.id) });
@@ -98,6 +62,7 @@ async function toItem(spill: Spiller, job: JobRecord) {
     function_id: job.functionId,
     version_id: job.versionId,
     organization_id: job.organizationId,
+    organization_shard: organizationShardOf(job.organizationId, job.id),
     // An index key attribute may not be null: a job with no parent has none, and stays out of by_parent.
     ...(job.parentJobId === null ? {} : { parent_job_id: job.parentJobId }),
     created_key: sortableKey(job.createdAt, job.id),
@@ -111,32 +76,11 @@ async function toItem(spill: Spiller, job: JobRecord) {
     restarts: attributeValue('restarts', restarts),
     attempts,
     ...(status === 'queued' ? queuedAttributes(job) : {}),
-    ...(isActive(status) ? { active_organization: job.organizationId } : {}),
+    ...(isActive(status) ? { active_shard: organizationShardOf(job.organizationId, job.id) } : {}),
   };
   const item = await withSpillableData(spill, job.id, attributes, fixed, DATA_SPILL_OVER_BYTES);
   return { item: item.attributes, spilledKeys: [item.spilledKey, errorText.spilledKey, inputsText.spilledKey] };
 }
-
-const hasOwnInputs = (item: Item) => 'inputs' in item || spillAttributeOf('inputs') in item;
-
-/** The job of a full item; `inputs` read from their attribute (or, in an older item, from `data`). */
-const toJob = async (spill: Spiller, item: Item): Promise<JobRecord> => {
-  const job = await toListedJob(spill, item);
-  return hasOwnInputs(item) ? { ...job, inputs: JSON.parse(await spill.read(item, 'inputs')) as JobRecord['inputs'] } : job;
-};
-
-/** The job of an item as a list reads it (LISTED_ATTRIBUTES): inputs are their preview. */
-const toListedJob = async (spill: Spiller, item: Item): Promise<JobRecord> => ({
-  ...(await spillableDataOf<FixedFields>(spill, item)),
-  ...('inputs_preview' in item ? { inputs: JSON.parse(item.inputs_preview as string) as JobRecord['inputs'] } : {}),
-  status: item.status as JobStatus,
-  startedAt: item.started_at as number | null,
-  completedAt: item.completed_at as number | null,
-  error: await spill.read(item, 'error'),
-  runId: item.run_id as string | null,
-  restarts: JSON.parse(item.restarts as string) as RestartEntry[],
-  attempts: item.attempts as number,
-});
 
 /**
  * Every attribute is named through a placeholder: `status` is a reserved word. A patch's error
@@ -155,7 +99,7 @@ function transitionUpdate(id: string, from: readonly JobStatus[], patch: JobPatc
   const removed = [
     ...(error?.spilledKey === null ? [spillAttributeOf('error')] : []),
     ...(leavesQueued ? ['queued_version', 'queued_shard'] : []),
-    ...(endsActive ? ['active_organization'] : []),
+    ...(endsActive ? ['active_shard'] : []),
   ];
   if (error) Object.assign(set, { error: '' }, error.attributes);
   if (entersQueued) set.queued_shard = queuedShardOf(id);
@@ -163,7 +107,9 @@ function transitionUpdate(id: string, from: readonly JobStatus[], patch: JobPatc
   const statuses = placeholders('from', from);
   const sets = Object.keys(set).map((attribute, index) => `#${attribute} = ${values.names[index]}`);
   if (entersQueued) sets.push('queued_version = version_id');
-  if (becomesActive) sets.push('active_organization = organization_id');
+  // The job's organization shard, copied from its item; an item written before shards has
+  // none, and is kept under its organization's id (which no count reads) rather than refused.
+  if (becomesActive) sets.push('active_shard = if_not_exists(organization_shard, organization_id)');
   if (patch.countAttempt) sets.push('attempts = attempts + :one');
   const names = Object.fromEntries([...Object.keys(set), ...removed].map((attribute) => [`#${attribute}`, attribute]));
   const removal = removed.length > 0 ? ` REMOVE ${removed.map((attribute) => `#${attribute}`).join(', ')}` : '';
@@ -175,8 +121,6 @@ function transitionUpdate(id: string, from: readonly JobStatus[], patch: JobPatc
     ExpressionAttributeValues: { ...values.bound, ...statuses.bound, ...(patch.countAttempt ? { ':one': 1 } : {}) },
   };
 }
-
-const oldestFirst = (a: JobRecord, b: JobRecord) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** An output's item: its data's size and the output without its data (head) beside it, for lists. */
 const toOutputItem = (spill: Spiller, output: JobOutput) => {
@@ -190,37 +134,8 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
   const { spill } = context;
   const toJobs = (items: Item[]) => Promise.all(items.map((item) => toJob(spill, item)));
 
-  /**
-   * One index's jobs under `key`, newest first, of the filter's organization and status.
-   * The filters apply after DynamoDB reads a page, so pages are read until limit + offset jobs
-   * passed. The organization filter rarely drops a job of a function (or version): those pages
-   * are sized to the window; a status filter may drop most, so it reads full pages.
-   */
-  const newestFirst = async (IndexName: string, key: { attribute: string; value: string }, filter: JobFilter, page: Page) => {
-    const conditions: string[] = [];
-    const values: Item = { ':key': key.value };
-    if (key.attribute !== 'organization_id') {
-      conditions.push('organization_id = :organization');
-      values[':organization'] = filter.organizationId;
-    }
-    if (filter.status !== undefined) {
-      conditions.push('#status = :status');
-      values[':status'] = filter.status;
-    }
-    const items = queryItems(context, {
-      TableName,
-      IndexName,
-      KeyConditionExpression: `${key.attribute} = :key`,
-      FilterExpression: conditions.length > 0 ? conditions.join(' AND ') : undefined,
-      ExpressionAttributeValues: values,
-      ScanIndexForward: false,
-      Limit: filter.status === undefined ? pageSizeFor(page) : undefined,
-      ...LISTED_PROJECTION,
-    });
-    return Promise.all((await collect(items, page)).map((item) => toListedJob(spill, item)));
-  };
-
   return {
+    ...dynamoDbJobLists(context),
     async create(job) {
       const { item, spilledKeys } = await toItem(spill, job);
       // A duplicate id is refused (it throws), as a primary key would.
@@ -252,73 +167,6 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
       }
       return toJob(spill, output.Attributes);
     },
-    async listByFunction(functionId, filter, page) {
-      return newestFirst(BY_FUNCTION_INDEX, { attribute: 'function_id', value: functionId }, filter, page);
-    },
-    async listByVersion(versionId, filter, page) {
-      return newestFirst(BY_VERSION_INDEX, { attribute: 'version_id', value: versionId }, filter, page);
-    },
-    async listByOrganization(filter, page) {
-      return newestFirst(BY_ORGANIZATION_INDEX, { attribute: 'organization_id', value: filter.organizationId }, filter, page);
-    },
-    async countActive(organizationId) {
-      const counts: ActiveJobCounts = { queued: 0, processing: 0 };
-      for (const status of ['queued', 'processing'] as const) {
-        const pages = paginateQuery(
-          { client: context.client },
-          {
-            TableName,
-            IndexName: ACTIVE_BY_ORGANIZATION_INDEX,
-            KeyConditionExpression: 'active_organization = :organization',
-            FilterExpression: '#status = :status',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':organization': organizationId, ':status': status },
-            Select: 'COUNT',
-          },
-        );
-        for await (const page of pages) counts[status] += page.Count ?? 0;
-      }
-      return counts;
-    },
-    async listCreatedBetween(organizationId, from, to) {
-      if (to <= from) return [];
-      const range = sortableRange(BigInt(Math.max(0, Math.ceil(from))), BigInt(Math.ceil(to)) - 1n);
-      const items = queryItems(context, {
-        TableName,
-        IndexName: BY_ORGANIZATION_INDEX,
-        KeyConditionExpression: 'organization_id = :organization AND created_key BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':organization': organizationId, ':from': range.from, ':to': range.to },
-      });
-      return toJobs(await collect(items));
-    },
-    async listChildren(parentJobId) {
-      const items = queryItems(context, {
-        TableName,
-        IndexName: BY_PARENT_INDEX,
-        KeyConditionExpression: 'parent_job_id = :parent',
-        ExpressionAttributeValues: { ':parent': parentJobId },
-        ...LISTED_PROJECTION,
-      });
-      return Promise.all((await collect(items)).map((item) => toListedJob(spill, item)));
-    },
-    async listChildSummaries(parentJobId, limit) {
-      const items = queryItems(context, {
-        TableName,
-        IndexName: BY_PARENT_INDEX,
-        KeyConditionExpression: 'parent_job_id = :parent',
-        ExpressionAttributeValues: { ':parent': parentJobId },
-        // The record's fixed fields (data) name its function; the inputs and error are left out.
-        ProjectionExpression: 'id, #status, #data, #data_spill',
-        ExpressionAttributeNames: { '#status': 'status', '#data': 'data', '#data_spill': spillAttributeOf('data') },
-        Limit: pageSizeFor({ limit }),
-      });
-      return Promise.all(
-        (await collect(items, { limit })).map(async (item): Promise<ChildJob> => {
-          const { createdAt, ownerName, functionName } = await spillableDataOf<FixedFields>(spill, item);
-          return { id: item.id as string, status: item.status as JobStatus, createdAt, ownerName, functionName };
-        }),
-      );
-    },
     async listByStatus(statuses) {
       if (statuses.length === 0) return [];
       const wanted = placeholders('status', statuses);
@@ -331,32 +179,6 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
         ExpressionAttributeValues: wanted.bound,
       });
       return (await toJobs(await collect(items))).sort(oldestFirst);
-    },
-    async listQueuedByVersion(versionId) {
-      const items = queryItems(context, {
-        TableName,
-        IndexName: QUEUED_BY_VERSION_INDEX,
-        KeyConditionExpression: 'queued_version = :version',
-        ExpressionAttributeValues: { ':version': versionId },
-      });
-      return toJobs(await collect(items));
-    },
-    async listQueuedBefore(createdBefore, limit) {
-      // Each shard's oldest `limit`, merged: the oldest `limit` of all.
-      const shards = Array.from({ length: QUEUED_SHARDS }, (_, shard) => `q${shard}`);
-      const lists = await Promise.all(
-        shards.map(async (shard) => {
-          const items = queryItems(context, {
-            TableName,
-            IndexName: QUEUED_INDEX,
-            KeyConditionExpression: 'queued_shard = :shard AND created_key < :before',
-            ExpressionAttributeValues: { ':shard': shard, ':before': sortableKey(createdBefore, '') },
-            Limit: pageSizeFor({ limit }),
-          });
-          return toJobs(await collect(items, { limit }));
-        }),
-      );
-      return lists.flat().sort(oldestFirst).slice(0, Math.max(0, limit));
     },
     async appendOutput(output) {
       // A repeat of (job, index) fails the condition and is ignored: the first one stays.

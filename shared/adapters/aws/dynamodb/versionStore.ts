@@ -2,6 +2,7 @@ import { PutCommand, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-
 import type { BuildStatus } from '../../../domain/buildStatus.js';
 import type { ReplicaBounds, VersionPatch, VersionRecord } from '../../../domain/version.js';
 import type { VersionStore } from '../../../ports/store.js';
+import { getItems } from './batchReads.js';
 import { ifConditionHolds } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
 import { placeholders } from './expressionValues.js';
@@ -156,10 +157,16 @@ export function dynamoDbVersionStore(context: DynamoDbContext): VersionStore {
             KeyConditionExpression: `build_status = :status${before.condition ?? ''}`,
             ExpressionAttributeValues: { ':status': status, ...before.values },
           });
-          return (await collect(items)).map(toVersion);
+          return collect(items);
         }),
       );
-      return lists.flat().sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      // The index holds keys only: the versions are read whole, and kept while still in a wanted status.
+      const wanted = new Set<string>(statuses);
+      const found = await getItems(context, TableName, lists.flat(), ['id']);
+      return found
+        .filter((item) => wanted.has(item.build_status as string))
+        .map(toVersion)
+        .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
   };
 }
