@@ -30,7 +30,7 @@ export interface StartedExecution {
  * ends, moto's record is stopped, so it no longer reads RUNNING.
  */
 export class StepFunctionsEmulator {
-  private readonly definitions = new Map<string, StateMachineDefinition>();
+  private readonly machines = new Map<string, { definition: StateMachineDefinition; machine: StateMachine }>();
   private readonly running = new Map<string, () => void>();
 
   constructor(
@@ -39,22 +39,29 @@ export class StepFunctionsEmulator {
     private readonly lambdas: LambdaService,
     private readonly clients: AwsClients,
     private readonly onEvent: (message: string) => void,
+    /** Told of each state transition (a state entered, or retried), as Step Functions bills them. */
+    private readonly onTransition: () => void = () => undefined,
   ) {
     for (const { stack, logicalId, resource } of assembly.ofType('AWS::StepFunctions::StateMachine')) {
       const arn = String(resolve(stack, { Ref: logicalId }));
-      this.definitions.set(arn, JSON.parse(String(resolve(stack, resource.Properties?.DefinitionString))) as StateMachineDefinition);
+      const definition = JSON.parse(String(resolve(stack, resource.Properties?.DefinitionString))) as StateMachineDefinition;
+      // Validated once (it takes about a second): an execution starts as soon as StartExecution answers.
+      this.machines.set(arn, { definition, machine: new StateMachine(definition, { validationOptions: { checkArn: false } }) });
     }
   }
 
   start(execution: StartedExecution): void {
-    const definition = this.definitions.get(execution.stateMachineArn);
-    if (!definition || this.running.has(execution.executionArn)) return;
-    const machine = new StateMachine(definition, { validationOptions: { checkArn: false } });
+    const known = this.machines.get(execution.stateMachineArn);
+    if (!known || this.running.has(execution.executionArn)) return;
+    const { definition, machine } = known;
     const run = machine.run(JSON.parse(execution.input || '{}'), {
       overrides: { taskResourceLocalHandlers: this.lambdaTasks(definition) },
       noThrowOnAbort: true,
     });
     this.running.set(execution.executionArn, run.abort);
+    void (async () => {
+      for await (const event of run.eventLogs) if (event.type === 'StateEntered' || event.type === 'StateRetried') this.onTransition();
+    })().catch(() => undefined);
     void run.result
       .then(
         () => undefined,

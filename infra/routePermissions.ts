@@ -134,7 +134,10 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   revokeApiKey: { tables: { apiKeys: 'readWrite' } },
 };
 
-/** The roles that serve no route. */
+/**
+ * The roles that serve no route. Those that end jobs make their webhooks' first attempts
+ * themselves (inlineFirstAttempt.ts), signed with the organization's secret: organizations read.
+ */
 export const ROLE_PERMISSIONS = {
   /**
    * The webhook state machine's Deliver step: one signed attempt, recorded on the delivery (a
@@ -147,7 +150,7 @@ export const ROLE_PERMISSIONS = {
    * version: its queue, task definition, ECS service and Application Auto Scaling.
    */
   buildEvents: {
-    tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite', logs: 'readWrite' },
+    tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite', logs: 'readWrite', organizations: 'read' },
     queues: ['create', 'send'],
     startDeliveries: true,
     readBuildLogs: true,
@@ -158,7 +161,7 @@ export const ROLE_PERMISSIONS = {
    * several in a row, ends it in error, stops its tasks and ends its queued jobs (with their webhooks).
    */
   taskEvents: {
-    tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite', logs: 'readWrite' },
+    tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite', logs: 'readWrite', organizations: 'read' },
     startDeliveries: true,
     ecs: ['stop'],
   },
@@ -169,7 +172,7 @@ export const ROLE_PERMISSIONS = {
    * job never started, so no usage is recorded and no queue is touched.
    */
   sweeper: {
-    tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite' },
+    tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite', organizations: 'read' },
     startBuilds: true,
     startDeliveries: true,
     describeDeliveries: true,

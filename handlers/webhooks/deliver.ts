@@ -1,5 +1,7 @@
+import { secondsUntilDue } from '../../shared/adapters/aws/stepFunctionsScheduler.js';
 import { holdSeconds } from '../../shared/domain/deliveryOrder.js';
 import type { WebhookDelivery } from '../../shared/domain/webhookDelivery.js';
+import type { WebhookDeliverer } from '../../shared/services/webhookDeliverer.js';
 import { awsApp } from '../lambdaApp.js';
 
 export interface DeliverInput {
@@ -34,19 +36,21 @@ function describeFailure(failure: NonNullable<DeliverInput['failure']>): string 
 
 const answer = (after: WebhookDelivery | null, now: number): DeliverOutput => {
   if (!after) return { state: 'failed', waitSeconds: 0, attempted: 1, held: 0 };
-  const waitSeconds = after.state === 'pending' ? Math.max(1, Math.ceil((after.nextAttemptAt - now) / 1e6)) : 0;
-  return { state: after.state, waitSeconds, attempted: 1, held: 0 };
+  return { state: after.state, waitSeconds: after.state === 'pending' ? secondsUntilDue(after, now) : 0, attempted: 1, held: 0 };
 };
 
 /**
  * One step of a webhook delivery, for the Step Functions loop (Deliver -> Count -> Choice ->
- * Wait -> Deliver): one signed attempt; or, while an earlier delivery of the same job to the
- * same URL is still pending, no attempt but a wait (so a receiver gets start, outputs and
- * complete in order); or, after a failed Deliver step, that failure recorded as an attempt.
+ * Wait -> Deliver), which a delivery enters only after its first attempt (made inline, by
+ * shared/adapters/aws/inlineFirstAttempt.ts) left it pending, or while it was held: one signed
+ * attempt; or, while an earlier delivery of the same job to the same URL is still pending, no
+ * attempt but a wait (so a receiver gets start, outputs and complete in order); or, after a
+ * failed Deliver step, that failure recorded as an attempt.
  */
-export async function handler(input: DeliverInput): Promise<DeliverOutput> {
-  const { services } = awsApp();
-  const deliverer = services.webhookDeliverer;
+export async function deliverStep(
+  deliverer: Pick<WebhookDeliverer, 'attempt' | 'current' | 'deliveryAhead' | 'recordFailure'>,
+  input: DeliverInput,
+): Promise<DeliverOutput> {
   const { deliveryId } = input;
   if (input.failure) {
     const after = (await deliverer.recordFailure(deliveryId, describeFailure(input.failure))) ?? (await deliverer.current(deliveryId));
@@ -56,4 +60,8 @@ export async function handler(input: DeliverInput): Promise<DeliverOutput> {
   if (ahead) return { state: 'pending', waitSeconds: holdSeconds(ahead, Date.now() * 1000), attempted: 0, held: 1 };
   const after = (await deliverer.attempt(deliveryId)) ?? (await deliverer.current(deliveryId));
   return answer(after, Date.now() * 1000);
+}
+
+export function handler(input: DeliverInput): Promise<DeliverOutput> {
+  return deliverStep(awsApp().services.webhookDeliverer, input);
 }

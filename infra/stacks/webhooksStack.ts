@@ -31,14 +31,19 @@ export interface WebhooksStackProps extends StackProps {
 }
 
 /**
- * Webhook retries: one execution per delivery (named `<delivery id>-<attempts>`, started by the
- * service's Step Functions scheduler with `{ deliveryId }`):
+ * Webhook retries: one execution per delivery that its first attempt (made inline by the code
+ * that made the job's move, shared/adapters/aws/inlineFirstAttempt.ts) did not end, or that was
+ * held behind an earlier one. Named `<delivery id>-<attempts>`, started with `{ deliveryId,
+ * waitSeconds }` (the retry's delay, or the hold), or `{ deliveryId }` alone by the sweeper:
  *
- *   Start -> Deliver -> Count -> Choice: pending, under both bounds -> Wait -> Deliver
- *               |                          pending past a bound -> Fail (see below)
- *               | (Lambda error)           delivered or failed -> Succeed
- *               v
- *            Record failure -> Count       (its own error -> Fail, with that error as the cause)
+ *   Wait first? -- waitSeconds > 0 --> Start after a wait -> Wait -> Deliver
+ *        `------- otherwise --------> Start -> Deliver
+ *
+ *   Deliver -> Count -> Choice: pending, under both bounds -> Wait -> Deliver
+ *      |                        pending past a bound -> Fail (see below)
+ *      | (Lambda error)         delivered or failed -> Succeed
+ *      v
+ *   Record failure -> Count     (its own error -> Fail, with that error as the cause)
  *
  * Deliver is the deliver Lambda (handlers/webhooks/deliver.ts) answering `{ state, waitSeconds,
  * attempted, held }`: one signed attempt, recorded on the delivery; or, while an earlier
@@ -66,7 +71,9 @@ export class WebhooksStack extends Stack {
       permissions: ROLE_PERMISSIONS.deliver,
     });
 
-    const start = new Pass(this, 'Start', { parameters: { deliveryId: JsonPath.stringAt('$.deliveryId'), steps: 0, holds: 0 } });
+    const counters = { deliveryId: JsonPath.stringAt('$.deliveryId'), steps: 0, holds: 0 };
+    const start = new Pass(this, 'Start', { parameters: counters });
+    const startAfterWait = new Pass(this, 'Start after a wait', { parameters: { ...counters, waitSeconds: JsonPath.numberAt('$.waitSeconds') } });
     const deliver = new LambdaInvoke(this, 'Deliver attempt', {
       stateName: 'Deliver',
       lambdaFunction: this.deliverFunction,
@@ -109,11 +116,17 @@ export class WebhooksStack extends Stack {
     );
     const route = new Choice(this, 'Pending?').when(underBounds, wait.next(deliver)).when(pending, exhausted).otherwise(done);
     recordFailure.next(count);
+    deliver.next(count).next(route);
+    // Rules are tried in order: a comparison on a field the input lacks would fail the execution.
+    const first = new Choice(this, 'Wait first?')
+      .when(Condition.not(Condition.isPresent('$.waitSeconds')), start.next(deliver))
+      .when(Condition.numberGreaterThan('$.waitSeconds', 0), startAfterWait.next(wait))
+      .otherwise(start);
 
     this.stateMachine = new StateMachine(this, 'Deliveries', {
       stateMachineName: props.names.stateMachine,
       stateMachineType: StateMachineType.STANDARD,
-      definitionBody: DefinitionBody.fromChainable(start.next(deliver).next(count).next(route)),
+      definitionBody: DefinitionBody.fromChainable(first),
       // Ten attempts with doubling waits, and holds behind earlier deliveries, end well within
       // this; it only stops a runaway execution.
       timeout: Duration.days(7),

@@ -11,7 +11,7 @@ import type { SendResult, WebhookSender } from '../ports/webhookSender.js';
  */
 export function createHttpWebhookSender(options: { allowed: readonly RestrictedKind[]; timeoutMs: number }): WebhookSender {
   const lookup = checkedLookup(options.allowed);
-  return ({ url, body, headers }) =>
+  return ({ url, body, headers, timeoutMs = options.timeoutMs }) =>
     new Promise<SendResult>((resolve) => {
       const target = new URL(url);
       const literal = literalAddressRefusal(target, options.allowed);
@@ -19,7 +19,7 @@ export function createHttpWebhookSender(options: { allowed: readonly RestrictedK
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
       const request = send(
         target,
-        { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, timeout: options.timeoutMs },
+        { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, timeout: timeoutMs },
         (response) => {
           response.resume(); // the answer's body is not read, only its status
           response.on('end', () =>
@@ -28,7 +28,7 @@ export function createHttpWebhookSender(options: { allowed: readonly RestrictedK
           response.on('error', () => resolve({ status: response.statusCode ?? null, error: 'the answer was cut off', permanent: false }));
         },
       );
-      request.on('timeout', () => request.destroy(new Error(`no answer within ${options.timeoutMs / 1000} s`)));
+      request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
       request.on('error', (error) => resolve({ status: null, error: error.message, permanent: error instanceof RefusedAddress }));
       request.end(body);
     });

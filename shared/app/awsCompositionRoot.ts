@@ -15,6 +15,7 @@ import { createS3Spill } from '../adapters/aws/s3Spill.js';
 import { dynamoDbJobLeases } from '../adapters/aws/dynamodb/jobLeases.js';
 import { createQueueUrlResolver, createSqsJobQueue } from '../adapters/aws/sqsJobQueue.js';
 import { createStepFunctionsScheduler } from '../adapters/aws/stepFunctionsScheduler.js';
+import { createInlineFirstAttemptScheduler, FIRST_ATTEMPT_TIMEOUT_MS } from '../adapters/aws/inlineFirstAttempt.js';
 import { dnsResolver } from '../adapters/dnsResolver.js';
 import { createHttpWebhookSender } from '../adapters/httpWebhookSender.js';
 import { createSystemClock } from '../adapters/systemClock.js';
@@ -88,6 +89,10 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
       SLUICE_BUCKET: aws.bucket,
       SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn,
       SLUICE_PUBLIC_URL: aws.publicUrl,
+      // A worker makes the first attempt of its jobs' webhooks: by the same rules as the deliver Lambda.
+      SLUICE_WEBHOOK_ALLOW: config.webhookAllow.join(','),
+      SLUICE_WEBHOOK_RETRY_BASE_MS: String(config.webhookRetryBaseMs),
+      SLUICE_WEBHOOK_TIMEOUT_S: String(config.webhookTimeoutMs / 1000),
       SLUICE_MAX_OUTPUT_MB: String(config.maxOutputBytes / 1024 / 1024),
     },
   });
@@ -111,12 +116,13 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     logFeed: unpublishedLogs,
     streamPollMs: 1000,
     compute: () => compute,
-    deliveryScheduler: () =>
-      createStepFunctionsScheduler({
-        client: new SFNClient({ region: aws.region }),
-        stateMachineArn: aws.stateMachineArn,
-        onError: (error, deliveryId) => logger.error({ err: error, deliveryId }, 'could not start a webhook delivery; it stays pending for the sweeper'),
-      }),
+    deliveryScheduler: (attempts) => {
+      const onError = (error: unknown, deliveryId: string) =>
+        logger.error({ err: error, deliveryId }, 'could not attempt or start a webhook delivery; it stays pending for the sweeper');
+      const runs = createStepFunctionsScheduler({ client: new SFNClient({ region: aws.region }), stateMachineArn: aws.stateMachineArn, onError });
+      const timeoutMs = Math.min(FIRST_ATTEMPT_TIMEOUT_MS, config.webhookTimeoutMs);
+      return createInlineFirstAttemptScheduler({ runs, attempts, clock, timeoutMs, onError });
+    },
     webhookSender: createHttpWebhookSender({ allowed: config.webhookAllow, timeoutMs: config.webhookTimeoutMs }),
     resolveHost: dnsResolver,
     defaultPythonVersion: DEFAULT_PYTHON_VERSION,

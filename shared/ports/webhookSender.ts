@@ -7,4 +7,4 @@ export interface SendResult {
 }
 
 /** POSTs a signed delivery: node's HTTP client in both modes. */
-export type WebhookSender = (request: { url: string; body: string; headers: Record<string, string> }) => Promise<SendResult>;
+export type WebhookSender = (request: { url: string; body: string; headers: Record<string, string>; timeoutMs?: number }) => Promise<SendResult>;

@@ -35,7 +35,7 @@ export class WebhookDeliverer implements DeliveryAttempts {
   }
 
   /** The delivery after the attempt; null when it was no longer pending. */
-  async attempt(deliveryId: string): Promise<WebhookDelivery | null> {
+  async attempt(deliveryId: string, timeoutMs?: number): Promise<WebhookDelivery | null> {
     const delivery = await this.store.deliveries.get(deliveryId);
     if (!delivery || delivery.state !== 'pending') return null;
     const secret = await this.secrets.secretOf(delivery.organizationId);
@@ -45,6 +45,7 @@ export class WebhookDeliverer implements DeliveryAttempts {
     const result = await this.send({
       url: delivery.url,
       body,
+      timeoutMs,
       headers: {
         'content-type': 'application/json',
         'user-agent': 'Sluice-Webhooks/1',

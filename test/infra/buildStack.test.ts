@@ -177,6 +177,8 @@ describe('BuildStack', () => {
         ]),
       );
       expect(tablesNamed(statements, 'dynamodb:PutItem')).toEqual(new Set(['versions', 'jobs', 'webhook_deliveries', 'logs']));
+      // Its jobs' webhooks' first attempts are signed with their organization's secret.
+      expect(tablesNamed(statements, 'dynamodb:GetItem')).toContain('organizations');
     });
 
     it('lets the build-event Lambda pass the two worker task roles to ECS tasks, and no other role', () => {
@@ -234,7 +236,8 @@ describe('the sweeper', () => {
     const [id] = onlyFunctionWithHandler(template, 'sweep.handler');
     const statements = functionStatements(template, id);
     expect(tablesNamed(statements, 'dynamodb:UpdateItem')).toEqual(new Set(['versions', 'jobs', 'webhook_deliveries']));
-    expect(tablesNamed(statements, 'dynamodb:Query')).toEqual(new Set(['versions', 'jobs', 'job_outputs', 'webhook_deliveries']));
+    // organizations: the signing secret of the first attempts of the webhooks of the jobs it ends.
+    expect(tablesNamed(statements, 'dynamodb:Query')).toEqual(new Set(['versions', 'jobs', 'job_outputs', 'webhook_deliveries', 'organizations']));
     expect(JSON.stringify(statementWith(statements, 'codebuild:StartBuild')?.Resource)).toContain(`:project/${PREFIX}image-build`);
     expect(JSON.stringify(statementWith(statements, 'states:StartExecution')?.Resource)).toContain(`:stateMachine:${PREFIX}webhook-deliveries`);
     expect(JSON.stringify(statementWith(statements, 'states:DescribeExecution')?.Resource)).toContain(`:execution:${PREFIX}webhook-deliveries:*`);

@@ -32,7 +32,10 @@ interface AslRule {
   Variable?: string;
   StringEquals?: string;
   NumericLessThan?: number;
+  NumericGreaterThan?: number;
+  IsPresent?: boolean;
   And?: AslRule[];
+  Not?: AslRule;
   Next?: string;
 }
 interface AslDefinition {
@@ -77,14 +80,21 @@ function parameters(template: Record<string, unknown>, data: any): Record<string
 
 function matches(rule: AslRule, data: any): boolean {
   if (rule.And) return rule.And.every((inner) => matches(inner, data));
+  if (rule.Not) return !matches(rule.Not, data);
   const value = read(data, rule.Variable as string);
+  if (rule.IsPresent !== undefined) return (value !== undefined) === rule.IsPresent;
+  // As Step Functions does: comparing a field the input lacks fails the execution.
+  if (value === undefined) throw new Error(`${rule.Variable} is not in the input`);
   if (rule.StringEquals !== undefined) return value === rule.StringEquals;
   if (rule.NumericLessThan !== undefined) return typeof value === 'number' && value < rule.NumericLessThan;
+  if (rule.NumericGreaterThan !== undefined) return typeof value === 'number' && value > rule.NumericGreaterThan;
   throw new Error(`unsupported rule ${JSON.stringify(rule)}`);
 }
 
 interface Run {
   end: 'Succeed' | 'Fail';
+  /** The states entered, in order: each is one state transition, as Standard workflows are billed. */
+  entered: string[];
   invocations: { deliveryId: string; failure?: unknown }[];
   waits: number[];
   /** A Fail state's error and cause. */
@@ -106,9 +116,11 @@ const lambdaError = (message: string) => ({ Error: 'Error', Cause: JSON.stringif
 function run(input: unknown, answers: (invocation: number, payload: { deliveryId: string; failure?: unknown }) => DeliverOutput): Run {
   const invocations: { deliveryId: string; failure?: unknown }[] = [];
   const waits: number[] = [];
+  const entered: string[] = [];
   let data: any = input;
   let name: string | undefined = definition.StartAt;
-  for (let transitions = 0; transitions < 20_000 && name; transitions++) {
+  while (entered.length < 20_000 && name) {
+    entered.push(name);
     const state = definition.States[name] as AslState;
     switch (state.Type) {
       case 'Pass':
@@ -141,10 +153,11 @@ function run(input: unknown, answers: (invocation: number, payload: { deliveryId
         waits.push(read(data, state.SecondsPath as string) as number);
         break;
       case 'Succeed':
-        return { end: 'Succeed', invocations, waits };
+        return { end: 'Succeed', entered, invocations, waits };
       case 'Fail':
         return {
           end: 'Fail',
+          entered,
           invocations,
           waits,
           error: state.ErrorPath ? read(data, state.ErrorPath) : state.Error,
@@ -173,12 +186,36 @@ describe('WebhooksStack', () => {
 
   it('ends after one Deliver step once the delivery is delivered', () => {
     const result = run({ deliveryId: 'd1' }, () => attempt('delivered'));
-    expect(result).toEqual({ end: 'Succeed', invocations: [{ deliveryId: 'd1' }], waits: [] });
+    expect(result).toMatchObject({ end: 'Succeed', invocations: [{ deliveryId: 'd1' }], waits: [] });
   });
 
   it('waits the seconds Deliver asks for between attempts, passing the delivery id each time', () => {
     const result = run({ deliveryId: 'd2' }, (n) => (n < 3 ? attempt('pending', n * 7) : attempt('failed')));
-    expect(result).toEqual({ end: 'Succeed', invocations: [{ deliveryId: 'd2' }, { deliveryId: 'd2' }, { deliveryId: 'd2' }], waits: [7, 14] });
+    expect(result).toMatchObject({ end: 'Succeed', invocations: [{ deliveryId: 'd2' }, { deliveryId: 'd2' }, { deliveryId: 'd2' }], waits: [7, 14] });
+  });
+
+  it('waits the seconds it was started with before its first step (a retry after the inline first attempt, or a hold)', () => {
+    const result = run({ deliveryId: 'd10', waitSeconds: 4 }, () => attempt('delivered'));
+    expect(result).toMatchObject({ end: 'Succeed', invocations: [{ deliveryId: 'd10' }], waits: [4] });
+    expect(result.entered.slice(0, 4)).toEqual(['Wait first?', 'Start after a wait', 'Wait', 'Deliver']);
+  });
+
+  it('attempts at once when started without a wait (the sweeper restarting an overdue delivery)', () => {
+    for (const input of [{ deliveryId: 'd11' }, { deliveryId: 'd11', waitSeconds: 0 }]) {
+      const result = run(input, () => attempt('delivered'));
+      expect(result).toMatchObject({ end: 'Succeed', invocations: [{ deliveryId: 'd11' }], waits: [] });
+      expect(result.entered.slice(0, 3)).toEqual(['Wait first?', 'Start', 'Deliver']);
+    }
+  });
+
+  it('bills few state transitions: 7 for a retry that delivers, 39 for a dead receiver’s nine retries, 6 for a sweeper restart', () => {
+    const retried = run({ deliveryId: 'd12', waitSeconds: 1 }, () => attempt('delivered'));
+    expect(retried.entered).toHaveLength(7);
+    const dead = run({ deliveryId: 'd12', waitSeconds: 1 }, (n) => (n < MAX_DELIVERY_ATTEMPTS - 1 ? attempt('pending', 2 ** n) : attempt('failed')));
+    expect(dead.invocations).toHaveLength(MAX_DELIVERY_ATTEMPTS - 1);
+    expect(dead.waits).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256]);
+    expect(dead.entered).toHaveLength(39);
+    expect(run({ deliveryId: 'd12' }, () => attempt('delivered')).entered).toHaveLength(6);
   });
 
   it(`never makes more than ${MAX_DELIVERY_ATTEMPTS} attempts, even if the Lambda kept answering pending`, () => {

@@ -30,6 +30,15 @@ describe('createStepFunctionsScheduler', () => {
     expect(onError).not.toHaveBeenCalled();
   });
 
+  it('starts a run that first waits with the seconds in its input, so a retry or a hold waits in Step Functions', async () => {
+    sfn.on(StartExecutionCommand).resolves({ executionArn: `${stateMachineArn}:execution`, startDate: new Date() });
+    const delivery = aDelivery({ attempts: [anAttempt] });
+    expect(await createStepFunctionsScheduler({ client, stateMachineArn, onError: vi.fn() }).start(delivery, 3)).toBe(true);
+    expect(sfn.commandCalls(StartExecutionCommand).map((call) => call.args[0].input)).toEqual([
+      { stateMachineArn, name: `${delivery.id}-1`, input: JSON.stringify({ deliveryId: delivery.id, waitSeconds: 3 }) },
+    ]);
+  });
+
   it('resolves only once StartExecution has answered', async () => {
     const events: string[] = [];
     sfn.on(StartExecutionCommand).callsFake(async () => {
