@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { openBullmq } from './bullmqTarget.js';
 import { benchReads } from './reads.js';
+import { benchAwsSection } from './awsSection.js';
 import { openSluice } from './sluiceTarget.js';
 import type { Figures } from './stats.js';
 import { benchWorkloads } from './workloads.js';
@@ -15,7 +16,8 @@ const PER_ROUND = Math.ceil(TOTAL / ROUNDS);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const IN_FLIGHT = 32;
 const REPLICAS = 2;
-// Sections to run: `queue` (Sluice vs BullMQ on no-op jobs), `workloads` (the examples that install packages).
+// Sections to run: `queue` (Sluice vs BullMQ on no-op jobs), `workloads` (the examples that install
+// packages), `aws` (the AWS mode's cost model, on npm run aws:local: bench/awsSection.ts).
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'queue,workloads').split(','));
 /** The fairness run's backlog, which is also the service's queue bound (SLUICE_MAX_QUEUED_PER_VERSION): large enough that its drain lasts about a second. */
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 5000);
@@ -173,6 +175,8 @@ if (SECTIONS.has('workloads')) {
     );
   }
 }
+
+if (SECTIONS.has('aws')) await benchAwsSection((line) => process.stdout.write(`${line}\n`));
 
 // The reads at a million jobs take minutes to grow: on request only.
 if (process.env.BENCH_READS === '1') await benchReads();

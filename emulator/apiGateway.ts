@@ -78,6 +78,8 @@ export function startHttpFront(
   port: number,
   host: string,
   cors: CorsPolicy | null = null,
+  /** Told of every request received, as API Gateway meters them. */
+  onRequest: () => void = () => undefined,
 ): Promise<{ server: Server; url: string }> {
   const matcher = Array.isArray(routes) ? new RouteMatcher(routes) : null;
   const single = Array.isArray(routes) ? null : routes.functionName;
@@ -90,6 +92,7 @@ export function startHttpFront(
   server.requestTimeout = 0;
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    onRequest();
     if (cors) {
       const origin = request.headers.origin;
       if (request.method === 'OPTIONS') {

@@ -13,6 +13,7 @@ import { startAwsProxy, type ObservedCall } from './awsProxy.js';
 import { synthesize } from './cloudAssembly.js';
 import { CodeBuildEmulator } from './codeBuild.js';
 import { startDynalite } from './dynalite.js';
+import { startDynamoDbFront } from './dynamoDbFront.js';
 import { EcsEmulator } from './ecs.js';
 import { EventBridge } from './eventBridge.js';
 import { freePort } from './freePort.js';
@@ -25,6 +26,7 @@ import { provision } from './provision.js';
 import { SqsVisibilityCap } from './sqsVisibilityCap.js';
 import type { SqsMetricTimes } from './sqsMetrics.js';
 import { StepFunctionsEmulator } from './stepFunctions.js';
+import { UsageMeter, type Usage } from './usageMeter.js';
 import type { WaiterConcurrency } from '../infra/waiterConcurrency.js';
 
 export interface AwsLocalOptions {
@@ -66,6 +68,8 @@ export interface AwsLocal {
   ecs: EcsEmulator;
   /** The emulated services' own clients (straight to moto and dynalite), to look at what the deployment did. */
   clients: AwsClients;
+  /** What the deployment had AWS do since it started, in AWS's billing units (emulator/usageMeter.ts). */
+  usage(): Usage;
   close(): Promise<void>;
 }
 
@@ -79,6 +83,7 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
   const dataDir = resolvePath(options.dataDir);
   const logDir = join(dataDir, 'logs');
   mkdirSync(logDir, { recursive: true });
+  const meter = new UsageMeter(logDir);
   const cleanups: (() => Promise<void> | void)[] = [];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
@@ -88,6 +93,11 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     cleanups.push(() => moto.close());
     const dynalite = await startDynalite();
     cleanups.push(() => dynalite.close());
+    const dynamoDbFront = await startDynamoDbFront(dynalite.endpoint, {
+      request: (operation) => meter.request('dynamodb', operation),
+      capacity: (kind, units) => meter.capacity(kind, units),
+    });
+    cleanups.push(() => dynamoDbFront.close());
     const clients = awsClients(moto.endpoint, dynalite.endpoint);
 
     let observe: (call: ObservedCall) => void = () => undefined;
@@ -99,15 +109,17 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
         observe(call);
       },
       (target, request) => visibilityCap.refuse(target, request),
+      ({ service, operation }) => meter.request(service, operation),
     );
     cleanups.push(() => proxy.close());
-    const environment = awsEnvironment(proxy.endpoint, dynalite.endpoint);
+    const environment = awsEnvironment(proxy.endpoint, dynamoDbFront.endpoint);
 
     const assembly = synthesize(join(dataDir, 'cdk.out'), options.prefix, { waiterConcurrency: options.waiterConcurrency });
     const lambdas = new LambdaService(
       { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...environment, SLUICE_LOG_LEVEL: 'info', ...options.lambdaEnvironment },
       (name) => join(logDir, `lambda-${name}.log`),
       options.lambdaConcurrency,
+      (spec, durationMs) => meter.invocation(spec.name, spec.memoryMb, durationMs),
     );
     cleanups.push(() => lambdas.close());
 
@@ -126,7 +138,7 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
       },
     });
     const functionUrl = assembly.ofType('AWS::Lambda::Url')[0];
-    const api = await startHttpFront(lambdas, apiRoutes(assembly, resolve), options.port, options.host, apiCors(assembly));
+    const api = await startHttpFront(lambdas, apiRoutes(assembly, resolve), options.port, options.host, apiCors(assembly), () => meter.apiRequest());
     cleanups.push(
       () =>
         new Promise<void>((done) => {
@@ -166,7 +178,7 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
       onEvent: options.onEvent,
     });
     cleanups.push(() => codeBuild.idle());
-    const stepFunctions = new StepFunctionsEmulator(assembly, resolve, lambdas, clients, options.onEvent);
+    const stepFunctions = new StepFunctionsEmulator(assembly, resolve, lambdas, clients, options.onEvent, () => meter.stateTransition());
     cleanups.push(() => stepFunctions.stop());
     const cluster = String(resolve(assembly.ofType('AWS::ECS::Cluster')[0]?.stack ?? '', { Ref: assembly.ofType('AWS::ECS::Cluster')[0]?.logicalId ?? '' }));
     const ecs = new EcsEmulator({
@@ -236,7 +248,7 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
       announceRunningEmulation(dataDir, { dynamoDbEndpoint: dynalite.endpoint, tablePrefix: options.prefix, region: EMULATED_REGION, pid: process.pid }),
     );
 
-    return { url: api.url, awaitUrl, bootstrapKey, ecs, clients, close };
+    return { url: api.url, awaitUrl, bootstrapKey, ecs, clients, usage: () => meter.usage(), close };
   } catch (error) {
     await close();
     throw error;

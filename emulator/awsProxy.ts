@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { nameRequest, type NamedRequest } from './awsRequest.js';
 
 /** A call the product made to an AWS API, and moto's answer. */
 export interface ObservedCall {
@@ -27,11 +28,13 @@ export type CallRefuser = (target: string, request: unknown) => RefusedCall | nu
  * operations that set AWS's own machinery going (StartBuild, StartExecution, UpdateService)
  * are shown to the emulation once moto has answered them, which is when AWS would start work.
  * A call past a limit AWS enforces and moto does not is refused here, as AWS refuses it.
+ * Every request, whatever its protocol, is named to `count` (awsRequest.ts) as it arrives.
  */
 export function startAwsProxy(
   motoEndpoint: string,
   observe: CallObserver,
   refuse: CallRefuser = () => null,
+  count: (request: NamedRequest) => void = () => undefined,
 ): Promise<{ endpoint: string; close(): Promise<void> }> {
   const target = new URL(motoEndpoint);
   const server = createServer((incoming, outgoing) => {
@@ -39,6 +42,7 @@ export function startAwsProxy(
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
       const body = Buffer.concat(chunks);
+      count(nameRequest(incoming.method ?? 'GET', incoming.url ?? '/', incoming.headers, body));
       const operation = incoming.headers['x-amz-target'];
       const refused = typeof operation === 'string' ? refuse(operation, parse(body)) : null;
       if (refused) {
@@ -47,7 +51,9 @@ export function startAwsProxy(
         return void outgoing.end(answer);
       }
       const forward = httpRequest(
-        { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: target.host } },
+        // The client's Host is kept: moto builds queue URLs from it, and the SDK sends an SQS call
+        // to its QueueUrl's host, so a queue URL naming moto would take the product's SQS calls past this seam.
+        { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
         (answer: IncomingMessage) => {
           const answerChunks: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));

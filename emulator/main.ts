@@ -1,4 +1,6 @@
 // `npm run aws:local`: the AWS composition on this machine, against moto and dynalite.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { keyLines, tryItLines } from '../cli/banner.js';
 import { CliError } from '../cli/client.js';
@@ -31,6 +33,8 @@ const stop = (signal: NodeJS.Signals) => {
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
+// `kill -USR2 <pid>`: the AWS usage counted so far (emulator/usageMeter.ts), as usage.json in the data folder.
+process.on('SIGUSR2', () => writeFileSync(join(settings.dataDir, 'usage.json'), `${JSON.stringify(running.usage(), null, 2)}\n`));
 const { url, awaitUrl, bootstrapKey } = emulation;
 keyLines(url, settings.dataDir, bootstrapKey).forEach(print);
 print(`Await up to 10 minutes through the function URL: ${awaitUrl}v2/jobs/JOB_ID/await`);

@@ -74,6 +74,8 @@ export class LambdaService {
     private readonly logFile: (functionName: string) => string,
     /** The account's quota "Lambda concurrent executions"; the emulation sets it low to reach it in seconds. */
     accountConcurrency: number = DEFAULT_ACCOUNT_CONCURRENCY,
+    /** Told of each invocation that ran (a cold start's init included, as Lambda bills it), throttled ones not. */
+    private readonly onInvoked: (spec: LambdaFunctionSpec, durationMs: number) => void = () => undefined,
   ) {
     this.concurrency = new ConcurrencyPool(accountConcurrency);
     this.reaper = setInterval(() => this.reap(), 30_000);
@@ -107,10 +109,12 @@ export class LambdaService {
       const reason = spec.reservedConcurrency === undefined ? 'ConcurrentInvocationLimitExceeded' : 'ReservedFunctionConcurrentInvocationLimitExceeded';
       throw new LambdaInvocationError(name, THROTTLED, `Rate Exceeded. (${reason})`);
     }
+    const started = performance.now();
     try {
       return await this.run(spec, event);
     } finally {
       this.concurrency.release(name);
+      this.onInvoked(spec, performance.now() - started);
     }
   }
 
