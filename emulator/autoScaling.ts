@@ -34,8 +34,9 @@ const COMPARE: Record<string, (value: number, threshold: number) => boolean> = {
  * periods; no datapoint counts as the alarm's TreatMissingData says) and records their state;
  * while an alarm is in ALARM, Application
  * Auto Scaling runs its step scaling policies (ExactCapacity, ChangeInCapacity), clamped to
- * the scalable target's minimum and maximum, and sets the ECS service's desired count. A
- * target below its minimum is raised to it, as registering a target does.
+ * the scalable target's minimum and maximum, and sets the ECS service's desired count (only
+ * upwards when the target's dynamic scale-in is suspended). A target below its minimum is
+ * raised to it, as registering a target does.
  */
 export class AutoScalingEmulator {
   private readonly history = new Map<string, boolean[]>();
@@ -194,8 +195,10 @@ export class AutoScalingEmulator {
     if (!step) return false;
     const current = await this.desiredCount(policy.ResourceId as string);
     if (current === null) return false;
-    const wanted = config.AdjustmentType === 'ExactCapacity' ? step.ScalingAdjustment : current + (step.ScalingAdjustment ?? 0);
-    return this.setDesired(policy.ResourceId as string, wanted ?? current, `policy ${policy.PolicyName}`);
+    const wanted = (config.AdjustmentType === 'ExactCapacity' ? step.ScalingAdjustment : current + (step.ScalingAdjustment ?? 0)) ?? current;
+    // A target with dynamic scale-in suspended takes a policy's raises only.
+    if (wanted < current && (await this.bounds(policy.ResourceId as string))?.SuspendedState?.DynamicScalingInSuspended) return false;
+    return this.setDesired(policy.ResourceId as string, wanted, `policy ${policy.PolicyName}`);
   }
 
   private async enforceBounds(): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve as resolvePath } from 'node:path';
 import { createDocumentClient, createDynamoDbStore } from '../shared/adapters/aws/dynamodb/dynamoDbStore.js';
+import { DEFAULT_TASK_SCALEDOWN_WINDOW_S } from '../shared/app/awsConfig.js';
 import { ensureBootstrapKey, type BootstrapKey } from '../shared/app/bootstrapKey.js';
 import { announceRunningEmulation } from '../cli/settings/awsLocalData.js';
 import { SQS_MAX_VISIBILITY_SECONDS } from '../shared/adapters/aws/sqsJobQueue.js';
@@ -187,6 +188,8 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
       images,
       awsEnvironment: environment,
       extraEnvironment: {
+        // An idle task's default scale-down window, AWS's 300 s on the emulation's clock (a version's own scaledown_window is taken as it is).
+        SLUICE_TASK_SCALEDOWN_WINDOW_S: String(DEFAULT_TASK_SCALEDOWN_WINDOW_S / options.timeScale),
         ...options.taskEnvironment,
         ...(options.sqsMaxVisibilitySeconds ? { SLUICE_QUEUE_MAX_VISIBILITY_S: String(options.sqsMaxVisibilitySeconds) } : {}),
       },

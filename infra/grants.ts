@@ -13,6 +13,7 @@ const QUEUE_ACTIONS = {
   send: ['sqs:SendMessage', 'sqs:GetQueueUrl'],
   consume: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes'],
   create: ['sqs:CreateQueue', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes', 'sqs:SetQueueAttributes'],
+  depth: ['sqs:GetQueueUrl', 'sqs:GetQueueAttributes'],
 } as const;
 
 /** What the deployer may pass to ECS: the worker tasks' roles. */
@@ -118,7 +119,7 @@ export function permissionPolicy(scope: IConstruct, names: SluiceNames, permissi
       [ANY_RESOURCE],
       `${actions}: a scalable target or scaling policy is known by the ids Application Auto Scaling generates when it is registered, so IAM cannot name a version's before it exists.`,
     );
-  if (permissions.ecs?.some((use) => ['describe', 'stop', 'deploy'].includes(use))) {
+  if (permissions.ecs?.some((use) => ['describe', 'stop', 'deploy', 'wake'].includes(use))) {
     because(
       [wildcardArn('ecs', `service/${names.cluster}/v-*`)],
       `The versions' ECS services (v-<version id>) of the ${names.cluster} cluster are created by the service when a version is deployed, not by a stack.`,
@@ -133,6 +134,12 @@ export function permissionPolicy(scope: IConstruct, names: SluiceNames, permissi
       `A worker protects its own task from scale-in; task ids are assigned by ECS at launch, so the ${names.cluster} cluster's tasks are the narrowest resource.`,
     );
   }
+  if (permissions.ecs?.includes('wake')) {
+    allow(['ecs:DescribeServices', 'ecs:UpdateService'], [services], { ArnEquals: { 'ecs:cluster': arns.cluster(scope, names.cluster) } });
+    // Whether a version is held at zero: its scalable target's maximum.
+    allow(['application-autoscaling:DescribeScalableTargets'], ['*']);
+    scaling('application-autoscaling:DescribeScalableTargets');
+  }
   if (permissions.ecs?.includes('stop')) {
     allow(['ecs:UpdateService'], [services], { ArnEquals: { 'ecs:cluster': arns.cluster(scope, names.cluster) } });
     // Application Auto Scaling cannot scope a scalable target by resource in IAM.
@@ -146,10 +153,18 @@ export function permissionPolicy(scope: IConstruct, names: SluiceNames, permissi
     );
   if (permissions.ecs?.includes('scale')) {
     // Application Auto Scaling cannot scope a scalable target or policy by resource in IAM; the
-    // alarms are the versions' queues' (`<prefix>v-<version>-backlog`, `-idle`).
-    allow(['application-autoscaling:RegisterScalableTarget', 'application-autoscaling:PutScalingPolicy'], ['*']);
-    allow(['cloudwatch:PutMetricAlarm'], [arns.alarms(scope, names.versionQueuePattern)]);
-    scaling('application-autoscaling:RegisterScalableTarget and PutScalingPolicy');
+    // alarms are the versions' queues' (`<prefix>v-<version>-backlog`; `-idle` of older deployments, deleted).
+    allow(
+      [
+        'application-autoscaling:RegisterScalableTarget',
+        'application-autoscaling:PutScalingPolicy',
+        'application-autoscaling:DescribeScalingPolicies',
+        'application-autoscaling:DeleteScalingPolicy',
+      ],
+      ['*'],
+    );
+    allow(['cloudwatch:PutMetricAlarm', 'cloudwatch:DescribeAlarms', 'cloudwatch:DeleteAlarms'], [arns.alarms(scope, names.versionQueuePattern)]);
+    scaling('application-autoscaling:RegisterScalableTarget, PutScalingPolicy, DescribeScalingPolicies and DeleteScalingPolicy');
     alarms();
   }
   if (permissions.ecs?.includes('deploy')) {
@@ -159,18 +174,19 @@ export function permissionPolicy(scope: IConstruct, names: SluiceNames, permissi
     // Registering a task definition cannot be scoped by resource in IAM.
     allow(['ecs:RegisterTaskDefinition'], ['*']);
     because([ANY_RESOURCE], 'ecs:RegisterTaskDefinition supports no resource-level scoping in IAM (a task definition ARN exists only once registered).');
-    scaling('application-autoscaling:RegisterScalableTarget, PutScalingPolicy, DescribeScalableTargets and DescribeScalingPolicies');
+    scaling('application-autoscaling:RegisterScalableTarget, PutScalingPolicy, DeleteScalingPolicy, DescribeScalableTargets and DescribeScalingPolicies');
     alarms();
     allow(['iam:PassRole'], [deployRoles.taskRole.roleArn, deployRoles.executionRole.roleArn], {
       StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' },
     });
-    // Scaling on queue depth: a scalable target per service, two step policies and the two
-    // alarms on the version's queue (`<prefix>v-<version>-backlog`, `-idle`) that run them; the
-    // first time, Application Auto Scaling's service-linked role for ECS is created too.
+    // Scaling on queue depth: a scalable target per service, a step policy and the backlog alarm
+    // on the version's queue that runs it (older deployments' scale-in policy and `-idle` alarm
+    // are deleted); the first time, Application Auto Scaling's service-linked role for ECS is created too.
     allow(
       [
         'application-autoscaling:RegisterScalableTarget',
         'application-autoscaling:PutScalingPolicy',
+        'application-autoscaling:DeleteScalingPolicy',
         'application-autoscaling:DescribeScalableTargets',
         'application-autoscaling:DescribeScalingPolicies',
       ],

@@ -19,7 +19,7 @@ export interface Permissions {
    * The versions' queues (`<prefix>v-*`): send a job, consume jobs, or create a queue (the
    * deployer, which also reads the DLQ's ARN for the new queue's redrive policy).
    */
-  queues?: ('send' | 'consume' | 'create')[];
+  queues?: ('send' | 'consume' | 'create' | 'depth')[];
   /** Start a webhook delivery (an execution of the webhook state machine). */
   startDeliveries?: boolean;
   /** Tell a delivery's execution running from one that ended (the sweeper). */
@@ -34,9 +34,11 @@ export interface Permissions {
    * its Application Auto Scaling target and policy); `protect` its own task from scale-in
    * while it runs jobs (a worker, through the ECS agent's endpoint); `stop` a version whose
    * tasks cannot start (its service and scalable target set to zero); `scale` a version anew
-   * (its edited replica bounds: its scalable target, step policies and queue alarms again).
+   * (its edited replica bounds: its scalable target, step policies and queue alarms again);
+   * `wake` a version's service to a task when a job is queued on it, or set it to what its
+   * queue needs (the sweeper), unless it is held at zero.
    */
-  ecs?: ('describe' | 'deploy' | 'protect' | 'stop' | 'scale')[];
+  ecs?: ('describe' | 'deploy' | 'protect' | 'stop' | 'scale' | 'wake')[];
   /**
    * spill/ access follows table access (bucketAccess); true narrows it to reading, for a role
    * that updates those tables without ever writing a large value.
@@ -92,7 +94,8 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   listFunctionJobs: { tables: { functions: 'read', ...READ_JOBS }, bucket: SIGN_FILES },
   listVersionJobs: { tables: { ...READ_FUNCTIONS, ...READ_JOBS }, bucket: SIGN_FILES },
   // An Idempotency-Key is claimed (or released, when the push fails) beside the job.
-  pushJob: { tables: { ...READ_FUNCTIONS, jobs: 'readWrite', idempotencyKeys: 'readWrite' }, queues: ['send'] },
+  // A job queued on an idle version starts its service's first task (taskScaling.ts).
+  pushJob: { tables: { ...READ_FUNCTIONS, jobs: 'readWrite', idempotencyKeys: 'readWrite' }, queues: ['send'], ecs: ['wake'] },
   getJob: { tables: READ_JOBS, bucket: SIGN_FILES },
   listJobs: { tables: READ_JOBS, bucket: SIGN_FILES },
   // Waits by reading the job (polling JobEvents): reads only.
@@ -154,7 +157,7 @@ export const ROLE_PERMISSIONS = {
     queues: ['create', 'send'],
     startDeliveries: true,
     readBuildLogs: true,
-    ecs: ['describe', 'deploy'],
+    ecs: ['describe', 'deploy', 'wake'],
   },
   /**
    * The task-event Lambda: counts a ready version's failed tasks in its log and record; after
@@ -169,13 +172,16 @@ export const ROLE_PERMISSIONS = {
    * The sweeper, every minute: starts again the builds of versions stuck in queued (moving
    * them to building), restarts overdue deliveries (recording an attempt for a run that ended),
    * and ends queued jobs whose queue message is about to expire, with their webhooks. Such a
-   * job never started, so no usage is recorded and no queue is touched.
+   * job never started, so no usage is recorded. It also sets each ready version's ECS service
+   * to the tasks its queue needs (the queue's depth), which is how services scale in.
    */
   sweeper: {
     tables: { versions: 'readWrite', jobs: 'readWrite', jobOutputs: 'read', deliveries: 'readWrite', organizations: 'read' },
     startBuilds: true,
     startDeliveries: true,
     describeDeliveries: true,
+    queues: ['depth'],
+    ecs: ['wake'],
   },
   /**
    * A worker task (the ECS task role): runs jobs from its version's queue, writes their
@@ -199,7 +205,8 @@ export const ROLE_PERMISSIONS = {
     bucket: { read: ['bundles/', 'files/', 'uploads/'], write: ['files/', 'uploads/'] },
     queues: ['consume', 'send'],
     startDeliveries: true,
-    ecs: ['protect'],
+    // A child job queued on an idle version wakes its service, as a push does.
+    ecs: ['protect', 'wake'],
   },
 } satisfies Record<string, Permissions>;
 

@@ -8,6 +8,7 @@ import { loadAwsConfig } from '../../shared/app/awsConfig.js';
 import { createLogger } from '../../shared/app/logger.js';
 import { loadConfig } from '../../shared/config.js';
 import { newShortId } from '../../shared/domain/ids.js';
+import type { VersionRecord } from '../../shared/domain/version.js';
 import { GpuInventory } from '../../shared/runtime/gpuInventory.js';
 import { WorkerAgent } from '../../shared/runtime/workerAgent.js';
 import { createTaskProtection } from '../../shared/adapters/aws/taskProtection.js';
@@ -27,7 +28,8 @@ import { workerSettings } from './workerSettings.js';
 const config = loadConfig();
 const logger = createLogger(config);
 const settings = workerSettings();
-const { services, store, queue, artifacts, clock, deploymentHealth } = composeAwsApp(config, loadAwsConfig(), logger);
+const awsConfig = loadAwsConfig();
+const { services, store, queue, artifacts, clock, deploymentHealth } = composeAwsApp(config, awsConfig, logger);
 const version = await store.versions.get(settings.versionId);
 if (!version) throw new Error(`Version ${settings.versionId} does not exist`);
 // Every task of the version runs some of its minimum replicas: their idle time is billed once.
@@ -66,6 +68,16 @@ const agent = new WorkerAgent({
 });
 
 const protection = createTaskProtection(process.env.ECS_AGENT_URI, (error) => logger.warn({ err: error }, 'could not set task scale-in protection'));
+// The version's scale-down window, read again every minute: an edit reaches running tasks.
+const windowOf = (record: VersionRecord) => record.scaledownWindowSeconds ?? awsConfig.taskScaledownWindowSeconds;
+let windowSeconds = windowOf(version);
+let windowReadAt = Date.now();
+const refreshWindow = async () => {
+  if (Date.now() - windowReadAt < 60_000) return;
+  windowReadAt = Date.now();
+  const latest = await store.versions.get(version.id).catch((error: unknown) => logger.warn({ err: error }, 'could not read the version’s scale-down window'));
+  if (latest) windowSeconds = windowOf(latest);
+};
 
 let stopping = false;
 process.once('SIGTERM', () => {
@@ -87,8 +99,10 @@ while (!stopping) {
   // SQS has no push: the pool is woken to long-poll the queue whenever its replicas are free.
   agent.wake(version.id);
   const running = agent.runningJobIds();
-  // A busy task is protected from scale-in: the queue shrinking must not stop a job mid-run.
-  await protection.set(running.length > 0);
+  // A busy task, or one idle for less than its window, is protected from scale-in: the
+  // sweeper lowers the desired count as soon as the queue is empty, ECS stops only released tasks.
+  await refreshWindow();
+  await protection.update(running.length > 0, windowSeconds, Date.now());
   // A cancelled job's run is stopped from here: the API cannot reach into the task.
   for (const jobId of running) {
     if ((await store.jobs.get(jobId))?.status === 'cancelled') agent.stopJob(jobId);

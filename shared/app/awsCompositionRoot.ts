@@ -66,6 +66,9 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     heartbeatSeconds: Math.max(1, Math.floor(aws.queueVisibilitySeconds / 3)),
     maxVisibilitySeconds: aws.queueMaxVisibilitySeconds,
     leases: dynamoDbJobLeases(documents, config.tablePrefix),
+    // The queue's alarm would start a task only minutes later: an idle version is woken now.
+    onEnqueued: (versionId) =>
+      compute.wake(versionId).catch((error: unknown) => logger.warn({ err: error, versionId }, 'could not wake the version’s tasks; its queue alarm will')),
   });
   const compute = createEcsCompute({
     ecs: new ECSClient({ region: aws.region }),
@@ -94,6 +97,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
       SLUICE_WEBHOOK_RETRY_BASE_MS: String(config.webhookRetryBaseMs),
       SLUICE_WEBHOOK_TIMEOUT_S: String(config.webhookTimeoutMs / 1000),
       SLUICE_MAX_OUTPUT_MB: String(config.maxOutputBytes / 1024 / 1024),
+      SLUICE_TASK_SCALEDOWN_WINDOW_S: String(aws.taskScaledownWindowSeconds),
     },
   });
   const artifacts = createS3Artifacts({ client: s3, bucket: aws.bucket, fileUrlExpiresS: config.fileUrlExpiresS });

@@ -3,6 +3,9 @@ import { MACHINE_TYPES } from '../domain/machineTypes.js';
 import type { MachineType } from '../domain/machineTypes.js';
 import { ConfigError, parseSettings } from '../config.js';
 
+/** An idle GPU task costs cents for five minutes; a cold start of one takes minutes (docs/deploying-to-aws.md, "Cold starts"). */
+export const DEFAULT_TASK_SCALEDOWN_WINDOW_S = 300;
+
 /** What the AWS mode's Lambdas and worker tasks are told by the CDK stacks, through their environment. */
 const awsSchema = z.object({
   AWS_REGION: z.string().min(1),
@@ -24,6 +27,8 @@ const awsSchema = z.object({
   SLUICE_QUEUE_VISIBILITY_S: z.coerce.number().int().min(3).max(43_200).default(60),
   /** SQS's cap on a message's invisibility from its receipt (12 hours); emulations shorten it to reach it in seconds. */
   SLUICE_QUEUE_MAX_VISIBILITY_S: z.coerce.number().int().min(10).max(43_200).default(43_200),
+  /** How long an idle worker task stays for the next job, for versions that set no scaledown_window of their own. */
+  SLUICE_TASK_SCALEDOWN_WINDOW_S: z.coerce.number().min(0).max(86_400).default(DEFAULT_TASK_SCALEDOWN_WINDOW_S),
 });
 
 export interface AwsConfig {
@@ -42,6 +47,7 @@ export interface AwsConfig {
   securityGroups: string[];
   queueVisibilitySeconds: number;
   queueMaxVisibilitySeconds: number;
+  taskScaledownWindowSeconds: number;
 }
 
 export function loadAwsConfig(env: NodeJS.ProcessEnv = process.env): AwsConfig {
@@ -65,6 +71,7 @@ export function loadAwsConfig(env: NodeJS.ProcessEnv = process.env): AwsConfig {
     securityGroups: list(values.SLUICE_SECURITY_GROUPS),
     queueVisibilitySeconds: values.SLUICE_QUEUE_VISIBILITY_S,
     queueMaxVisibilitySeconds: values.SLUICE_QUEUE_MAX_VISIBILITY_S,
+    taskScaledownWindowSeconds: values.SLUICE_TASK_SCALEDOWN_WINDOW_S,
   };
 }
 

@@ -36,6 +36,9 @@ export interface VersionRecord {
   functionDependencies: string[];
   minimumReplicas: number;
   maximumReplicas: number | null;
+  /** Edited after the deploy (ReplicaBounds); absent on versions never edited: the deployment's default, and no buffer. */
+  scaledownWindowSeconds?: number | null;
+  bufferReplicas?: number;
   streamOutput: boolean;
   restartOnError: boolean;
   /** The decorator's `timeout`: seconds a run may take; null (or absent, on older versions) for none. */

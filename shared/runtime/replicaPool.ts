@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FileSlot } from '../domain/fileOutputs.js';
 import type { JobRecord } from '../domain/job.js';
 import { jobLogStream, versionLogStream } from '../domain/log.js';
+import { wantedReplicas } from '../domain/replicaBounds.js';
 import type { ReplicaBounds, VersionRecord } from '../domain/version.js';
 import type { WorkerCounts } from '../domain/wire/common.js';
 import type { Clock } from '../ports/clock.js';
@@ -108,7 +109,13 @@ export class ReplicaPool {
 
   /** The version's replica bounds were edited: scale between the new ones; idle replicas beyond the new maximum stop now. */
   setReplicaBounds(bounds: ReplicaBounds): void {
-    this.version = { ...this.version, minimumReplicas: bounds.minimumReplicas, maximumReplicas: bounds.maximumReplicas };
+    this.version = {
+      ...this.version,
+      minimumReplicas: bounds.minimumReplicas,
+      maximumReplicas: bounds.maximumReplicas,
+      scaledownWindowSeconds: bounds.scaledownWindowSeconds,
+      bufferReplicas: bounds.bufferReplicas,
+    };
     let excess = this.members.size - this.cap();
     for (const { replica } of this.members.values()) {
       if (excess <= 0) break;
@@ -221,11 +228,14 @@ export class ReplicaPool {
     return Math.max(maximumReplicas || this.context.defaultMaxReplicas, minimumReplicas);
   }
 
-  private scale(): void {
-    const { minimumReplicas } = this.bounds();
-    const cap = this.cap();
+  /** The replicas its running and waiting jobs need, with its buffer while it has any, within its bounds. */
+  private wanted(): number {
     const busy = [...this.members.keys()].filter((replica) => replica.state === 'active').length;
-    const wanted = Math.min(cap, Math.max(minimumReplicas, busy + this.context.queue.depth(this.version.id)));
+    return wantedReplicas(this.bounds(), busy + this.context.queue.depth(this.version.id), this.cap());
+  }
+
+  private scale(): void {
+    const wanted = this.wanted();
     this.awaitingResources = 0;
     while (this.members.size < wanted) {
       const placement = this.context.gpus.place(this.version.computeType, this.version.split);
@@ -238,7 +248,7 @@ export class ReplicaPool {
   }
 
   /** The replicas to keep and allow: the version's, or the fixed number of a task. */
-  private bounds(): { minimumReplicas: number; maximumReplicas: number | null } {
+  private bounds(): ReplicaBounds {
     const fixed = this.context.fixedReplicas;
     return fixed === undefined ? this.version : { minimumReplicas: fixed, maximumReplicas: fixed };
   }
@@ -310,12 +320,23 @@ export class ReplicaPool {
     void this.accrueIdle();
     const member = this.members.get(replica);
     if (!member || replica.state !== 'idle') return;
-    clearTimeout(member.idleTimer);
-    member.idleTimer = setTimeout(() => {
-      if (replica.state === 'idle' && this.members.size > this.bounds().minimumReplicas) replica.kill();
-    }, this.context.idleTimeoutMs);
-    member.idleTimer.unref();
+    this.stopWhenIdleFor(member, replica);
     this.wake();
+  }
+
+  /** After the scale-down window idle, a replica beyond what the version wants stops; one still wanted (a buffer) is looked at again a window later. */
+  private stopWhenIdleFor(member: Member, replica: Replica): void {
+    clearTimeout(member.idleTimer);
+    const window = this.version.scaledownWindowSeconds;
+    member.idleTimer = setTimeout(
+      () => {
+        if (replica.state !== 'idle') return;
+        if (this.members.size > this.wanted()) replica.kill();
+        else this.stopWhenIdleFor(member, replica);
+      },
+      window === null || window === undefined ? this.context.idleTimeoutMs : window * 1000,
+    );
+    member.idleTimer.unref();
   }
 
   private removeReplica(replica: Replica): void {

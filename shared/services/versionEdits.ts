@@ -11,6 +11,9 @@ import type { VersionService } from './versionService.js';
 export interface VersionEdit {
   minimum_replicas?: number | null;
   maximum_replicas?: number | null;
+  /** Sluice extensions: seconds an idle replica stays (null: the deployment's default), and idle replicas kept ready. */
+  scaledown_window?: number | null;
+  buffer_replicas?: number | null;
 }
 
 /** Edits of a version after its deploy: its replica bounds, applied to what runs at once. */
@@ -19,12 +22,18 @@ export class VersionEdits {
 
   /**
    * Changes a version's replica bounds without a redeploy (owner only): stored, then applied
-   * to its running replicas (the local pool, or the ECS service's scaling on AWS).
+   * to its running replicas (the local pool, or the ECS service's scaling on AWS). An absent
+   * field is left as it is; a null scaledown_window goes back to the deployment's default.
    */
   async edit(principal: Principal, ownerName: string, name: string, slug: string, edit: VersionEdit): Promise<VersionRecord> {
     const fn = await this.deps.access.editable(principal, ownerName, name);
     const version = await this.deps.versions.resolveSlug(fn, slug);
-    const bounds = { minimumReplicas: edit.minimum_replicas ?? version.minimumReplicas, maximumReplicas: edit.maximum_replicas ?? version.maximumReplicas };
+    const bounds = {
+      minimumReplicas: edit.minimum_replicas ?? version.minimumReplicas,
+      maximumReplicas: edit.maximum_replicas ?? version.maximumReplicas,
+      scaledownWindowSeconds: edit.scaledown_window === undefined ? (version.scaledownWindowSeconds ?? null) : edit.scaledown_window,
+      bufferReplicas: edit.buffer_replicas ?? version.bufferReplicas ?? 0,
+    };
     const problem = replicaBoundsProblem(bounds);
     if (problem) throw badRequest(`Invalid values passed. ${problem}`);
     const edited = await this.deps.store.versions.setReplicaBounds(version.id, bounds);

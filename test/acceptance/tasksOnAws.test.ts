@@ -43,18 +43,29 @@ describe('worker tasks on AWS', () => {
   const latestVersion = async (fn: string) => (await call('GET', `/v2/functions/local/${fn}/versions`)).body[0];
 
   beforeAll(async () => {
-    // SQS's 12-hour cap on a message's invisibility, reached in 15 s; an account with no T4 instances to give (a G vCPU quota of 0), whose tasks wait 3 s in PROVISIONING.
-    target = await startAwsTarget({ sqsMaxVisibilitySeconds: 15, noCapacityFor: ['t4'], provisioningTimeoutMs: 3000 });
+    // SQS's 12-hour cap on a message's invisibility, reached in 15 s; an account with no T4 instances to give (a G vCPU quota of 0), whose tasks wait 3 s in PROVISIONING;
+    // a queue asleep (no metrics) after two idle minutes instead of six hours, its metrics back 15 minutes (15 s) after it wakes, as AWS's.
+    target = await startAwsTarget({
+      sqsMaxVisibilitySeconds: 15,
+      noCapacityFor: ['t4'],
+      provisioningTimeoutMs: 3000,
+      sqsMetricTimes: { delaySeconds: 60, idleSeconds: 120, wakeSeconds: 900 },
+    });
     const deployed = await runCli(['deploy', await writeFunctionDir(FUNCTIONS)], { SLUICE_URL: target.url, SLUICE_API_KEY: target.key }, 240_000);
     expect(deployed.code, deployed.stdout + deployed.stderr).toBe(0);
   }, 300_000);
   afterAll(async () => target?.close());
 
-  it('scales a version from zero with its queue, stops the idle task first and never the one running a job, then goes back to zero', async () => {
+  it('starts a task for a push to a version idle for hours at once, scales with its queue, stops the idle task first and never the busy one, then goes back to zero', async () => {
     const version = (await latestVersion('busy')).id as string;
     expect(tasksOf(version)).toHaveLength(0);
+    // Past the idle time: SQS publishes nothing for the queue, and will for 15 (emulated) minutes after the push.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const pushedAt = Date.now();
     const long = await push('busy', { seconds: 12 });
     await until(async () => (await job(long)).status === 'processing', 60_000, 200);
+    // Woken by the push, not by the queue's alarm, which could not fire before 15 s.
+    expect(Date.now() - pushedAt).toBeLessThan(10_000);
     const short = await push('busy', { seconds: 1 });
     await until(async () => (await job(short)).status === 'finished', 60_000, 200);
     expect(tasksOf(version)).toHaveLength(2);
@@ -64,7 +75,7 @@ describe('worker tasks on AWS', () => {
     expect(tasksOf(version)[0]?.id).toBe(first?.id);
     await until(async () => (await job(long)).status === 'finished', 60_000, 200);
     expect((await job(long)).restarts ?? []).toHaveLength(0);
-    // Idle for five (emulated) minutes: back to the minimum, zero.
+    // Idle for its scale-down window, five (emulated) minutes: back to the minimum, zero.
     await until(async () => tasksOf(version).length === 0, 60_000, 200);
   }, 180_000);
 

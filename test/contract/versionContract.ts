@@ -224,6 +224,23 @@ export function describeVersionContract(store: CurrentStore): void {
       expect(await store().versions.get(version.id)).toEqual(version);
     });
 
+    it('setReplicaBounds stores a scale-down window and buffer, keeps them when not given, and stores a null window as the default', async () => {
+      const version = aVersion({ buildStatus: 'ready' });
+      await store().versions.create(version);
+      await store().versions.setReplicaBounds(version.id, { minimumReplicas: 1, maximumReplicas: 3, scaledownWindowSeconds: 600, bufferReplicas: 2 });
+      expect(await store().versions.get(version.id)).toEqual({
+        ...version,
+        minimumReplicas: 1,
+        maximumReplicas: 3,
+        scaledownWindowSeconds: 600,
+        bufferReplicas: 2,
+      });
+      await store().versions.setReplicaBounds(version.id, { minimumReplicas: 0, maximumReplicas: 3 });
+      expect(await store().versions.get(version.id)).toMatchObject({ minimumReplicas: 0, scaledownWindowSeconds: 600, bufferReplicas: 2 });
+      await store().versions.setReplicaBounds(version.id, { minimumReplicas: 0, maximumReplicas: 3, scaledownWindowSeconds: null, bufferReplicas: 0 });
+      expect(await store().versions.get(version.id)).toMatchObject({ scaledownWindowSeconds: null, bufferReplicas: 0 });
+    });
+
     it('setReplicaBounds keeps the bounds through a later build transition', async () => {
       const version = aVersion({ buildStatus: 'building' });
       await store().versions.create(version);

@@ -55,13 +55,54 @@ describe('replicas', () => {
     expect((await call('GET', '/v2/functions/local/tunable/versions/latest')).body).toMatchObject({ minimum_replicas: 0, maximum_replicas: 0 });
   });
 
+  it('keeps an idle replica for the version’s own scaledown_window instead of the deployment’s, and goes back to it on null', async () => {
+    const source = `import sluice\n\n@sluice.function(name="lingering")\ndef lingering() -> str:\n    return "ok"\n`;
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+    await waitForBuild(service, 'local/lingering', deployed.body.version.id);
+    const edited = await call('POST', '/v2/functions/local/lingering/versions/latest/edit', { scaledown_window: 5 });
+    expect(edited.body).toMatchObject({ scaledown_window: 5, buffer_replicas: 0, minimum_replicas: 0 });
+    const run = async () => (await call('POST', '/v2/push', { function: 'local/lingering', inputs: {} })).body.id as string;
+    expect((await call('GET', `/v2/jobs/${await run()}/await`)).body.status).toBe('finished');
+    // The deployment's window is 1 s: past it, the replica is still up for the next job.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await workers('lingering')).idle).toBe(1);
+    await until(async () => (await workers('lingering')).idle === 0, 10_000);
+    const reset = await call('POST', '/v2/functions/local/lingering/versions/latest/edit', { scaledown_window: null });
+    expect(reset.body).toMatchObject({ scaledown_window: null });
+  });
+
+  it('keeps buffer_replicas idle replicas ready beyond what its jobs need while it has any, and none once idle', async () => {
+    const source = `import sluice, time\n\n@sluice.function(name="buffered", maximum_replicas=4)\ndef buffered(seconds: float) -> str:\n    time.sleep(seconds)\n    return "ok"\n`;
+    const deployed = await deployDirectory(service, await writeFunctionDir({ 'main.py': source }));
+    await waitForBuild(service, 'local/buffered', deployed.body.version.id);
+    expect((await call('POST', '/v2/functions/local/buffered/versions/latest/edit', { buffer_replicas: 2 })).body.buffer_replicas).toBe(2);
+    const job = (await call('POST', '/v2/push', { function: 'local/buffered', inputs: { seconds: 8 } })).body.id as string;
+    await until(async () => {
+      const counts = await workers('buffered');
+      return counts.active === 1 && counts.idle === 2;
+    }, 15_000);
+    expect((await call('GET', `/v2/jobs/${job}/await`)).body.status).toBe('finished');
+    // Idle past the window (1 s here) with no job: the buffer goes too.
+    await until(async () => {
+      const counts = await workers('buffered');
+      return counts.idle + counts.active + counts.starting + counts.setup === 0;
+    }, 15_000);
+  }, 60_000);
+
   it('refuses replica bounds that cannot hold with Sieve’s 400 "Invalid values passed.", and another organization’s edit with 403', async () => {
     const deployed = await deployDirectory(
       service,
       await writeFunctionDir({ 'main.py': `import sluice\n\n@sluice.function(name="bounded")\ndef bounded() -> str:\n    return "ok"\n` }),
     );
     await waitForBuild(service, 'local/bounded', deployed.body.version.id);
-    for (const edit of [{ minimum_replicas: 3, maximum_replicas: 2 }, { minimum_replicas: -1 }, { maximum_replicas: 65 }]) {
+    for (const edit of [
+      { minimum_replicas: 3, maximum_replicas: 2 },
+      { minimum_replicas: -1 },
+      { maximum_replicas: 65 },
+      { scaledown_window: -1 },
+      { scaledown_window: 86_401 },
+      { buffer_replicas: 65 },
+    ]) {
       const { status, body } = await call('POST', '/v2/functions/local/bounded/versions/latest/edit', edit);
       expect(status).toBe(400);
       expect(body.detail).toMatch(/^Invalid values passed\. /);

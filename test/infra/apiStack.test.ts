@@ -114,7 +114,7 @@ describe('ApiStack', () => {
       expect(actions.some((action) => action.startsWith('s3:'))).toBe(bucket.read.length + bucket.write.length > 0);
       expect(actions.some((action) => action.startsWith('iam:'))).toBe(false);
       expect(actions.some((action) => action.startsWith('application-autoscaling:') || action.startsWith('cloudwatch:'))).toBe(
-        permissions.ecs?.includes('scale') ?? false,
+        permissions.ecs?.some((use) => use === 'scale' || use === 'wake') ?? false,
       );
     });
   });
@@ -125,22 +125,32 @@ describe('ApiStack', () => {
     expect(actionsOf(statements).every((action) => action.startsWith('dynamodb:') && !/Put|Update|Delete|Write/.test(action))).toBe(true);
   });
 
-  it('lets pushJob send to the versions’ queues (test-v-*) but call no ECS action', () => {
+  it('lets pushJob send to the versions’ queues (test-v-*) and wake an idle version’s service in its cluster, changing nothing else in ECS', () => {
     const statements = functionStatements(api, routeFunctionId('pushJob'));
     const send = statements.filter((statement) => actionsOf([statement]).includes('sqs:SendMessage'));
     expect(send).toHaveLength(1);
     expect(JSON.stringify(send[0]?.Resource)).toContain(`:${PREFIX}v-*`);
-    expect(actionsOf(statements).filter((action) => action.startsWith('ecs:'))).toEqual([]);
+    const scaling = actionsOf(statements)
+      .filter((action) => /^(application-autoscaling|cloudwatch|ecs|iam):/.test(action))
+      .sort();
+    expect(scaling).toEqual(['application-autoscaling:DescribeScalableTargets', 'ecs:DescribeServices', 'ecs:UpdateService']);
+    const update = statements.find((statement) => actionsOf([statement]).includes('ecs:UpdateService'));
+    expect(JSON.stringify(update?.Resource)).toContain(`service/${PREFIX}cluster/v-*`);
+    expect(JSON.stringify(update?.Condition)).toContain('ecs:cluster');
   });
 
-  it('lets editVersion register scaling and put its versions’ queue alarms only, passing no role and changing no service', () => {
+  it('lets editVersion register scaling and put (or remove an older deployment’s) queue alarms only, passing no role and changing no service', () => {
     const statements = functionStatements(api, routeFunctionId('editVersion'));
     const scaling = actionsOf(statements)
       .filter((action) => /^(application-autoscaling|cloudwatch|ecs|iam):/.test(action))
       .sort();
     expect(scaling).toEqual([
+      'application-autoscaling:DeleteScalingPolicy',
+      'application-autoscaling:DescribeScalingPolicies',
       'application-autoscaling:PutScalingPolicy',
       'application-autoscaling:RegisterScalableTarget',
+      'cloudwatch:DeleteAlarms',
+      'cloudwatch:DescribeAlarms',
       'cloudwatch:PutMetricAlarm',
       'ecs:DescribeServices',
     ]);

@@ -232,7 +232,7 @@ describe('the sweeper', () => {
     expect(fn.Properties.Timeout).toBeLessThan(60);
   });
 
-  it('lets the sweeper start builds and deliveries, tell a running delivery from an ended one, and write only what it moves (spill/ for the large values of what it ends)', () => {
+  it('lets the sweeper start builds and deliveries, tell a running delivery from an ended one, set services to their queue’s depth, and write only what it moves (spill/ for the large values of what it ends)', () => {
     const [id] = onlyFunctionWithHandler(template, 'sweep.handler');
     const statements = functionStatements(template, id);
     expect(tablesNamed(statements, 'dynamodb:UpdateItem')).toEqual(new Set(['versions', 'jobs', 'webhook_deliveries']));
@@ -241,7 +241,14 @@ describe('the sweeper', () => {
     expect(JSON.stringify(statementWith(statements, 'codebuild:StartBuild')?.Resource)).toContain(`:project/${PREFIX}image-build`);
     expect(JSON.stringify(statementWith(statements, 'states:StartExecution')?.Resource)).toContain(`:stateMachine:${PREFIX}webhook-deliveries`);
     expect(JSON.stringify(statementWith(statements, 'states:DescribeExecution')?.Resource)).toContain(`:execution:${PREFIX}webhook-deliveries:*`);
-    expect(JSON.stringify(statements)).not.toMatch(/"(sqs|ecs|iam):/);
+    expect(JSON.stringify(statements)).not.toMatch(/"iam:/);
+    expect(actionsOf(statements.filter((statement) => actionsOf([statement]).some((action) => /^(sqs|ecs):/.test(action)))).sort()).toEqual([
+      'ecs:DescribeServices',
+      'ecs:UpdateService',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+    ]);
+    expect(JSON.stringify(statementWith(statements, 'sqs:GetQueueAttributes')?.Resource)).toContain(`:${PREFIX}v-*`);
     const s3 = statements.filter((statement) => actionsOf([statement]).some((action) => action.startsWith('s3:') && action !== 's3:ListBucket'));
     expect(actionsOf(s3).sort()).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
     expect(s3.map((statement) => JSON.stringify(statement.Resource))).toEqual(s3.map(() => expect.stringMatching(/\/spill\/\*"\]\]\}$/)));

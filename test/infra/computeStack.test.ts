@@ -136,13 +136,15 @@ describe('ComputeStack', () => {
     expect(actionsOf(statements).filter((action) => action.startsWith('iam:'))).toEqual([]);
   });
 
-  it('lets worker tasks protect their own cluster’s tasks from scale-in, and do nothing else in ECS', () => {
+  it('lets worker tasks protect their own cluster’s tasks from scale-in and wake the services of idle versions their jobs call, and do nothing else in ECS', () => {
     const statements = roleStatements(template, logicalIdOf(compute.taskRole));
     expect(
       actionsOf(statements)
         .filter((action) => action.startsWith('ecs:'))
         .sort(),
-    ).toEqual(['ecs:GetTaskProtection', 'ecs:UpdateTaskProtection']);
+    ).toEqual(['ecs:DescribeServices', 'ecs:GetTaskProtection', 'ecs:UpdateService', 'ecs:UpdateTaskProtection']);
+    const update = statements.find((statement) => actionsOf([statement]).includes('ecs:UpdateService'));
+    expect(JSON.stringify(update?.Resource)).toContain(`:service/${PREFIX}cluster/v-*`);
     const protection = statements.find((statement) => actionsOf([statement]).includes('ecs:UpdateTaskProtection'));
     expect(JSON.stringify(protection?.Resource)).toContain(`:task/${PREFIX}cluster/*`);
   });

@@ -70,6 +70,8 @@ export type Version = {
   cuda_version: string | null;
   minimum_replicas: number;
   maximum_replicas: number | null;
+  scaledown_window: number | null;
+  buffer_replicas: number;
   current_workers: WorkerCounts | null;
   stream_output: boolean | null;
   warning?: string;
@@ -330,6 +332,8 @@ export type EditFunctionRequest = {
 export type EditVersionRequest = {
   minimum_replicas?: number | null;
   maximum_replicas?: number | null;
+  scaledown_window?: number | null;
+  buffer_replicas?: number | null;
   [key: string]: unknown;
 };
 

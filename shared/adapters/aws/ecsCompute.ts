@@ -8,7 +8,8 @@ import type { VersionRecord } from '../../domain/version.js';
 import { NO_WORKERS } from '../../domain/wire/common.js';
 import type { Compute } from '../../ports/compute.js';
 import { createServiceDescriber } from './serviceDescriber.js';
-import { queueNameOf } from './sqsJobQueue.js';
+import { createQueueUrlResolver, queueNameOf } from './sqsJobQueue.js';
+import { createTaskScaling, type TaskScaling } from './taskScaling.js';
 import { serviceNameOf } from './taskStateChange.js';
 import { workerContainerSecurity } from './workerContainerSecurity.js';
 import { workerContainerLimits } from './workerContainerLimits.js';
@@ -40,7 +41,7 @@ export interface EcsComputeOptions {
   securityGroups?: string[];
 }
 
-export interface EcsCompute extends Compute {
+export interface EcsCompute extends Compute, TaskScaling {
   /** Creates (or updates) the version's queue, task definition, service and scaling. */
   deployVersion(version: VersionRecord, imageUri: string): Promise<void>;
   /** Runs no more tasks of the version (its tasks cannot start): scaling held at zero, the service at zero. */
@@ -105,8 +106,12 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
 
   const describe = createServiceDescriber(async (names) => (await ecs.send(new DescribeServicesCommand({ cluster, services: names }))).services ?? []);
   const describeService = (versionId: string) => describe(serviceNameOf(versionId));
+  const scaling = createTaskScaling({ ecs, autoScaling, sqs, cluster, describe, queueUrlOf: createQueueUrlResolver({ client: sqs, prefix: queuePrefix }) });
 
   return {
+    wake: scaling.wake,
+    settle: scaling.settle,
+
     async deployVersion(version, imageUri) {
       const queueName = queueNameOf(queuePrefix, version.id);
       const redrivePolicy = JSON.stringify({ deadLetterTargetArn: await deadLetterArn(), maxReceiveCount: MAX_RECEIVE_COUNT });

@@ -1,16 +1,16 @@
 import {
+  DeleteScalingPolicyCommand,
+  DescribeScalingPoliciesCommand,
   PutScalingPolicyCommand,
   RegisterScalableTargetCommand,
   type ApplicationAutoScalingClient,
   type StepAdjustment,
 } from '@aws-sdk/client-application-auto-scaling';
-import { PutMetricAlarmCommand, type CloudWatchClient, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
+import { DeleteAlarmsCommand, DescribeAlarmsCommand, PutMetricAlarmCommand, type CloudWatchClient, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
 import type { VersionRecord } from '../../domain/version.js';
 
 /** Application Auto Scaling allows at most this many steps in one policy. */
 const MAX_STEPS = 20;
-/** Minutes an empty queue waits before its service shrinks to its minimum. */
-const IDLE_MINUTES_BEFORE_SCALE_IN = 5;
 
 export interface QueueScalingOptions {
   autoScaling: ApplicationAutoScalingClient;
@@ -61,45 +61,54 @@ export async function stopQueueScaling(options: QueueScalingOptions, serviceName
 }
 
 /**
- * Scales a version's ECS service on its queue, from zero too: a backlog alarm (one minute with
- * a job waiting or running) runs a step policy that sets ceil(backlog / split) tasks, so the
- * first push to an idle version starts a task at the next minute's evaluation; an idle alarm
- * (five minutes with none) sets the minimum. In-flight messages count, so a service never
- * shrinks below what is running; busy tasks also protect themselves from scale-in.
+ * Scales a version's ECS service out on its queue: a backlog alarm (one minute with a job
+ * waiting or running) runs a step policy that sets ceil(backlog / split) tasks. Its scale-in is
+ * suspended: an alarm on SQS's late metrics would stop a task started for a job that the
+ * metrics do not show yet. The sweeper lowers services instead (taskScaling.ts), and a job
+ * queued on an idle version starts its first task at once. Deployments made before this had
+ * an idle alarm and a scale-in policy: they are removed.
  */
 export async function putQueueScaling(options: QueueScalingOptions, version: VersionRecord, serviceName: string, queueName: string): Promise<void> {
   const { autoScaling, cloudWatch } = options;
   const { min, max } = taskBounds(version);
   const target = scalableTarget(options.cluster, serviceName);
-  await autoScaling.send(new RegisterScalableTargetCommand({ ...target, MinCapacity: min, MaxCapacity: max }));
-  const policy = async (name: string, steps: StepAdjustment[]) => {
-    const { PolicyARN } = await autoScaling.send(
-      new PutScalingPolicyCommand({
-        ...target,
-        PolicyName: `${serviceName}-${name}`,
-        PolicyType: 'StepScaling',
-        StepScalingPolicyConfiguration: { AdjustmentType: 'ExactCapacity', StepAdjustments: steps, Cooldown: 60, MetricAggregationType: 'Maximum' },
-      }),
-    );
-    if (!PolicyARN) throw new Error(`Application Auto Scaling returned no ARN for ${serviceName}-${name}`);
-    return PolicyARN;
-  };
-  const scaleOut = await policy('scale-out', backlogSteps(version.split, max));
-  const scaleIn = await policy('scale-in', [{ MetricIntervalUpperBound: 0, ScalingAdjustment: min }]);
-  const alarm = (name: string, operator: 'GreaterThanOrEqualToThreshold' | 'LessThanThreshold', periods: number, action: string) =>
-    cloudWatch.send(
-      new PutMetricAlarmCommand({
-        AlarmName: `${queueName}-${name}`,
-        AlarmDescription: `Sluice: scales ${serviceName} on its queue`,
-        Metrics: backlogMetric(queueName),
-        Threshold: 1,
-        ComparisonOperator: operator,
-        EvaluationPeriods: periods,
-        // No datapoint is an empty queue (SQS stops reporting idle queues).
-        TreatMissingData: operator === 'LessThanThreshold' ? 'breaching' : 'notBreaching',
-        AlarmActions: [action],
-      }),
-    );
-  await alarm('backlog', 'GreaterThanOrEqualToThreshold', 1, scaleOut);
-  await alarm('idle', 'LessThanThreshold', IDLE_MINUTES_BEFORE_SCALE_IN, scaleIn);
+  await autoScaling.send(
+    new RegisterScalableTargetCommand({ ...target, MinCapacity: min, MaxCapacity: max, SuspendedState: { DynamicScalingInSuspended: true } }),
+  );
+  const { PolicyARN } = await autoScaling.send(
+    new PutScalingPolicyCommand({
+      ...target,
+      PolicyName: `${serviceName}-scale-out`,
+      PolicyType: 'StepScaling',
+      StepScalingPolicyConfiguration: {
+        AdjustmentType: 'ExactCapacity',
+        StepAdjustments: backlogSteps(version.split, max),
+        Cooldown: 60,
+        MetricAggregationType: 'Maximum',
+      },
+    }),
+  );
+  if (!PolicyARN) throw new Error(`Application Auto Scaling returned no ARN for ${serviceName}-scale-out`);
+  await cloudWatch.send(
+    new PutMetricAlarmCommand({
+      AlarmName: `${queueName}-backlog`,
+      AlarmDescription: `Sluice: scales ${serviceName} on its queue`,
+      Metrics: backlogMetric(queueName),
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: 1,
+      // No datapoint is an empty queue (SQS stops reporting idle queues).
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [PolicyARN],
+    }),
+  );
+  // Found first, not deleted blindly: a missing one is an error whose name differs between AWS and moto.
+  const { MetricAlarms = [] } = await cloudWatch.send(new DescribeAlarmsCommand({ AlarmNames: [`${queueName}-idle`] }));
+  if (MetricAlarms.length > 0) await cloudWatch.send(new DeleteAlarmsCommand({ AlarmNames: [`${queueName}-idle`] }));
+  const oldPolicy = `${serviceName}-scale-in`;
+  const { ScalingPolicies = [] } = await autoScaling.send(
+    new DescribeScalingPoliciesCommand({ ServiceNamespace: 'ecs', ResourceId: target.ResourceId, PolicyNames: [oldPolicy] }),
+  );
+  if (ScalingPolicies.some((policy) => policy.PolicyName === oldPolicy))
+    await autoScaling.send(new DeleteScalingPolicyCommand({ ...target, PolicyName: oldPolicy }));
 }

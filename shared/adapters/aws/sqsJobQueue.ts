@@ -30,6 +30,8 @@ export interface SqsJobQueueOptions {
   leases?: JobLeases;
   /** Epoch milliseconds; Date.now unless told. */
   now?: () => number;
+  /** After a job's message is sent (the job is queued for good): its version's tasks may need waking. Must not throw. */
+  onEnqueued?: (versionId: string) => Promise<void>;
 }
 
 interface Lease {
@@ -124,6 +126,7 @@ export function createSqsJobQueue(options: SqsJobQueueOptions): JobQueue {
   return {
     async enqueue(versionId, jobId) {
       await client.send(new SendMessageCommand({ QueueUrl: await queueUrlOf(versionId), MessageBody: JSON.stringify({ jobId }) }));
+      await options.onEnqueued?.(versionId);
     },
 
     async take(versionId) {

@@ -25,6 +25,10 @@ export const versionWireSchema = z.strictObject({
   cuda_version: z.string().nullable(),
   minimum_replicas: z.int(),
   maximum_replicas: z.int().nullable(),
+  /** Sluice extension: seconds an idle replica above the minimum stays up; null: the deployment's default. */
+  scaledown_window: z.number().nullable(),
+  /** Sluice extension: idle replicas kept ready beyond what the version's jobs need while it has any. */
+  buffer_replicas: z.int(),
   current_workers: workerCountsSchema.nullable(),
   stream_output: z.boolean().nullable(),
   /** Sluice extension, present only then: why its jobs wait (no machine of its type, see capacityWarning). */
@@ -71,6 +75,8 @@ export function serializeVersion(version: VersionRecord, options: VersionWireOpt
     cuda_version: version.cudaVersion,
     minimum_replicas: version.minimumReplicas,
     maximum_replicas: version.maximumReplicas,
+    scaledown_window: version.scaledownWindowSeconds ?? null,
+    buffer_replicas: version.bufferReplicas ?? 0,
     current_workers: options.currentWorkers,
     stream_output: version.streamOutput,
     ...(options.warning ? { warning: options.warning } : {}),

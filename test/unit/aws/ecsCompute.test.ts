@@ -1,5 +1,11 @@
-import { ApplicationAutoScalingClient, PutScalingPolicyCommand, RegisterScalableTargetCommand } from '@aws-sdk/client-application-auto-scaling';
-import { CloudWatchClient, PutMetricAlarmCommand } from '@aws-sdk/client-cloudwatch';
+import {
+  ApplicationAutoScalingClient,
+  DeleteScalingPolicyCommand,
+  DescribeScalingPoliciesCommand,
+  PutScalingPolicyCommand,
+  RegisterScalableTargetCommand,
+} from '@aws-sdk/client-application-auto-scaling';
+import { CloudWatchClient, DeleteAlarmsCommand, DescribeAlarmsCommand, PutMetricAlarmCommand } from '@aws-sdk/client-cloudwatch';
 import { CreateServiceCommand, DescribeServicesCommand, ECSClient, RegisterTaskDefinitionCommand, UpdateServiceCommand } from '@aws-sdk/client-ecs';
 import { CreateQueueCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -46,6 +52,8 @@ beforeEach(() => {
   autoScaling
     .on(PutScalingPolicyCommand)
     .callsFake((request: { PolicyName: string }) => ({ PolicyARN: `arn:policy/${request.PolicyName.split('-').pop() === 'out' ? 'scale-out' : 'scale-in'}` }));
+  cloudWatch.on(DescribeAlarmsCommand).resolves({ MetricAlarms: [] });
+  autoScaling.on(DescribeScalingPoliciesCommand).resolves({ ScalingPolicies: [] });
   sqs.on(GetQueueUrlCommand, { QueueName: 'sluice-dlq' }).resolves({ QueueUrl: 'https://sqs.test/1/sluice-dlq' });
   sqs
     .on(GetQueueAttributesCommand, { QueueUrl: 'https://sqs.test/1/sluice-dlq', AttributeNames: ['QueueArn'] })
@@ -173,7 +181,14 @@ describe('createEcsCompute: deployVersion', () => {
     const version = aVersion({ minimumReplicas: 1, maximumReplicas: 4, split: 1 });
     await compute.deployVersion(version, IMAGE);
     expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand))).toEqual([
-      { ServiceNamespace: 'ecs', ResourceId: `service/sluice/v-${version.id}`, ScalableDimension: 'ecs:service:DesiredCount', MinCapacity: 1, MaxCapacity: 4 },
+      {
+        ServiceNamespace: 'ecs',
+        ResourceId: `service/sluice/v-${version.id}`,
+        ScalableDimension: 'ecs:service:DesiredCount',
+        MinCapacity: 1,
+        MaxCapacity: 4,
+        SuspendedState: { DynamicScalingInSuspended: true },
+      },
     ]);
   });
 
@@ -186,12 +201,15 @@ describe('createEcsCompute: deployVersion', () => {
     ]);
   });
 
-  it('scales from zero on jobs waiting or running: a backlog alarm after one minute sets ceil(backlog / split) tasks', async () => {
+  it('scales out on jobs waiting or running: a backlog alarm after one minute sets ceil(backlog / split) tasks, and never lowers a service', async () => {
     const version = aVersion({ minimumReplicas: 0, maximumReplicas: 6, split: 2 });
     await compute.deployVersion(version, IMAGE);
     const target = { ServiceNamespace: 'ecs', ResourceId: `service/sluice/v-${version.id}`, ScalableDimension: 'ecs:service:DesiredCount' };
-    expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand))).toEqual([{ ...target, MinCapacity: 0, MaxCapacity: 3 }]);
-    const [scaleOut, scaleIn] = input(autoScaling.commandCalls(PutScalingPolicyCommand));
+    expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand))).toEqual([
+      { ...target, MinCapacity: 0, MaxCapacity: 3, SuspendedState: { DynamicScalingInSuspended: true } },
+    ]);
+    const [scaleOut, ...others] = input(autoScaling.commandCalls(PutScalingPolicyCommand));
+    expect(others).toEqual([]);
     expect(scaleOut).toEqual({
       ...target,
       PolicyName: `v-${version.id}-scale-out`,
@@ -208,7 +226,6 @@ describe('createEcsCompute: deployVersion', () => {
         ],
       },
     });
-    expect(scaleIn?.StepScalingPolicyConfiguration?.StepAdjustments).toEqual([{ MetricIntervalUpperBound: 0, ScalingAdjustment: 0 }]);
     const alarms = input(cloudWatch.commandCalls(PutMetricAlarmCommand));
     expect(
       alarms.map(({ AlarmName, ComparisonOperator, Threshold, EvaluationPeriods, AlarmActions }) => ({
@@ -226,13 +243,6 @@ describe('createEcsCompute: deployVersion', () => {
         EvaluationPeriods: 1,
         AlarmActions: ['arn:policy/scale-out'],
       },
-      {
-        AlarmName: `sluice-v-${version.id}-idle`,
-        ComparisonOperator: 'LessThanThreshold',
-        Threshold: 1,
-        EvaluationPeriods: 5,
-        AlarmActions: ['arn:policy/scale-in'],
-      },
     ]);
     const metrics = alarms[0]?.Metrics ?? [];
     expect(metrics.find((query) => query.ReturnData)?.Expression).toBe('waiting + running');
@@ -241,6 +251,17 @@ describe('createEcsCompute: deployVersion', () => {
       'ApproximateNumberOfMessagesNotVisible',
     ]);
     expect(metrics.every((query) => !query.MetricStat || query.MetricStat.Metric?.Dimensions?.[0]?.Value === `sluice-v-${version.id}`)).toBe(true);
+  });
+
+  it('removes the idle alarm and scale-in policy an older deployment made, which would stop a task started for a job', async () => {
+    const version = aVersion({ id: 'v1' });
+    cloudWatch.on(DescribeAlarmsCommand).resolves({ MetricAlarms: [{ AlarmName: 'sluice-v-v1-idle' }] });
+    autoScaling.on(DescribeScalingPoliciesCommand).resolves({ ScalingPolicies: [{ PolicyName: 'v-v1-scale-in' } as never] });
+    await compute.deployVersion(version, IMAGE);
+    expect(input(cloudWatch.commandCalls(DeleteAlarmsCommand))).toEqual([{ AlarmNames: ['sluice-v-v1-idle'] }]);
+    expect(input(autoScaling.commandCalls(DeleteScalingPolicyCommand))).toEqual([
+      { ServiceNamespace: 'ecs', ResourceId: 'service/sluice/v-v1', ScalableDimension: 'ecs:service:DesiredCount', PolicyName: 'v-v1-scale-in' },
+    ]);
   });
 
   it('runs split replicas a task: the minimum and maximum replicas become tasks, rounded up', async () => {
@@ -302,13 +323,20 @@ describe('createEcsCompute: applyReplicaBounds', () => {
   it('registers a ready version’s new bounds and its scaling steps again, touching neither its task definition nor its service', async () => {
     await compute.applyReplicaBounds(aVersion({ id: 'v1', buildStatus: 'ready', minimumReplicas: 2, maximumReplicas: 6, split: 2 }));
     expect(input(autoScaling.commandCalls(RegisterScalableTargetCommand))).toEqual([
-      { ServiceNamespace: 'ecs', ResourceId: 'service/sluice/v-v1', ScalableDimension: 'ecs:service:DesiredCount', MinCapacity: 1, MaxCapacity: 3 },
+      {
+        ServiceNamespace: 'ecs',
+        ResourceId: 'service/sluice/v-v1',
+        ScalableDimension: 'ecs:service:DesiredCount',
+        MinCapacity: 1,
+        MaxCapacity: 3,
+        SuspendedState: { DynamicScalingInSuspended: true },
+      },
     ]);
     const steps = input(autoScaling.commandCalls(PutScalingPolicyCommand)).map(
       (policy) => policy.StepScalingPolicyConfiguration?.StepAdjustments?.at(-1)?.ScalingAdjustment,
     );
-    expect(steps).toEqual([3, 1]);
-    expect(input(cloudWatch.commandCalls(PutMetricAlarmCommand)).map((alarm) => alarm.AlarmName)).toEqual(['sluice-v-v1-backlog', 'sluice-v-v1-idle']);
+    expect(steps).toEqual([3]);
+    expect(input(cloudWatch.commandCalls(PutMetricAlarmCommand)).map((alarm) => alarm.AlarmName)).toEqual(['sluice-v-v1-backlog']);
     expect(ecs.calls()).toHaveLength(0);
   });
 

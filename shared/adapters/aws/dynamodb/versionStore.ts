@@ -43,6 +43,8 @@ function toItem(version: VersionRecord): Item {
     // Editable without a redeploy (setReplicaBounds): attributes of their own, over the JSON's copy.
     minimum_replicas: version.minimumReplicas,
     maximum_replicas: version.maximumReplicas,
+    ...(version.scaledownWindowSeconds === undefined ? {} : { scaledown_window_s: version.scaledownWindowSeconds }),
+    ...(version.bufferReplicas === undefined ? {} : { buffer_replicas: version.bufferReplicas }),
   };
   return withData(attributes, fixed);
 }
@@ -65,6 +67,8 @@ function replicaBoundsOf(item: Item): Partial<ReplicaBounds> {
   const bounds: Partial<ReplicaBounds> = {};
   if (item.minimum_replicas !== undefined) bounds.minimumReplicas = item.minimum_replicas as number;
   if (item.maximum_replicas !== undefined) bounds.maximumReplicas = item.maximum_replicas as number | null;
+  if (item.scaledown_window_s !== undefined) bounds.scaledownWindowSeconds = item.scaledown_window_s as number | null;
+  if (item.buffer_replicas !== undefined) bounds.bufferReplicas = item.buffer_replicas as number;
   return bounds;
 }
 
@@ -138,9 +142,19 @@ export function dynamoDbVersionStore(context: DynamoDbContext): VersionStore {
           new UpdateCommand({
             TableName,
             Key: { id },
-            UpdateExpression: 'SET minimum_replicas = :minimum, maximum_replicas = :maximum',
+            // The scale-down window and buffer only when given: absent, they stay as they are.
+            UpdateExpression: [
+              'SET minimum_replicas = :minimum, maximum_replicas = :maximum',
+              ...(bounds.scaledownWindowSeconds === undefined ? [] : ['scaledown_window_s = :window']),
+              ...(bounds.bufferReplicas === undefined ? [] : ['buffer_replicas = :buffer']),
+            ].join(', '),
             ConditionExpression: 'attribute_exists(id)',
-            ExpressionAttributeValues: { ':minimum': bounds.minimumReplicas, ':maximum': bounds.maximumReplicas },
+            ExpressionAttributeValues: {
+              ':minimum': bounds.minimumReplicas,
+              ':maximum': bounds.maximumReplicas,
+              ...(bounds.scaledownWindowSeconds === undefined ? {} : { ':window': bounds.scaledownWindowSeconds }),
+              ...(bounds.bufferReplicas === undefined ? {} : { ':buffer': bounds.bufferReplicas }),
+            },
             ReturnValues: 'ALL_NEW',
           }),
         ),

@@ -67,7 +67,14 @@ export function sqliteVersionStore(db: SqliteDatabase, writes: GroupCommit): Ver
     },
     async setReplicaBounds(id, bounds) {
       return cache.writing(() =>
-        writes.write(() => transition(id, BUILD_STATUSES, { minimumReplicas: bounds.minimumReplicas, maximumReplicas: bounds.maximumReplicas })),
+        writes.write(() =>
+          transition(id, BUILD_STATUSES, {
+            minimumReplicas: bounds.minimumReplicas,
+            maximumReplicas: bounds.maximumReplicas,
+            ...(bounds.scaledownWindowSeconds === undefined ? {} : { scaledownWindowSeconds: bounds.scaledownWindowSeconds }),
+            ...(bounds.bufferReplicas === undefined ? {} : { bufferReplicas: bounds.bufferReplicas }),
+          }),
+        ),
       );
     },
     async listByBuildStatus(statuses, createdBefore = Number.MAX_SAFE_INTEGER) {
