@@ -65,6 +65,7 @@ function combine(base: Usage, terms: [Usage, number][]): Usage {
     }
     result.dynamoDb.readUnits += factor * usage.dynamoDb.readUnits;
     result.dynamoDb.writeUnits += factor * usage.dynamoDb.writeUnits;
+    result.dynamoDb.indexWriteUnits += factor * usage.dynamoDb.indexWriteUnits;
     result.apiRequests += factor * usage.apiRequests;
     result.stateTransitions += factor * usage.stateTransitions;
     result.logBytes += factor * usage.logBytes;

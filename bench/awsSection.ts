@@ -57,14 +57,16 @@ export async function benchAwsSection(write: (line: string) => void): Promise<vo
 
   write('\nRequests per no-op job (push, then await through the HTTP API), by service:');
   for (const [service, count, detail] of requestLines(perNoopJob)) write(`  ${service.padEnd(24)} ${round(count).padStart(7)}  (${detail})`);
-  const units = (label: string, usage: Usage) =>
-    write(`${label.padEnd(40)} ${round(usage.dynamoDb.writeUnits).padStart(7)} WCU ${round(usage.dynamoDb.readUnits).padStart(7)} RCU`);
+  const units = (label: string, { dynamoDb }: Usage) => {
+    const split = `(${round(dynamoDb.writeUnits - dynamoDb.indexWriteUnits)} table + ${round(dynamoDb.indexWriteUnits)} indexes)`;
+    write(`${label.padEnd(40)} ${round(dynamoDb.writeUnits).padStart(7)} WCU ${split.padEnd(26)} ${round(dynamoDb.readUnits).padStart(7)} RCU`);
+  };
   write('');
   units('DynamoDB per no-op job', perNoopJob);
   units('DynamoDB per page of GET /v2/jobs?limit=10', perJobsPage);
   units('DynamoDB per page of a function’s jobs (10)', perFunctionJobsPage);
   units('DynamoDB per webhook delivery', perWebhook);
-  write('(WCU are a lower bound: dynalite reports a write’s table units, not its indexes’.)\n');
+  write('(Index WCU are computed from each write’s item images by DynamoDB’s rules for global secondary indexes; table WCU are dynalite’s.)\n');
   costLines('Cost per million no-op jobs', perNoopJob, write);
   costLines('Cost per million webhook deliveries (job.complete, beyond the job)', perWebhook, write);
   write(

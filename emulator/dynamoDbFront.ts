@@ -1,13 +1,22 @@
-import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
+import { DynamoDbIndexMeter } from './dynamoDbIndexMeter.js';
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
+const TABLE_CHANGES = new Set(['CreateTable', 'UpdateTable', 'DeleteTable']);
 
 export interface DynamoDbCounter {
   request(operation: string): void;
-  capacity(kind: 'read' | 'write', units: number): void;
+  /** `indexWrite`: the units a write cost the table's global secondary indexes, beyond its table units. */
+  capacity(kind: 'read' | 'write' | 'indexWrite', units: number): void;
+}
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
 }
 
 /**
@@ -16,52 +25,67 @@ export interface DynamoDbCounter {
  * with ReturnConsumedCapacity TOTAL, dynalite's own sizing of the items; the units are counted,
  * and taken out of the answer again where the caller had not asked for them, so what the product
  * sees is unchanged. A Query or Scan that finds nothing is counted at DynamoDB's minimum, one read
- * (half for an eventually consistent one), which dynalite reports as zero.
+ * (half for an eventually consistent one), which dynalite reports as zero. dynalite reports a
+ * write's table units only: its index units are counted from the items before and after it
+ * (dynamoDbIndexMeter.ts).
  */
 export function startDynamoDbFront(dynaliteEndpoint: string, counter: DynamoDbCounter): Promise<{ endpoint: string; close(): Promise<void> }> {
   const target = new URL(dynaliteEndpoint);
+  const indexes = new DynamoDbIndexMeter(dynaliteEndpoint);
+  const forward = (incoming: IncomingMessage, body: Buffer) =>
+    new Promise<Answer>((resolve) => {
+      const headers = { ...incoming.headers, host: target.host, 'content-length': String(body.length) };
+      const sent = httpRequest({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers }, (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => resolve({ status: answer.statusCode ?? 502, headers: { ...answer.headers }, body: Buffer.concat(chunks) }));
+      });
+      sent.on('error', (error) =>
+        resolve({ status: 502, headers: { 'content-type': 'text/plain' }, body: Buffer.from(`dynalite unreachable: ${error.message}`) }),
+      );
+      sent.end(body);
+    });
+
+  const handle = async (incoming: IncomingMessage, body: Buffer): Promise<Answer> => {
+    const header = incoming.headers['x-amz-target'];
+    const operation = typeof header === 'string' ? header.slice(header.indexOf('.') + 1) : '';
+    counter.request(operation || 'unknown');
+    const request = parse(body);
+    if (request && TABLE_CHANGES.has(operation) && typeof request.TableName === 'string') indexes.forget(request.TableName);
+    const metered = request !== null && (READS.has(operation) || WRITES.has(operation));
+    const asked = metered && ['TOTAL', 'INDEXES'].includes(String(request.ReturnConsumedCapacity));
+    if (metered && !asked) body = Buffer.from(JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' }));
+    let answer: Answer | undefined;
+    const send = async () => (answer = await forward(incoming, body)).status === 200;
+    if (metered && WRITES.has(operation)) {
+      const indexUnits = await indexes.measure(operation, request, send).catch(() => 0);
+      if (indexUnits > 0) counter.capacity('indexWrite', indexUnits);
+    }
+    if (!answer) await send();
+    const { status, headers } = answer as Answer;
+    let answerBody = (answer as Answer).body;
+    const parsed = metered && status === 200 ? parse(answerBody) : null;
+    if (parsed) {
+      const units = consumedUnits(parsed.ConsumedCapacity);
+      const minimum = (operation === 'Query' || operation === 'Scan') && units === 0 ? (request?.ConsistentRead ? 1 : 0.5) : 0;
+      counter.capacity(READS.has(operation) ? 'read' : 'write', Math.max(units, minimum));
+      if (!asked) {
+        delete parsed.ConsumedCapacity;
+        answerBody = Buffer.from(JSON.stringify(parsed));
+        headers['x-amz-crc32'] = String(crc32(answerBody));
+      }
+    }
+    return { status, headers, body: answerBody };
+  };
+
   const server = createServer((incoming, outgoing) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
-      const header = incoming.headers['x-amz-target'];
-      const operation = typeof header === 'string' ? header.slice(header.indexOf('.') + 1) : '';
-      counter.request(operation || 'unknown');
-      let body = Buffer.concat(chunks);
-      const request = parse(body);
-      const metered = request !== null && (READS.has(operation) || WRITES.has(operation));
-      const asked = metered && ['TOTAL', 'INDEXES'].includes(String(request.ReturnConsumedCapacity));
-      if (metered && !asked) body = Buffer.from(JSON.stringify({ ...request, ReturnConsumedCapacity: 'TOTAL' }));
-      const headers = { ...incoming.headers, host: target.host, 'content-length': String(body.length) };
-      const forward = httpRequest(
-        { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers },
-        (answer: IncomingMessage) => {
-          const answerChunks: Buffer[] = [];
-          answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
-          answer.on('end', () => {
-            let answerBody = Buffer.concat(answerChunks);
-            const answerHeaders = { ...answer.headers };
-            const parsed = metered && answer.statusCode === 200 ? parse(answerBody) : null;
-            if (parsed) {
-              const units = consumedUnits(parsed.ConsumedCapacity);
-              const minimum = (operation === 'Query' || operation === 'Scan') && units === 0 ? (request?.ConsistentRead ? 1 : 0.5) : 0;
-              counter.capacity(READS.has(operation) ? 'read' : 'write', Math.max(units, minimum));
-              if (!asked) {
-                delete parsed.ConsumedCapacity;
-                answerBody = Buffer.from(JSON.stringify(parsed));
-                answerHeaders['x-amz-crc32'] = String(crc32(answerBody));
-              }
-            }
-            outgoing.writeHead(answer.statusCode ?? 502, { ...answerHeaders, 'content-length': String(answerBody.length) });
-            outgoing.end(answerBody);
-          });
-        },
-      );
-      forward.on('error', (error) => {
-        outgoing.writeHead(502, { 'content-type': 'text/plain' });
-        outgoing.end(`dynalite unreachable: ${error.message}`);
+      void handle(incoming, Buffer.concat(chunks)).then(({ status, headers, body }) => {
+        outgoing.writeHead(status, { ...headers, 'content-length': String(body.length) });
+        outgoing.end(body);
       });
-      forward.end(body);
     });
   });
   return new Promise((resolve) => {

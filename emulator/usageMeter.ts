@@ -5,8 +5,11 @@ import { join } from 'node:path';
 export interface Usage {
   /** API requests the product made, by `service Operation` (`sqs SendMessage`, `s3 PUT object`), DynamoDB's included. */
   requests: Record<string, number>;
-  /** DynamoDB's consumed capacity, as its ReturnConsumedCapacity reports it: on-demand bills these as RRU and WRU. */
-  dynamoDb: { readUnits: number; writeUnits: number };
+  /**
+   * DynamoDB's consumed capacity, which on-demand bills as RRU and WRU: the writes' units are the
+   * tables' and their global secondary indexes' (`indexWriteUnits` of them the indexes').
+   */
+  dynamoDb: { readUnits: number; writeUnits: number; indexWriteUnits: number };
   /** Invocations, and duration (rounded up to the millisecond, times the function's memory) in GB-seconds, by function name. */
   lambda: Record<string, { invocations: number; gbSeconds: number }>;
   /** Requests the HTTP API (API Gateway) received; the await function URL's are Lambda invocations only. */
@@ -19,7 +22,7 @@ export interface Usage {
 
 export const emptyUsage = (): Usage => ({
   requests: {},
-  dynamoDb: { readUnits: 0, writeUnits: 0 },
+  dynamoDb: { readUnits: 0, writeUnits: 0, indexWriteUnits: 0 },
   lambda: {},
   apiRequests: 0,
   stateTransitions: 0,
@@ -42,9 +45,10 @@ export class UsageMeter {
     this.counted.requests[key] = (this.counted.requests[key] ?? 0) + 1;
   }
 
-  capacity(kind: 'read' | 'write', units: number): void {
+  capacity(kind: 'read' | 'write' | 'indexWrite', units: number): void {
     if (kind === 'read') this.counted.dynamoDb.readUnits += units;
     else this.counted.dynamoDb.writeUnits += units;
+    if (kind === 'indexWrite') this.counted.dynamoDb.indexWriteUnits += units;
   }
 
   invocation(functionName: string, memoryMb: number, durationMs: number): void {

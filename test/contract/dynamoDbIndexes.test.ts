@@ -8,7 +8,7 @@ import { backfillShards } from '../../shared/adapters/aws/dynamodb/shardBackfill
 import { TABLES, tableName } from '../../shared/adapters/aws/dynamodb/tables.js';
 import type { Store } from '../../shared/ports/store.js';
 import { aDelivery, aJob } from '../support/fixtures.js';
-import { indexWriteUnits, type RawItem } from './dynamoDbCapacity.js';
+import { indexWriteUnits, type RawItem } from '../../emulator/indexWriteUnits.js';
 import { startDynalite, type DynaliteServer } from './dynaliteServer.js';
 
 const tablePrefix = 'test-';

@@ -14,7 +14,7 @@ const MILLION_JOBS: Usage = {
     's3 DELETE object': 5e6,
     'ecs UpdateService': 1e6,
   },
-  dynamoDb: { readUnits: 4e6, writeUnits: 8e6 },
+  dynamoDb: { readUnits: 4e6, writeUnits: 8e6, indexWriteUnits: 2e6 },
   lambda: { push: { invocations: 1e6, gbSeconds: 50_000 }, await: { invocations: 1e6, gbSeconds: 250_000 } },
   apiRequests: 2e6,
   stateTransitions: 3e6,

@@ -1,9 +1,11 @@
-import type { AttributeValue, GlobalSecondaryIndexDescription } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, GlobalSecondaryIndexDescription, TableDescription } from '@aws-sdk/client-dynamodb';
 
 /**
- * Write units an item's global secondary indexes cost, by DynamoDB's documented rules
+ * Write units a write costs a table's global secondary indexes, by DynamoDB's documented rules
  * (developer guide, "Provisioned throughput considerations for Global Secondary Indexes" and
- * "Item sizes"): dynalite reports a write's table units but never its indexes'.
+ * "Item sizes"): dynalite reports a write's table units but never its indexes'. An entry's size
+ * is its attributes' names and values (the index's keys, the table's keys, the projected
+ * attributes), without the 100 bytes per entry the guide adds for storage only.
  */
 export type RawItem = Record<string, AttributeValue>;
 
@@ -19,15 +21,19 @@ const numberBytes = (text: string) => {
   return Math.ceil(significant.length / 2) + 1;
 };
 
+/** Binary as the SDK gives it, or base64 as the wire carries it. */
+const binaryBytes = (value: Uint8Array | string) => (typeof value === 'string' ? Buffer.from(value, 'base64').length : value.byteLength);
+
 function valueBytes(value: AttributeValue): number {
   if (value.S !== undefined) return utf8(value.S);
   if (value.N !== undefined) return numberBytes(value.N);
-  if (value.B !== undefined) return value.B.byteLength;
+  if (value.B !== undefined) return binaryBytes(value.B);
   if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
   if (value.L !== undefined) return 3 + value.L.reduce((sum, element) => sum + 1 + valueBytes(element), 0);
   if (value.M !== undefined) return 3 + Object.keys(value.M).length + itemBytes(value.M);
   if (value.SS !== undefined) return value.SS.reduce((sum, element) => sum + utf8(element), 0);
   if (value.NS !== undefined) return value.NS.reduce((sum, element) => sum + numberBytes(element), 0);
+  if (value.BS !== undefined) return value.BS.reduce((sum, element) => sum + binaryBytes(element), 0);
   throw new Error(`no size rule for ${JSON.stringify(value)}`);
 }
 
@@ -64,4 +70,10 @@ export function indexWriteUnits(before: RawItem | undefined, after: RawItem | un
   if (same(old, next)) return 0;
   const keysMoved = (index.KeySchema ?? []).some(({ AttributeName = '' }) => JSON.stringify(old[AttributeName]) !== JSON.stringify(next[AttributeName]));
   return keysMoved ? units(old) + units(next) : units(next);
+}
+
+/** What a write from `before` to `after` costs all of a table's global secondary indexes. */
+export function tableIndexWriteUnits(before: RawItem | undefined, after: RawItem | undefined, table: TableDescription): number {
+  const tableKeys = (table.KeySchema ?? []).map((key) => key.AttributeName ?? '');
+  return (table.GlobalSecondaryIndexes ?? []).reduce((sum, index) => sum + indexWriteUnits(before, after, index, tableKeys), 0);
 }
