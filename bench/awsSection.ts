@@ -59,7 +59,7 @@ export async function benchAwsSection(write: (line: string) => void): Promise<vo
   for (const [service, count, detail] of requestLines(perNoopJob)) write(`  ${service.padEnd(24)} ${round(count).padStart(7)}  (${detail})`);
   const units = (label: string, { dynamoDb }: Usage) => {
     const split = `(${round(dynamoDb.writeUnits - dynamoDb.indexWriteUnits)} table + ${round(dynamoDb.indexWriteUnits)} indexes)`;
-    write(`${label.padEnd(40)} ${round(dynamoDb.writeUnits).padStart(7)} WCU ${split.padEnd(26)} ${round(dynamoDb.readUnits).padStart(7)} RCU`);
+    write(`${label.padEnd(44)} ${round(dynamoDb.writeUnits).padStart(7)} WCU ${split.padEnd(30)} ${round(dynamoDb.readUnits).padStart(7)} RCU`);
   };
   write('');
   units('DynamoDB per no-op job', perNoopJob);
