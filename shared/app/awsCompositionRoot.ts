@@ -59,9 +59,10 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
   const documents = createDocumentClient();
   const store = createDynamoDbStore({ client: documents, tablePrefix: config.tablePrefix, spill: createS3Spill({ client: s3, bucket: aws.bucket }) });
   const sqs = new SQSClient({ region: aws.region });
+  const queueUrlOf = createQueueUrlResolver({ client: sqs, prefix: config.tablePrefix });
   const queue = createSqsJobQueue({
     client: sqs,
-    queueUrlOf: createQueueUrlResolver({ client: sqs, prefix: config.tablePrefix }),
+    queueUrlOf,
     visibilityTimeoutSeconds: aws.queueVisibilitySeconds,
     heartbeatSeconds: Math.max(1, Math.floor(aws.queueVisibilitySeconds / 3)),
     maxVisibilitySeconds: aws.queueMaxVisibilitySeconds,
@@ -77,6 +78,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     sqs,
     cluster: aws.cluster,
     queuePrefix: config.tablePrefix,
+    queueUrlOf,
     executionRoleArn: aws.executionRoleArn,
     taskRoleArn: aws.taskRoleArn,
     logGroup: aws.logGroup,

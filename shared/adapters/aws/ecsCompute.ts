@@ -8,7 +8,7 @@ import type { VersionRecord } from '../../domain/version.js';
 import { NO_WORKERS } from '../../domain/wire/common.js';
 import type { Compute } from '../../ports/compute.js';
 import { createServiceDescriber } from './serviceDescriber.js';
-import { createQueueUrlResolver, queueNameOf } from './sqsJobQueue.js';
+import { queueNameOf } from './sqsJobQueue.js';
 import { createTaskScaling, type TaskScaling } from './taskScaling.js';
 import { serviceNameOf } from './taskStateChange.js';
 import { workerContainerSecurity } from './workerContainerSecurity.js';
@@ -23,6 +23,8 @@ export interface EcsComputeOptions {
   cluster: string;
   /** The prefix of the versions' queue names and of the DLQ, `<prefix>dlq`. */
   queuePrefix: string;
+  /** A version's queue URL, resolved once per version (the queue adapter's resolver, shared). */
+  queueUrlOf: (versionId: string) => Promise<string>;
   executionRoleArn: string;
   taskRoleArn: string;
   logGroup: string;
@@ -106,7 +108,7 @@ export function createEcsCompute(options: EcsComputeOptions): EcsCompute {
 
   const describe = createServiceDescriber(async (names) => (await ecs.send(new DescribeServicesCommand({ cluster, services: names }))).services ?? []);
   const describeService = (versionId: string) => describe(serviceNameOf(versionId));
-  const scaling = createTaskScaling({ ecs, autoScaling, sqs, cluster, describe, queueUrlOf: createQueueUrlResolver({ client: sqs, prefix: queuePrefix }) });
+  const scaling = createTaskScaling({ ecs, autoScaling, sqs, cluster, describe, queueUrlOf: options.queueUrlOf });
 
   return {
     wake: scaling.wake,

@@ -30,6 +30,7 @@ const OPTIONS = {
   sqs: new SQSClient({ region: 'eu-west-1' }),
   cluster: 'sluice',
   queuePrefix: 'sluice-',
+  queueUrlOf: async (versionId: string) => `https://sqs.test/1/sluice-v-${versionId}`,
   executionRoleArn: 'arn:aws:iam::123456789012:role/execution',
   taskRoleArn: 'arn:aws:iam::123456789012:role/task',
   logGroup: '/sluice/workers',
