@@ -64,6 +64,14 @@ export interface JobRecord {
    * `timeout` and the push's. Null (or absent, on older jobs) for no limit.
    */
   timeLimitSeconds?: number | null;
+  /** Higher starts first within the organization's share (scheduling.ts); absent on older jobs: 0. */
+  priority?: number;
+  /** Seconds after its push by which the job must have started, else it ends cancelled; null for none. */
+  startTimeoutSeconds?: number | null;
+  /** How many times a job that raises is run again (not for FatalException); absent: 0. */
+  maxRetries?: number;
+  /** The job this one replays (POST /v2/jobs/{id}/replay), or null. */
+  replayOf?: string | null;
 }
 
 /** A job pushed from inside another, as its parent's `children` shows it. */

@@ -1,3 +1,5 @@
+import type { QueueEntry } from '../domain/scheduling.js';
+
 /** A job taken from the queue. */
 export interface TakenJob {
   jobId: string;
@@ -15,7 +17,11 @@ export interface TakenJob {
  * (cancelled meanwhile) is simply skipped.
  */
 export interface JobQueue {
-  enqueue(versionId: string, jobId: string): Promise<void>;
+  /**
+   * Queues a job of `entry.versionId`, ordered by its organization's share and its priority.
+   * `delaySeconds`: it becomes takeable only that long from now (a retry's backoff).
+   */
+  enqueue(entry: QueueEntry, options?: { delaySeconds?: number }): Promise<void>;
   /** The next job for this version, or null when none waits. */
   take(versionId: string): Promise<TakenJob | null>;
   /** Done with a taken job (it ended, or went back to the queue as a new entry). */

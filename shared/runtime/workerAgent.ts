@@ -86,7 +86,7 @@ export class WorkerAgent implements Compute {
     }
     const readyIds = new Set(ready.map((version) => version.id));
     for (const job of await store.jobs.listByStatus(['queued'])) {
-      if (readyIds.has(job.versionId)) await queue.enqueue(job.versionId, job.id);
+      if (readyIds.has(job.versionId)) await queue.enqueue(job);
     }
     for (const version of ready) this.versionReady(version);
   }

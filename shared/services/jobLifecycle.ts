@@ -76,7 +76,7 @@ export class JobLifecycle implements JobReports {
       return this.complete(job, { status: 'error', error: `The job was attempted ${job.attempts} times and failed each time; last: ${reason}`, restarts });
     }
     const requeued = await this.store.jobs.transition(job.id, ['processing'], { status: 'queued', startedAt: null, runId: newShortId(), restarts });
-    if (requeued && enqueue) await this.queue.enqueue(requeued.versionId, requeued.id);
+    if (requeued && enqueue) await this.queue.enqueue(requeued);
     return requeued;
   }
 

@@ -2,6 +2,7 @@ import { badRequest, notFound, RateLimitedError, ValidationError } from '../doma
 import type { FunctionRecord } from '../domain/function.js';
 import { newShortId, newTimeOrderedId } from '../domain/ids.js';
 import type { JobRecord, PushSource } from '../domain/job.js';
+import { DEFAULT_PRIORITY } from '../domain/scheduling.js';
 import type { VersionRecord } from '../domain/version.js';
 import type { Webhook } from '../domain/webhook.js';
 import type { Clock } from '../ports/clock.js';
@@ -31,6 +32,10 @@ export interface PushBody {
   args?: unknown[];
   /** Seconds the job may run; it cannot extend the function's own `timeout`. */
   timeout?: number;
+  /** Sluice's scheduling fields (domain/scheduling.ts). */
+  priority?: number;
+  start_timeout?: number | null;
+  retries?: number;
 }
 
 export interface JobPushesDeps {
@@ -89,6 +94,10 @@ export class JobPushes {
       restarts: [],
       attempts: 0,
       timeLimitSeconds: shorterLimit(version.timeoutSeconds ?? null, body.timeout ?? null),
+      priority: body.priority ?? DEFAULT_PRIORITY,
+      startTimeoutSeconds: body.start_timeout ?? null,
+      maxRetries: body.retries ?? 0,
+      replayOf: null,
     };
     // Queued before its commit, so that a short job runs while the commit gathers, and its end
     // often shares that commit: one wait a job instead of two. The push is answered only once the
@@ -98,7 +107,7 @@ export class JobPushes {
     // A job for a version still building waits for it; releaseWaitingJobs enqueues it when the
     // build ends. Reading the status after the job exists closes the race with that release.
     const current = version.buildStatus === 'ready' ? version : await store.versions.get(version.id);
-    if (current?.buildStatus === 'ready') await queue.enqueue(version.id, job.id);
+    if (current?.buildStatus === 'ready') await queue.enqueue(job);
     await store.durable();
     return { job, version };
   }
@@ -124,7 +133,7 @@ export class JobPushes {
   async releaseWaitingJobs(version: VersionRecord): Promise<void> {
     const failure = version.readyAt === null ? 'build failed' : 'tasks cannot run';
     for (const job of await this.deps.store.jobs.listQueuedByVersion(version.id)) {
-      if (version.buildStatus === 'ready') await this.deps.queue.enqueue(version.id, job.id);
+      if (version.buildStatus === 'ready') await this.deps.queue.enqueue(job);
       else await this.deps.lifecycle.failQueued(job.id, `The version's ${failure}: ${version.buildError ?? 'unknown reason'}`);
     }
   }

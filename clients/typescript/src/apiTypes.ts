@@ -142,6 +142,14 @@ export type Job = {
   /** Sluice's, present only with `outputs_truncated`: the `offset` that gets the outputs after these (GET /v2/jobs/{job_id}?offset=N, or its await). */
   next_output_offset?: number;
   restarts?: Record<string, unknown>[] | null;
+  /** Sluice's: the job's priority (higher starts first within its organization's share). */
+  priority?: number;
+  /** Sluice's: seconds after its push by which the job had to start, or null. */
+  start_timeout?: number | null;
+  /** Sluice's: how many times the job runs again if it raises. */
+  retries?: number;
+  /** Sluice's: the job this one replays, or null. */
+  replay_of?: string | null;
 };
 
 export type JobPage = {
@@ -413,6 +421,12 @@ export type PushJobRequest = {
   }[] | null;
   /** Seconds the job may run (the function’s own timeout still applies). */
   timeout?: number;
+  /** Sluice extension: higher starts first within the organization's share (-10 to 10, default 0). */
+  priority?: number;
+  /** Sluice extension: seconds after the push by which the job must start; if it has not, it ends `cancelled` and costs nothing. */
+  start_timeout?: number | null;
+  /** Sluice extension: times a job that raises runs again, with exponential backoff (FatalException is never retried). */
+  retries?: number;
   /** Environment variables for this job, over the version’s defaults. */
   env?: Record<string, string> | null;
   [key: string]: unknown;

@@ -124,7 +124,7 @@ export function createSqsJobQueue(options: SqsJobQueueOptions): JobQueue {
   };
 
   return {
-    async enqueue(versionId, jobId) {
+    async enqueue({ versionId, id: jobId }) {
       await client.send(new SendMessageCommand({ QueueUrl: await queueUrlOf(versionId), MessageBody: JSON.stringify({ jobId }) }));
       await options.onEnqueued?.(versionId);
     },

@@ -1,3 +1,4 @@
+import type { QueueEntry } from '../../domain/scheduling.js';
 import type { JobQueue, TakenJob } from '../../ports/jobQueue.js';
 import { Fifo } from './fifo.js';
 
@@ -14,7 +15,7 @@ export class MemoryJobQueue implements JobQueue {
     this.listener = listener;
   }
 
-  async enqueue(versionId: string, jobId: string): Promise<void> {
+  async enqueue({ versionId, id: jobId }: QueueEntry): Promise<void> {
     let queue = this.queues.get(versionId);
     if (!queue) this.queues.set(versionId, (queue = new Fifo()));
     queue.push(jobId);

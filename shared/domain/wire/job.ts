@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ChildJob, JobOutput, JobRecord } from '../job.js';
 import { JOB_STATUSES } from '../job.js';
+import { DEFAULT_PRIORITY } from '../scheduling.js';
 import type { ListedOutput } from '../listPreview.js';
 import { formatNullableTimestamp, formatTimestamp } from '../time.js';
 import type { WireInputOutput } from './common.js';
@@ -37,6 +38,10 @@ export const jobWireSchema = z.strictObject({
       "Sluice's, present only with `outputs_truncated`: the `offset` that gets the outputs after these (GET /v2/jobs/{job_id}?offset=N, or its await).",
     ),
   restarts: z.array(z.record(z.string(), z.unknown())).nullable().optional(),
+  priority: z.int().optional().describe("Sluice's: the job's priority (higher starts first within its organization's share)."),
+  start_timeout: z.number().nullable().optional().describe("Sluice's: seconds after its push by which the job had to start, or null."),
+  retries: z.int().optional().describe("Sluice's: how many times the job runs again if it raises."),
+  replay_of: z.string().nullable().optional().describe("Sluice's: the job this one replays, or null."),
 });
 export type WireJob = z.infer<typeof jobWireSchema>;
 
@@ -93,6 +98,10 @@ export function serializeJob(job: JobRecord, outputs: (JobOutput | ListedOutput)
     ...(cuts.inputsCut ? { inputs_truncated: true as const } : {}),
     ...(cuts.nextOutputOffset === undefined ? {} : { outputs_truncated: true as const, next_output_offset: cuts.nextOutputOffset }),
     restarts: job.restarts.map((restart) => ({ ...restart, timestamp: formatTimestamp(restart.timestamp) })),
+    priority: job.priority ?? DEFAULT_PRIORITY,
+    start_timeout: job.startTimeoutSeconds ?? null,
+    retries: job.maxRetries ?? 0,
+    replay_of: job.replayOf ?? null,
   };
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { timeoutSchema } from '../../domain/functionMetadata.js';
 import { idempotencyKeySchema } from '../../domain/idempotency.js';
 import { PUSH_SOURCES } from '../../domain/job.js';
+import { DEFAULT_PRIORITY, MAX_PRIORITY, MAX_RETRIES, MAX_START_TIMEOUT_S, MIN_PRIORITY } from '../../domain/scheduling.js';
 import { webhookListSchema } from '../../domain/webhook.js';
 import { serializePushResult } from '../../domain/wire/job.js';
 import { capacityWarning } from '../../services/capacityWarning.js';
@@ -23,6 +24,25 @@ export const pushJob = defineRoute({
     webhooks: webhookListSchema.nullable().optional().describe('Replace the function’s webhooks for this job.'),
     /** Sluice extension. */
     timeout: timeoutSchema.optional().describe('Seconds the job may run (the function’s own timeout still applies).'),
+    priority: z
+      .int()
+      .min(MIN_PRIORITY)
+      .max(MAX_PRIORITY)
+      .optional()
+      .describe(`Sluice extension: higher starts first within the organization's share (${MIN_PRIORITY} to ${MAX_PRIORITY}, default ${DEFAULT_PRIORITY}).`),
+    start_timeout: z
+      .number()
+      .positive()
+      .max(MAX_START_TIMEOUT_S)
+      .nullable()
+      .optional()
+      .describe('Sluice extension: seconds after the push by which the job must start; if it has not, it ends `cancelled` and costs nothing.'),
+    retries: z
+      .int()
+      .min(0)
+      .max(MAX_RETRIES)
+      .optional()
+      .describe('Sluice extension: times a job that raises runs again, with exponential backoff (FatalException is never retried).'),
     env: z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a valid environment variable name'), z.string())
       .nullable()

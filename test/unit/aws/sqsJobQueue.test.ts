@@ -30,7 +30,7 @@ afterEach(() => {
 
 describe('createSqsJobQueue', () => {
   it('enqueues a message carrying the job id on the version queue', async () => {
-    await createSqsJobQueue({ client, queueUrlOf }).enqueue('version-2', 'job-7');
+    await createSqsJobQueue({ client, queueUrlOf }).enqueue({ versionId: 'version-2', id: 'job-7', organizationId: 'org-1' });
     expect(sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toEqual([
       { QueueUrl: URL_OF['version-2'], MessageBody: '{"jobId":"job-7"}' },
     ]);
