@@ -62,7 +62,7 @@ async function holdReplicas(call: Client, replicas: number): Promise<void> {
  * Jobs a second in the middle 80% of `times` (by count): what the replicas sustain, without the
  * ramp while they start and the tail while the last jobs end.
  */
-function steadyRate(times: number[]): number {
+export function steadyRate(times: number[]): number {
   const sorted = [...times].sort((a, b) => a - b);
   const from = Math.floor(sorted.length * 0.1);
   const to = Math.ceil(sorted.length * 0.9) - 1;

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { openBullmq } from './bullmqTarget.js';
 import { benchReads } from './reads.js';
 import { benchAwsSection } from './awsSection.js';
+import { benchFairShare } from './fairShare.js';
 import { openSluice } from './sluiceTarget.js';
 import type { Figures } from './stats.js';
 import { benchWorkloads } from './workloads.js';
@@ -17,7 +18,8 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const IN_FLIGHT = 32;
 const REPLICAS = 2;
 // Sections to run: `queue` (Sluice vs BullMQ on no-op jobs), `workloads` (the examples that install
-// packages), `aws` (the AWS mode's cost model, on npm run aws:local: bench/awsSection.ts).
+// packages), `aws` (the AWS mode's cost model, on npm run aws:local: bench/awsSection.ts), and on
+// request `fairness` (one organization's backlog against another's jobs, over a minute: bench/fairShare.ts).
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'queue,workloads').split(','));
 /** The fairness run's backlog, which is also the service's queue bound (SLUICE_MAX_QUEUED_PER_VERSION): large enough that its drain lasts about a second. */
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 5000);
@@ -175,6 +177,8 @@ if (SECTIONS.has('workloads')) {
     );
   }
 }
+
+if (SECTIONS.has('fairness')) await benchFairShare((text) => process.stdout.write(`${text}\n`));
 
 if (SECTIONS.has('aws')) await benchAwsSection((line) => process.stdout.write(`${line}\n`));
 

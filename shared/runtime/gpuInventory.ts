@@ -31,13 +31,28 @@ export function parseNvidiaSmi(output: string): Gpu[] {
 
 export type Placement = { kind: 'placed'; gpuIndex: number | null; release: () => void } | { kind: 'unavailable' };
 
+/** A version's replica pool as it asks for GPUs: woken when its turn comes. */
+export interface GpuClaimant {
+  /** Its turn came: it asks again (it scales). */
+  wake(): void;
+  /** It still wants a replica placed: one that no longer does gives up its turn. */
+  waiting(): boolean;
+}
+
 /**
  * Which GPU a replica runs on. Up to `split` replicas of a version share one GPU. With no
  * GPUs and emulation on (the default on a machine without them), every machine type is
  * granted without a device, so a laptop runs everything.
+ *
+ * Versions waiting for GPUs of a type take turns: a claimant refused for want of room waits in
+ * line; room that frees up wakes the first in line whose replica fits, and nobody behind it (nor
+ * a version that did not wait) may take that room meanwhile. One placement is one turn: a
+ * version that wants more goes to the back of the line.
  */
 export class GpuInventory {
   private readonly used = new Map<number, number>();
+  /** Per machine type, the claimants waiting in line (in order) and the units a replica of each needs. */
+  private readonly lines = new Map<MachineType, Map<GpuClaimant, number>>();
 
   constructor(
     private readonly gpus: Gpu[],
@@ -59,22 +74,54 @@ export class GpuInventory {
     });
   }
 
-  place(machineType: MachineType, split: number): Placement {
+  /** A GPU for one replica of a version of this split; `claimant`, when refused, waits in line for its turn. */
+  place(machineType: MachineType, split: number, claimant?: GpuClaimant): Placement {
     if (machineType === 'cpu' || this.emulate) return { kind: 'placed', gpuIndex: null, release: () => undefined };
     const units = UNITS / Math.min(Math.max(split, 1), MAX_SPLIT);
-    for (const gpu of this.gpus) {
-      if (gpu.machineType !== machineType) continue;
-      const taken = this.used.get(gpu.index) ?? 0;
-      if (taken + units > UNITS) continue;
-      this.used.set(gpu.index, taken + units);
-      let released = false;
-      const release = () => {
-        if (released) return;
-        released = true;
-        this.used.set(gpu.index, (this.used.get(gpu.index) ?? units) - units);
-      };
-      return { kind: 'placed', gpuIndex: gpu.index, release };
+    const gpu = this.roomFor(machineType, units);
+    const ahead = this.nextInLine(machineType, claimant);
+    if (gpu === undefined || ahead !== undefined) {
+      const line = this.lines.get(machineType) ?? new Map<GpuClaimant, number>();
+      this.lines.set(machineType, line);
+      if (claimant && !line.has(claimant)) line.set(claimant, units);
+      return { kind: 'unavailable' };
     }
-    return { kind: 'unavailable' };
+    if (claimant) this.lines.get(machineType)?.delete(claimant);
+    this.used.set(gpu.index, (this.used.get(gpu.index) ?? 0) + units);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.used.set(gpu.index, (this.used.get(gpu.index) ?? units) - units);
+      this.wakeNext(machineType);
+    };
+    // Room may be left over for the next in line.
+    this.wakeNext(machineType);
+    return { kind: 'placed', gpuIndex: gpu.index, release };
+  }
+
+  private roomFor(machineType: MachineType, units: number): Gpu | undefined {
+    return this.gpus.find((gpu) => gpu.machineType === machineType && (this.used.get(gpu.index) ?? 0) + units <= UNITS);
+  }
+
+  /**
+   * The first claimant in line, other than `asking`, whose replica fits now; when `asking` waits
+   * in line itself, only those ahead of it count. Claimants that no longer wait leave the line.
+   */
+  private nextInLine(machineType: MachineType, asking?: GpuClaimant): GpuClaimant | undefined {
+    const line = this.lines.get(machineType);
+    if (!line) return undefined;
+    for (const [claimant, units] of line) {
+      if (claimant === asking) return undefined;
+      if (!claimant.waiting()) line.delete(claimant);
+      else if (this.roomFor(machineType, units) !== undefined) return claimant;
+    }
+    return undefined;
+  }
+
+  private wakeNext(machineType: MachineType): void {
+    const next = this.nextInLine(machineType);
+    // Not now: the placing pool is inside its own scale loop.
+    if (next) queueMicrotask(() => next.wake());
   }
 }

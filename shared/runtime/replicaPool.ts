@@ -100,6 +100,8 @@ export class ReplicaPool {
   /** Idle accounting: when it was last brought up to date, and the seconds not yet recorded. */
   private idleAccruedAt = performance.now();
   private unrecordedIdleSeconds = 0;
+  /** How it waits its turn for a GPU that other versions want too. */
+  private readonly gpuClaimant = { wake: () => this.wake(), waiting: () => !this.context.isStopping() && this.members.size < this.wanted() };
 
   constructor(
     /** Its replica bounds change when the version is edited (setReplicaBounds). */
@@ -238,7 +240,7 @@ export class ReplicaPool {
     const wanted = this.wanted();
     this.awaitingResources = 0;
     while (this.members.size < wanted) {
-      const placement = this.context.gpus.place(this.version.computeType, this.version.split);
+      const placement = this.context.gpus.place(this.version.computeType, this.version.split, this.gpuClaimant);
       if (placement.kind === 'unavailable') {
         this.awaitingResources = wanted - this.members.size;
         return;

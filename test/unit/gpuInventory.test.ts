@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Placement } from '../../shared/runtime/gpuInventory.js';
 import { GpuInventory, machineTypeOf, parseNvidiaSmi } from '../../shared/runtime/gpuInventory.js';
 
 describe('GPU placement', () => {
@@ -59,5 +60,75 @@ describe('GPU placement', () => {
     const available = new GpuInventory([], true).availability();
     expect(available.every((type) => type.available)).toBe(true);
     expect(available.filter((type) => type.emulated).map((type) => type.machineType)).toEqual(['t4', 'l4', 'a100', 'a100-20gb', 'v100']);
+  });
+});
+
+describe('GPUs shared across versions', () => {
+  /** A version's pool as the inventory sees it: it records its wake-ups, and waits while `waits` says so. */
+  function claimant(name: string, woken: string[]) {
+    const pool = { waits: true, wake: () => void woken.push(name), waiting: () => pool.waits };
+    return pool;
+  }
+  const turn = () => new Promise<void>((resolve) => queueMicrotask(resolve));
+  const release = (placement: Placement) => (placement.kind === 'placed' ? placement.release() : undefined);
+  const t4s = (count: number) =>
+    new GpuInventory(
+      Array.from({ length: count }, (_, index) => ({ index, machineType: 't4' as const })),
+      false,
+    );
+
+  it('wakes a version waiting for a GPU when another version’s replica frees one', async () => {
+    const inventory = t4s(1);
+    const woken: string[] = [];
+    const holder = inventory.place('t4', 1);
+    expect(inventory.place('t4', 1, claimant('b', woken))).toEqual({ kind: 'unavailable' });
+    release(holder);
+    await turn();
+    expect(woken).toEqual(['b']);
+  });
+
+  it('keeps a freed GPU for the version that waited: one that asks without having waited is refused meanwhile', async () => {
+    const inventory = t4s(1);
+    const woken: string[] = [];
+    const holder = inventory.place('t4', 1);
+    const waiter = claimant('b', woken);
+    inventory.place('t4', 1, waiter);
+    release(holder);
+    expect(inventory.place('t4', 1, claimant('c', woken))).toEqual({ kind: 'unavailable' });
+    expect(inventory.place('t4', 1)).toEqual({ kind: 'unavailable' });
+    expect(inventory.place('t4', 1, waiter)).toMatchObject({ kind: 'placed', gpuIndex: 0 });
+  });
+
+  it('makes waiting versions take turns, one replica each, instead of the first taking every freed GPU', async () => {
+    const inventory = t4s(2);
+    const woken: string[] = [];
+    const holders = [inventory.place('t4', 1), inventory.place('t4', 1)];
+    const [a, b] = [claimant('a', woken), claimant('b', woken)];
+    inventory.place('t4', 1, a);
+    inventory.place('t4', 1, b);
+    release(holders[0] as Placement);
+    expect(inventory.place('t4', 1, a)).toMatchObject({ kind: 'placed' });
+    // a wants a second replica: it goes behind b.
+    expect(inventory.place('t4', 1, a)).toEqual({ kind: 'unavailable' });
+    release(holders[1] as Placement);
+    await turn();
+    expect(woken).toEqual(['a', 'b']);
+    expect(inventory.place('t4', 1, a)).toEqual({ kind: 'unavailable' });
+    expect(inventory.place('t4', 1, b)).toMatchObject({ kind: 'placed' });
+  });
+
+  it('passes over a waiting version whose replica does not fit the room freed, and one that no longer waits', async () => {
+    const inventory = t4s(1);
+    const woken: string[] = [];
+    const halves = [inventory.place('t4', 2), inventory.place('t4', 2)];
+    const whole = claimant('whole', woken);
+    const gone = claimant('gone', woken);
+    inventory.place('t4', 1, whole);
+    inventory.place('t4', 2, gone);
+    inventory.place('t4', 2, claimant('half', woken));
+    gone.waits = false;
+    release(halves[0] as Placement);
+    await turn();
+    expect(woken).toEqual(['half']);
   });
 });
