@@ -1,18 +1,22 @@
 import {
   ChangeMessageVisibilityCommand,
+  DeleteMessageBatchCommand,
   DeleteMessageCommand,
   GetQueueUrlCommand,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { JobQueue } from '../../ports/jobQueue.js';
+import { FairBatchOrder } from './fairBatchOrder.js';
 import type { JobLeases } from './jobLeases.js';
+import { delayOf, MAX_DELAY_SECONDS, messageOf, RECEIVED_ATTRIBUTES, receivedMessageOf, resendEntryOf, watchOf, type ReceivedMessage } from './sqsMessages.js';
 
 /** SQS keeps a message invisible at most 12 hours from its receipt, however often it is extended. */
 export const SQS_MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
-/** SQS's longest delivery delay: how far ahead a watch over a long job can be set. */
-const MAX_DELAY_SECONDS = 15 * 60;
+/** The most messages one ReceiveMessage returns: the jobs a take chooses among. */
+const SQS_MAX_BATCH = 10;
 
 export interface SqsJobQueueOptions {
   client: SQSClient;
@@ -30,6 +34,10 @@ export interface SqsJobQueueOptions {
   leases?: JobLeases;
   /** Epoch milliseconds; Date.now unless told. */
   now?: () => number;
+  /** An organization's share of the version's replicas relative to others (default 1 for all). */
+  weightOf?: (organizationId: string) => number;
+  /** How many messages a take receives to choose among (default 10, SQS's maximum; 1 is plain arrival order). */
+  batchSize?: number;
   /** After a job's message is sent (the job is queued for good): its version's tasks may need waking. Must not throw. */
   onEnqueued?: (versionId: string) => Promise<void>;
 }
@@ -40,12 +48,6 @@ interface Lease {
   receiptHandle: string;
   receivedAt: number;
   heartbeat: NodeJS.Timeout;
-}
-
-/** A message's body: a job to run, or (watch) a look at a long job still held by its lease. */
-interface QueueMessage {
-  jobId: string;
-  watch?: true;
 }
 
 /** SQS queue names allow 80 characters: a prefix and a UUID fit. */
@@ -72,10 +74,17 @@ export function createQueueUrlResolver(options: { client: SQSClient; prefix: str
 }
 
 /**
- * One SQS queue per version, carrying `{ jobId }` messages. A taken message stays in flight
- * under a visibility lease that a heartbeat extends until ack deletes it; a taker that dies
- * stops heartbeating, the lease lapses and the message comes back with a receive count above
- * one, which take reports as `redelivered`. Messages past the queue's maxReceiveCount go to its DLQ.
+ * One SQS queue per version, carrying a message per queued job (sqsMessages.ts). A taken message
+ * stays in flight under a visibility lease that a heartbeat extends until ack deletes it; a taker
+ * that dies stops heartbeating, the lease lapses and the message comes back with a receive count
+ * above one, which take reports as `redelivered`. Messages past the queue's maxReceiveCount go to its DLQ.
+ *
+ * Scheduling (docs/architecture/aws.md, "Scheduling on AWS"): each message's group is its
+ * organization, which SQS fair queues share delivery by; a take receives up to ten messages, keeps
+ * the first in FairBatchOrder's order (weighted share, then priority, then push order) and sends
+ * the others again as new messages, visible at once, before deleting them. Sent again rather than
+ * made visible again: a message received and let go counts as received, which would report it as
+ * redelivered and, past maxReceiveCount, move a job merely passed over to the DLQ.
  *
  * SQS ends any lease 12 hours after the receipt, so a job running longer would come back and run
  * twice. Before that point its heartbeat renews a lease in the store (`leases`) instead; the
@@ -94,6 +103,13 @@ export function createSqsJobQueue(options: SqsJobQueueOptions): JobQueue {
   // (and may be taken again) before its first message is acked, so ack releases the oldest.
   const receipts = new Map<string, Lease[]>();
   const keyOf = (versionId: string, jobId: string) => `${versionId}\n${jobId}`;
+  const batchSize = Math.min(SQS_MAX_BATCH, Math.max(1, options.batchSize ?? SQS_MAX_BATCH));
+  const orders = new Map<string, FairBatchOrder>();
+  const orderOf = (versionId: string) => {
+    let order = orders.get(versionId);
+    if (!order) orders.set(versionId, (order = new FairBatchOrder(options.weightOf)));
+    return order;
+  };
 
   const extend = async (lease: Lease) => {
     const capLeftMs = lease.receivedAt + maxVisibilityMs - now();
@@ -112,51 +128,86 @@ export function createSqsJobQueue(options: SqsJobQueueOptions): JobQueue {
   };
 
   /** A job whose lease is still held runs elsewhere: its message gives way to a later watch. */
-  const stillHeld = async (queueUrl: string, jobId: string, receiptHandle: string) => {
-    const until = leaseStore ? await leaseStore.expiresAt(jobId) : null;
+  const stillHeld = async (queueUrl: string, message: ReceivedMessage) => {
+    const until = leaseStore ? await leaseStore.expiresAt(message.jobId) : null;
     if (until === null || until <= now()) return false;
-    const watch: QueueMessage = { jobId, watch: true };
-    await client.send(
-      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(watch), DelaySeconds: Math.min(MAX_DELAY_SECONDS, visibilityTimeout) }),
-    );
-    await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, ...watchOf(message), DelaySeconds: Math.min(MAX_DELAY_SECONDS, visibilityTimeout) }));
+    await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.receiptHandle }));
     return true;
   };
 
+  /**
+   * Messages received but not taken go back as new copies, then the originals are deleted; a copy
+   * that failed to send keeps its original, which comes back when its visibility lapses.
+   */
+  const passOver = async (queueUrl: string, messages: ReceivedMessage[]) => {
+    if (messages.length === 0) return;
+    try {
+      const { Successful = [] } = await client.send(
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((message, index) => resendEntryOf(message, String(index))) }),
+      );
+      const sent = Successful.map(({ Id }) => messages[Number(Id)]).filter((message) => message !== undefined);
+      if (sent.length > 0)
+        await client.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: sent.map((message, index) => ({ Id: String(index), ReceiptHandle: message.receiptHandle })),
+          }),
+        );
+    } catch {
+      // The job taken is unaffected: the messages not sent again come back when their visibility
+      // lapses (one visibility timeout later), and a copy whose original also comes back is a
+      // duplicate, which the store's conditional start skips.
+    }
+  };
+
   return {
-    async enqueue({ versionId, id: jobId }) {
-      await client.send(new SendMessageCommand({ QueueUrl: await queueUrlOf(versionId), MessageBody: JSON.stringify({ jobId }) }));
-      await options.onEnqueued?.(versionId);
+    async enqueue(entry, { delaySeconds } = {}) {
+      const delay = delayOf(delaySeconds);
+      await client.send(
+        new SendMessageCommand({ QueueUrl: await queueUrlOf(entry.versionId), ...messageOf(entry, now()), ...(delay > 0 ? { DelaySeconds: delay } : {}) }),
+      );
+      await options.onEnqueued?.(entry.versionId);
     },
 
     async take(versionId) {
       const queueUrl = await queueUrlOf(versionId);
-      const { Messages } = await client.send(
+      const { Messages = [] } = await client.send(
         new ReceiveMessageCommand({
           QueueUrl: queueUrl,
-          MaxNumberOfMessages: 1,
+          MaxNumberOfMessages: batchSize,
           WaitTimeSeconds: waitTimeSeconds,
           VisibilityTimeout: visibilityTimeout,
-          MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+          MessageSystemAttributeNames: [...RECEIVED_ATTRIBUTES],
         }),
       );
-      const message = Messages?.[0];
-      if (!message?.Body || !message.ReceiptHandle) return null;
-      const { jobId, watch } = JSON.parse(message.Body) as QueueMessage;
-      const redelivered = watch === true || Number(message.Attributes?.ApproximateReceiveCount ?? '1') > 1;
-      if (redelivered && (await stillHeld(queueUrl, jobId, message.ReceiptHandle))) return null;
-      const lease: Lease = {
-        jobId,
+      const receivedAt = now();
+      const candidates = Messages.map(receivedMessageOf).filter((message) => message !== null);
+      const order = orderOf(versionId);
+      let chosen = order.next(candidates);
+      // A redelivered message whose job is still held gives way to a watch: the next is chosen.
+      while (chosen?.redelivered && (await stillHeld(queueUrl, chosen))) {
+        candidates.splice(candidates.indexOf(chosen), 1);
+        chosen = order.next(candidates);
+      }
+      await passOver(
         queueUrl,
-        receiptHandle: message.ReceiptHandle,
-        receivedAt: now(),
+        candidates.filter((message) => message !== chosen),
+      );
+      if (!chosen) return null;
+      order.took(chosen);
+      const lease: Lease = {
+        jobId: chosen.jobId,
+        queueUrl,
+        receiptHandle: chosen.receiptHandle,
+        receivedAt,
         heartbeat: setInterval(() => void extend(lease), heartbeatMs),
       };
       // A lease must not keep the process alive on shutdown: the message simply comes back.
       lease.heartbeat.unref();
-      const key = keyOf(versionId, jobId);
+      const key = keyOf(versionId, chosen.jobId);
       receipts.set(key, [...(receipts.get(key) ?? []), lease]);
-      return { jobId, redelivered };
+      return { jobId: chosen.jobId, redelivered: chosen.redelivered };
     },
 
     async ack(versionId, jobId) {

@@ -1,8 +1,10 @@
 import {
   ChangeMessageVisibilityCommand,
+  DeleteMessageBatchCommand,
   DeleteMessageCommand,
   GetQueueUrlCommand,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -29,24 +31,34 @@ afterEach(() => {
 });
 
 describe('createSqsJobQueue', () => {
-  it('enqueues a message carrying the job id on the version queue', async () => {
-    await createSqsJobQueue({ client, queueUrlOf }).enqueue({ versionId: 'version-2', id: 'job-7', organizationId: 'org-1' });
+  it('enqueues a message carrying the job, its priority and push time on the version queue, its organization as the message group', async () => {
+    const queue = createSqsJobQueue({ client, queueUrlOf, now: () => 1_000 });
+    await queue.enqueue({ versionId: 'version-2', id: 'job-7', organizationId: 'org-1', priority: 3 });
+    await queue.enqueue({ versionId: 'version-2', id: 'job-8', organizationId: 'org-1' });
     expect(sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toEqual([
-      { QueueUrl: URL_OF['version-2'], MessageBody: '{"jobId":"job-7"}' },
+      { QueueUrl: URL_OF['version-2'], MessageBody: '{"jobId":"job-7","priority":3,"pushedAt":1000}', MessageGroupId: 'org-1' },
+      { QueueUrl: URL_OF['version-2'], MessageBody: '{"jobId":"job-8","priority":0,"pushedAt":1000}', MessageGroupId: 'org-1' },
     ]);
   });
 
-  it('takes one message with long polling, the lease and the receive count asked for', async () => {
+  it('delays a message by whole seconds, up to SQS’s 15 minutes', async () => {
+    const queue = createSqsJobQueue({ client, queueUrlOf });
+    const entry = { versionId: 'version-1', id: 'job-1', organizationId: 'org-1' };
+    for (const delaySeconds of [0, 1.2, 60, 3600]) await queue.enqueue(entry, { delaySeconds });
+    expect(sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input.DelaySeconds)).toEqual([undefined, 2, 60, 900]);
+  });
+
+  it('takes up to ten messages with long polling, the lease, the receive count and the message group asked for', async () => {
     sqs.on(ReceiveMessageCommand).resolves(message('job-1', 'receipt-1', 1));
     const taken = await createSqsJobQueue({ client, queueUrlOf }).take('version-1');
     expect(taken).toEqual({ jobId: 'job-1', redelivered: false });
     expect(sqs.commandCalls(ReceiveMessageCommand).map((call) => call.args[0].input)).toEqual([
       {
         QueueUrl: URL_OF['version-1'],
-        MaxNumberOfMessages: 1,
+        MaxNumberOfMessages: 10,
         WaitTimeSeconds: 20,
         VisibilityTimeout: 60,
-        MessageSystemAttributeNames: ['ApproximateReceiveCount'],
+        MessageSystemAttributeNames: ['ApproximateReceiveCount', 'MessageGroupId'],
       },
     ]);
   });
@@ -156,9 +168,23 @@ describe('createSqsJobQueue', () => {
       const queue = createSqsJobQueue({ client, queueUrlOf, visibilityTimeoutSeconds: 60, leases });
       expect(await queue.take('version-1')).toBeNull();
       expect(sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toEqual([
-        { QueueUrl: URL_OF['version-1'], MessageBody: '{"jobId":"job-1","watch":true}', DelaySeconds: 60 },
+        { QueueUrl: URL_OF['version-1'], MessageBody: '{"jobId":"job-1","watch":true,"priority":0,"pushedAt":0}', DelaySeconds: 60 },
       ]);
       expect(sqs.commandCalls(DeleteMessageCommand).map((call) => call.args[0].input)).toEqual([{ QueueUrl: URL_OF['version-1'], ReceiptHandle: 'receipt-2' }]);
+    });
+
+    it('takes the next job of the batch when the redelivered one is still held', async () => {
+      vi.useFakeTimers({ now: 1_000 });
+      sqs.on(ReceiveMessageCommand).resolves({
+        Messages: [
+          { Body: '{"jobId":"job-1","watch":true}', ReceiptHandle: 'receipt-1', Attributes: { ApproximateReceiveCount: '1' } },
+          { Body: '{"jobId":"job-2"}', ReceiptHandle: 'receipt-2', Attributes: { ApproximateReceiveCount: '1' } },
+        ],
+      });
+      const queue = createSqsJobQueue({ client, queueUrlOf, leases: leaseStore({ 'job-1': 50_000 }).leases });
+      expect(await queue.take('version-1')).toEqual({ jobId: 'job-2', redelivered: false });
+      expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
+      await queue.ack('version-1', 'job-2');
     });
 
     it('is reported abandoned when a watch finds its lease lapsed (its worker died)', async () => {
@@ -179,6 +205,32 @@ describe('createSqsJobQueue', () => {
       await queue.take('version-1');
       await vi.advanceTimersByTimeAsync(120_000);
       await expect(queue.ack('version-1', 'job-1')).resolves.toBeUndefined();
+    });
+  });
+
+  describe('the messages a take passes over', () => {
+    const batch = (...jobs: [string, number][]) => ({
+      Messages: jobs.map(([jobId, priority]) => ({
+        Body: JSON.stringify({ jobId, priority, pushedAt: 0 }),
+        ReceiptHandle: `receipt-${jobId}`,
+        Attributes: { ApproximateReceiveCount: '1', MessageGroupId: 'org-1' },
+      })),
+    });
+
+    it('keeps the job chosen when sending the others again fails: they come back once their visibility lapses', async () => {
+      sqs.on(ReceiveMessageCommand).resolves(batch(['later', 0], ['urgent', 5]));
+      sqs.on(SendMessageBatchCommand).rejects(new Error('throttled'));
+      expect(await createSqsJobQueue({ client, queueUrlOf }).take('version-1')).toEqual({ jobId: 'urgent', redelivered: false });
+      expect(sqs.commandCalls(DeleteMessageBatchCommand)).toHaveLength(0);
+    });
+
+    it('are deleted only where their copy was sent', async () => {
+      sqs.on(ReceiveMessageCommand).resolves(batch(['urgent', 5], ['a', 0], ['b', 0]));
+      sqs
+        .on(SendMessageBatchCommand)
+        .resolves({ Successful: [{ Id: '1', MessageId: 'm', MD5OfMessageBody: '' }], Failed: [{ Id: '0', Code: 'x', SenderFault: false }] });
+      await createSqsJobQueue({ client, queueUrlOf }).take('version-1');
+      expect(sqs.commandCalls(DeleteMessageBatchCommand).map((call) => call.args[0].input.Entries)).toEqual([[{ Id: '0', ReceiptHandle: 'receipt-b' }]]);
     });
   });
 
