@@ -24,6 +24,7 @@ SYSTEM_PACKAGE_PATTERN = re.compile(r"^[a-z0-9][a-z0-9+.-]*$")
 MAX_SPLIT = 8
 MAX_REPLICAS = 64
 MAX_TIMEOUT_S = 86_400  # a day
+MAX_RETRIES = 10  # shared/domain/scheduling.ts
 
 # Every option, in the order the metadata document lists them, with its default.
 DEFAULTS: dict[str, object] = {
@@ -39,6 +40,7 @@ DEFAULTS: dict[str, object] = {
     "maximum_replicas": None,
     "restart_on_error": True,
     "timeout": None,
+    "retries": 0,
     "title": None,
     "description": None,
     "tags": None,
@@ -143,6 +145,10 @@ def normalize(options: Mapping[str, object]) -> tuple[dict[str, object], list[Fi
     timeout = out["timeout"]
     if timeout is not None and not (_is_int(timeout) and 1 <= timeout <= MAX_TIMEOUT_S):
         fail("timeout", f"timeout must be None or whole seconds between 1 and {MAX_TIMEOUT_S} (got {timeout!r})")
+
+    retries = out["retries"]
+    if not (_is_int(retries) and 0 <= retries <= MAX_RETRIES):
+        fail("retries", f"retries must be a whole number of times between 0 and {MAX_RETRIES} (got {retries!r})")
 
     if out["tags"] is not None:
         out["tags"] = _strings(out["tags"], "tags", fail, " or None")

@@ -68,6 +68,21 @@ def test_invalid_options_raise_one_value_error_naming_every_problem():
     assert message.count("; ") == 2
 
 
+def test_retries_go_into_the_functions_metadata_from_either_spelling_of_the_decorator():
+    def flaky() -> None:
+        pass
+
+    assert getattr(sluice.function(name="retried", retries=2)(flaky), ATTRIBUTE).options["retries"] == 2
+    assert getattr(sieve.function(name="retried-sieve", retries=10)(flaky), ATTRIBUTE).options["retries"] == 10
+    assert getattr(sluice.function(name="not-retried")(flaky), ATTRIBUTE).options["retries"] == 0
+
+
+def test_retries_out_of_range_are_refused_when_decorating():
+    for retries in (-1, 11, 1.5, True, "2"):
+        with pytest.raises(ValueError, match=f"retries must be a whole number of times between 0 and 10 \\(got {retries!r}\\)"):
+            sluice.function(name="too-many", retries=retries)
+
+
 def test_sieves_names_for_the_decorator_are_the_same_decorator():
     assert sluice.Model is sluice.function and sluice.workflow is sluice.function
     assert sieve.function is sluice.function and sieve.Model is sluice.function and sieve.workflow is sluice.function

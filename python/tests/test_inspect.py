@@ -33,6 +33,11 @@ def functions_of(inspector):
     return inspector.functions
 
 
+def test_the_retries_a_function_declares_are_in_its_metadata(tmp_path):
+    assert one(tmp_path, decorated('name="x", retries=3'))["retries"] == 3
+    assert one(tmp_path, decorated('name="x"'))["retries"] == 0
+
+
 def one(tmp_path, source, **options):
     (found,) = functions_of(inspect_files(tmp_path, {"main.py": source}, **options))
     return found
@@ -161,7 +166,7 @@ def test_a_sieve_function_file_reads_unchanged_with_its_readme_beside_it(tmp_pat
     assert [(i["name"], i["type"]) for i in found["inputs"]] == [("text", "str"), ("picture", "sieve.File"), ("config", "dict")]
     assert list(found) == ["name", "entrypoint", "gpu", "python_version", "python_packages", "system_packages", "cuda_version",
                            "run_commands", "environment_variables", "minimum_replicas", "maximum_replicas", "restart_on_error",
-                           "timeout", "title", "description", "tags", "readme", "code_url", "cover_image_url", "inputs", "outputs",
+                           "timeout", "retries", "title", "description", "tags", "readme", "code_url", "cover_image_url", "inputs", "outputs",
                            "function_dependencies"]
 
 
@@ -310,6 +315,7 @@ def decorated(args, body="def f():\n    pass\n"):
     (decorated('name="x", title="A", metadata=sluice.Metadata(title="B")'), "main.py:3: title is given twice: as an argument and in metadata"),
     (decorated('name="x", metadata={"title": "T"}'), "main.py:3: metadata must be sieve.Metadata(...) or None"),
     (decorated('name="x", gpus=1'), 'main.py:3: unknown field "gpus" (did you mean "gpu"?)'),
+    (decorated('name="x", retries=11'), "main.py:3: retries must be a whole number of times between 0 and 10 (got 11)"),
 ])
 def test_each_problem_is_an_error_naming_the_file_line_and_field(tmp_path, source, expected):
     inspector = inspect_files(tmp_path, {"main.py": source})

@@ -29,6 +29,7 @@ import { RetentionSweeper } from '../adapters/local/retentionSweeper.js';
 import type { Services } from '../services/services.js';
 import { createServices } from '../services/services.js';
 import { LogWriter } from '../services/logWriter.js';
+import { StartDeadlines } from '../services/startDeadlines.js';
 import type { OpenLogLines } from '../ports/logLines.js';
 import type { Logger } from './logger.js';
 import { checkBundle } from '../packaging/bundleReader.js';
@@ -179,6 +180,7 @@ export async function composeLocalApp(
     intervalMs: config.retentionSweepMs,
     onError: (error) => logger.error({ err: error }, 'retention sweep failed; the next one tries again'),
   });
+  const startDeadlines = new StartDeadlines(store, services.lifecycle, clock);
   queue.onEnqueue((versionId) => localAgent.wake(versionId));
   builder.onBuildFinished(async (version) => {
     await services.jobPushes.releaseWaitingJobs(version);
@@ -203,9 +205,11 @@ export async function composeLocalApp(
       await deliveryScheduler.resume();
       await localAgent.recover(await store.versions.listByBuildStatus(['ready']));
       retention.start();
+      startDeadlines.start((error) => logger.error({ err: error }, 'the pass over start deadlines failed; the next one tries again'));
     },
     async close(graceMs = 0) {
       await retention.stop();
+      await startDeadlines.stop();
       await localAgent.shutdown(graceMs);
       await deliveryScheduler.stop();
       await builder.idle();

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MACHINE_TYPES, MAX_SPLIT } from './machineTypes.js';
 import { MAX_REPLICAS, maximumAllows } from './replicaBounds.js';
+import { MAX_RETRIES } from './scheduling.js';
 
 /**
  * What a deploy declares about a function: the decorator's fields as the Python
@@ -115,6 +116,8 @@ export const functionMetadataSchema = z
     maximum_replicas: z.int().min(0).max(MAX_REPLICAS).nullable().default(null),
     restart_on_error: z.boolean().default(true),
     timeout: timeoutSchema.nullable().default(null),
+    /** Sluice's: times a job that raises runs again (a push's `retries` overrides it). */
+    retries: z.int().min(0).max(MAX_RETRIES).default(0),
     title: nullableText,
     description: nullableText,
     tags: z.array(z.string()).nullable().default(null),

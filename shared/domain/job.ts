@@ -26,6 +26,8 @@ export interface RestartEntry {
   reason: string;
   type: RestartType;
   run_id: string;
+  /** Set when the attempt raised and the job was run again for it (`retries`): 1 for the first retry. */
+  retry?: number;
 }
 
 /**

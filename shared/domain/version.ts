@@ -43,6 +43,8 @@ export interface VersionRecord {
   restartOnError: boolean;
   /** The decorator's `timeout`: seconds a run may take; null (or absent, on older versions) for none. */
   timeoutSeconds?: number | null;
+  /** The decorator's `retries`: its jobs' default (a push's own overrides it); absent on older versions: 0. */
+  retries?: number;
   entrypoint: Entrypoint;
   /** AWS: worker tasks that stopped in a row without their worker starting (absent: none). */
   taskFailures?: number;

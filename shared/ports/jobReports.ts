@@ -12,7 +12,8 @@ export interface JobReports {
   recoverAbandoned(jobId: string): Promise<JobRecord | null>;
   recordOutput(job: JobRecord, output: Omit<JobOutput, 'jobId' | 'runId'>): Promise<void>;
   finish(job: JobRecord): Promise<JobRecord | null>;
-  fail(job: JobRecord, error: string): Promise<JobRecord | null>;
+  /** `retryable`: the function raised (not FatalException), so the job may run again if it has retries left. */
+  fail(job: JobRecord, error: string, options?: { retryable?: boolean }): Promise<JobRecord | null>;
   /** The attempt ended without a result: queued again (enqueued unless told not to), or error after its last attempt. */
   interrupt(job: JobRecord, type: RestartType, reason: string, enqueue?: boolean): Promise<JobRecord | null>;
   /** Ends a job that never started: its version's setup or build failed. */

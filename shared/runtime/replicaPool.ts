@@ -453,7 +453,8 @@ export class ReplicaPool {
     // The replica is free: it takes its next job while this one's end is recorded.
     if (replica.state === 'idle') this.becameIdle(replica);
     await log.flush();
-    await this.settle(job, result);
+    // Only an exception the function raised is retried: not FatalException, a time limit, or an output that could not be stored.
+    await this.settle(job, result, result === outcome && outcome.kind === 'error' && !outcome.fatal);
     await this.context.queue.ack(this.version.id, job.id);
   }
 
@@ -543,14 +544,14 @@ export class ReplicaPool {
     return null;
   }
 
-  private async settle(job: JobRecord, outcome: RunOutcome): Promise<void> {
+  private async settle(job: JobRecord, outcome: RunOutcome, retryable: boolean): Promise<void> {
     const { lifecycle } = this.context;
     switch (outcome.kind) {
       case 'done':
         await lifecycle.finish(job);
         return;
       case 'error':
-        await lifecycle.fail(job, outcome.error);
+        await lifecycle.fail(job, outcome.error, { retryable });
         return;
       case 'crashed':
         if (this.context.isStopping()) {

@@ -88,6 +88,7 @@ export class DeployService {
       streamOutput: metadata.entrypoint.generator,
       restartOnError: metadata.restart_on_error,
       timeoutSeconds: metadata.timeout,
+      retries: metadata.retries,
       entrypoint: metadata.entrypoint,
       taskFailures: 0,
     };

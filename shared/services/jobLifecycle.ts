@@ -1,6 +1,8 @@
-import type { JobOutput, JobRecord, RestartType } from '../domain/job.js';
+import type { JobOutput, JobRecord, RestartEntry, RestartType } from '../domain/job.js';
 import { MAX_JOB_ATTEMPTS } from '../domain/job.js';
 import { newShortId } from '../domain/ids.js';
+import { retryDelaySeconds } from '../domain/scheduling.js';
+import { missedStartError, startDeadline } from '../domain/startDeadline.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { JobReports } from '../ports/jobReports.js';
@@ -25,14 +27,16 @@ export class JobLifecycle implements JobReports {
    * runs without waiting for the move to be durable: a crash before the commit leaves it queued,
    * and the restart runs it again, as it would a job that was processing. Its `started` event is
    * told once the move is durable, without holding the run back.
+   * A first start past the job's start deadline ends it cancelled instead (null): the deadline is
+   * read from the moved record, so a start costs no read before its write.
    */
   async start(jobId: string): Promise<JobRecord | null> {
-    const job = await this.store.jobs.transition(
-      jobId,
-      ['queued'],
-      { status: 'processing', startedAt: this.clock.now(), countAttempt: true },
-      { deferDurability: true },
-    );
+    const now = this.clock.now();
+    const job = await this.store.jobs.transition(jobId, ['queued'], { status: 'processing', startedAt: now, countAttempt: true }, { deferDurability: true });
+    if (job && job.attempts === 1 && now > (startDeadline(job) ?? Infinity)) {
+      await this.missedStart(job.id, ['processing'], missedStartError(job));
+      return null;
+    }
     // A commit that fails is reported to the writes waiting on it (the run's end among them).
     if (job) this.notifier.notify({ type: 'started', job }).catch(() => undefined);
     return job;
@@ -61,28 +65,61 @@ export class JobLifecycle implements JobReports {
     return this.complete(job, { status: 'finished', error: '' });
   }
 
-  async fail(job: JobRecord, error: string): Promise<JobRecord | null> {
-    return this.complete(job, { status: 'error', error });
+  /**
+   * The run ended in error. One that may be retried (the function raised, and not
+   * FatalException: the caller says) goes back to the queue while the job has retries left
+   * (`maxRetries`), with a restart entry numbering the retry and the backoff of
+   * retryDelaySeconds; otherwise the job ends in error with this attempt's error.
+   */
+  async fail(job: JobRecord, error: string, options: { retryable?: boolean } = {}): Promise<JobRecord | null> {
+    const retry = retriesOf(job) + 1;
+    if (!options.retryable || retry > (job.maxRetries ?? 0)) return this.complete(job, { status: 'error', error });
+    return this.requeue(job, { ...this.restartEntry(job, 'error', error), retry }, retryDelaySeconds(retry));
   }
 
   /**
    * The attempt ended without a result (its replica died, or the service stopped): the job
    * goes back to the queue with a restart entry and a new run id, or ends in error once it
-   * has been tried MAX_JOB_ATTEMPTS times.
+   * has been tried MAX_JOB_ATTEMPTS times. Attempts that ended in a retry (`fail`) do not count
+   * here: retries and crash restarts each have their own budget.
    */
   async interrupt(job: JobRecord, type: RestartType, reason: string, enqueue = true): Promise<JobRecord | null> {
-    const restarts = [...job.restarts, { timestamp: this.clock.now(), reason, type, run_id: job.runId ?? '' }];
-    if (job.attempts >= MAX_JOB_ATTEMPTS) {
-      return this.complete(job, { status: 'error', error: `The job was attempted ${job.attempts} times and failed each time; last: ${reason}`, restarts });
+    const entry = this.restartEntry(job, type, reason);
+    if (job.attempts - retriesOf(job) >= MAX_JOB_ATTEMPTS) {
+      const error = `The job was attempted ${job.attempts} times and failed each time; last: ${reason}`;
+      return this.complete(job, { status: 'error', error, restarts: [...job.restarts, entry] });
     }
-    const requeued = await this.store.jobs.transition(job.id, ['processing'], { status: 'queued', startedAt: null, runId: newShortId(), restarts });
-    if (requeued && enqueue) await this.queue.enqueue(requeued);
-    return requeued;
+    return this.requeue(job, entry, enqueue ? 0 : null);
   }
 
   /** Ends a job that never started: its version's build failed. */
   async failQueued(jobId: string, error: string): Promise<JobRecord | null> {
     return this.completeFrom(jobId, ['queued'], { status: 'error', error });
+  }
+
+  /**
+   * Ends a queued job whose start deadline has passed (startDeadlines.ts finds those nobody
+   * took): cancelled, never started, so it costs nothing. Null when it left `queued` meanwhile.
+   */
+  async expireQueued(job: JobRecord): Promise<JobRecord | null> {
+    return this.missedStart(job.id, ['queued'], missedStartError(job));
+  }
+
+  /** Cancelled without a start (startedAt null: no usage span), heard of as any cancel. */
+  private missedStart(jobId: string, from: readonly JobRecord['status'][], error: string) {
+    return this.completeFrom(jobId, from, { status: 'cancelled', error, startedAt: null });
+  }
+
+  private restartEntry(job: JobRecord, type: RestartType, reason: string): RestartEntry {
+    return { timestamp: this.clock.now(), reason, type, run_id: job.runId ?? '' };
+  }
+
+  /** processing -> queued under a new run id; enqueued after `delaySeconds`, or not at all when null (the caller will). */
+  private async requeue(job: JobRecord, entry: RestartEntry, delaySeconds: number | null): Promise<JobRecord | null> {
+    const restarts = [...job.restarts, entry];
+    const requeued = await this.store.jobs.transition(job.id, ['processing'], { status: 'queued', startedAt: null, runId: newShortId(), restarts });
+    if (requeued && delaySeconds !== null) await this.queue.enqueue(requeued, delaySeconds > 0 ? { delaySeconds } : undefined);
+    return requeued;
   }
 
   private complete(job: JobRecord, patch: { status: 'finished' | 'error'; error: string; restarts?: JobRecord['restarts'] }) {
@@ -99,4 +136,9 @@ export class JobLifecycle implements JobReports {
     if (done) await this.notifier.notify({ type: 'completed', job: done });
     return done;
   }
+}
+
+/** How many times the job was run again because it raised. */
+function retriesOf(job: JobRecord): number {
+  return job.restarts.filter((restart) => restart.retry !== undefined).length;
 }

@@ -96,7 +96,7 @@ export class JobPushes {
       timeLimitSeconds: shorterLimit(version.timeoutSeconds ?? null, body.timeout ?? null),
       priority: body.priority ?? DEFAULT_PRIORITY,
       startTimeoutSeconds: body.start_timeout ?? null,
-      maxRetries: body.retries ?? 0,
+      maxRetries: body.retries ?? version.retries ?? 0,
       replayOf: null,
     };
     // Queued before its commit, so that a short job runs while the commit gathers, and its end

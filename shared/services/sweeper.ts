@@ -5,6 +5,7 @@ import type { Clock } from '../ports/clock.js';
 import type { DeliveryScheduler } from '../ports/deliveryScheduler.js';
 import type { Store } from '../ports/store.js';
 import type { JobLifecycle } from './jobLifecycle.js';
+import { StartDeadlines } from './startDeadlines.js';
 import type { WebhookDeliverer } from './webhookDeliverer.js';
 
 export interface SweeperSettings {
@@ -23,6 +24,8 @@ export interface SweepReport {
   buildsRestarted: string[];
   deliveriesRestarted: string[];
   jobsExpired: string[];
+  /** Queued jobs cancelled because nobody started them by their `start_timeout`. */
+  jobsPastStartDeadline: string[];
   failures: { item: string; error: unknown }[];
 }
 
@@ -32,9 +35,13 @@ export interface SweepReport {
  * (idempotent: CodeBuild's token, and the builder starts only queued versions); pending
  * deliveries long overdue get their run started again, or, if it ended without finishing them,
  * an attempt recorded and a new run; queued jobs whose queue message is about to expire are
- * ended in error. Each item stands alone: one that fails is reported and retried next sweep.
+ * ended in error; queued jobs past their start deadline are cancelled (StartDeadlines: the AWS
+ * mode's only pass, so such a job ends up to a minute after its deadline). Each item stands
+ * alone: one that fails is reported and retried next sweep.
  */
 export class Sweeper {
+  private readonly startDeadlines: StartDeadlines;
+
   constructor(
     private readonly store: Store,
     private readonly builder: Builder,
@@ -43,10 +50,12 @@ export class Sweeper {
     private readonly lifecycle: JobLifecycle,
     private readonly clock: Clock,
     private readonly settings: SweeperSettings = SWEEPER_DEFAULTS,
-  ) {}
+  ) {
+    this.startDeadlines = new StartDeadlines(store, lifecycle, clock);
+  }
 
   async sweep(): Promise<SweepReport> {
-    const report: SweepReport = { buildsRestarted: [], deliveriesRestarted: [], jobsExpired: [], failures: [] };
+    const report: SweepReport = { buildsRestarted: [], deliveriesRestarted: [], jobsExpired: [], jobsPastStartDeadline: [], failures: [] };
     const now = this.clock.now();
     const each = async <T>(items: T[], what: (item: T) => string, handle: (item: T) => Promise<void>) => {
       for (const item of items) {
@@ -103,6 +112,12 @@ export class Sweeper {
         if (await this.lifecycle.failQueued(job.id, QUEUE_MESSAGE_EXPIRED)) report.jobsExpired.push(job.id);
       },
     );
+
+    try {
+      report.jobsPastStartDeadline = await this.startDeadlines.expire();
+    } catch (error) {
+      report.failures.push({ item: 'start deadlines', error });
+    }
     return report;
   }
 }

@@ -140,6 +140,7 @@ describe.concurrent('python inspector', () => {
       maximum_replicas: null,
       restart_on_error: true,
       timeout: null,
+      retries: 0,
       title: null,
       description: null,
       tags: null,
