@@ -8,6 +8,7 @@ import { registerFunctionCommands } from './commands/functions.js';
 import { registerJobCommands } from './commands/jobs.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerLogCommands } from './commands/logs.js';
+import { registerOrgCommands } from './commands/orgs.js';
 import { registerLoginCommands } from './commands/login.js';
 import { registerRunCommands } from './commands/run.js';
 import { registerUsageCommands } from './commands/usage.js';
@@ -76,6 +77,7 @@ export function buildProgram(): Command {
   registerUsageCommands(program, context);
   registerLoginCommands(program, context);
   registerKeyCommands(program, print);
+  registerOrgCommands(program, print);
   registerWebhookCommands(program, () => clientSettings(), print);
   registerCompletionCommand(program, print);
   return program;

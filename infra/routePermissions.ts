@@ -58,10 +58,20 @@ const READ_JOBS: Permissions['tables'] = { jobs: 'read', jobOutputs: 'read' };
 const SIGN_FILES: Permissions['bucket'] = { read: ['files/'] };
 /**
  * A job's completion notifies observers: the webhook service stores deliveries (and starts
- * them) and the usage service records the job's compute time once.
+ * them), the usage service records the job's compute time once, and the budgets may send
+ * budget.warning (to the job's function's webhooks too), marking the organization warned.
  */
 const COMPLETE_JOBS: Permissions = {
-  tables: { jobs: 'readWrite', jobOutputs: 'read', versions: 'read', deliveries: 'readWrite', usageJobs: 'readWrite', usageHours: 'readWrite' },
+  tables: {
+    jobs: 'readWrite',
+    jobOutputs: 'read',
+    versions: 'read',
+    functions: 'read',
+    organizations: 'readWrite',
+    deliveries: 'readWrite',
+    usageJobs: 'readWrite',
+    usageHours: 'readWrite',
+  },
   bucket: SIGN_FILES,
   startDeliveries: true,
 };
@@ -135,6 +145,10 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   createApiKey: { tables: { apiKeys: 'readWrite' } },
   // Lists the keys, revokes one, reads the others again (and may undo the revocation).
   revokeApiKey: { tables: { apiKeys: 'readWrite' } },
+  // The operator API: organizations' limits (a scan to list them; an update to set them).
+  listOrganizationLimits: {},
+  getOrganizationLimits: {},
+  setOrganizationLimits: { tables: { organizations: 'readWrite' } },
 };
 
 /**
@@ -198,7 +212,8 @@ export const ROLE_PERMISSIONS = {
       // Read, and a started worker clears its version's count of failed tasks.
       versions: 'readWrite',
       functions: 'read',
-      organizations: 'read',
+      // Written once a month: the organization's budget.warning sent.
+      organizations: 'readWrite',
     },
     // uploads/: a File input given as an upload of the job's organization (POST /v2/uploads); and
     // written: a File a job made and passes to another function, kept as an upload of its organization.

@@ -55,6 +55,7 @@ const configSchema = z.object({
     .max(7 * 24 * 3600)
     .default(3600),
   SLUICE_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SLUICE_OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SLUICE_SHUTDOWN_GRACE_S: z.coerce.number().min(0).default(30),
   SLUICE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -129,6 +130,8 @@ export interface Config {
   fileUrlExpiresS: number;
   /** Opens /metrics from other machines (as a bearer token); unset, only this machine may scrape it. */
   metricsToken: string | undefined;
+  /** Opens the operator API (organizations' limits) as a bearer token; unset, that API answers 404. */
+  operatorToken: string | undefined;
   /** How long a stopping service lets running jobs finish before it preempts them (they go back to the queue). */
   shutdownGraceMs: number;
   /** Locally, how long an ended job (its outputs, logs, deliveries, files) is kept after it was created. */
@@ -179,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: readCorsOrigins(values.SLUICE_CORS_ORIGINS),
     fileUrlExpiresS: values.SLUICE_FILE_URL_EXPIRES_S,
     metricsToken: values.SLUICE_METRICS_TOKEN,
+    operatorToken: values.SLUICE_OPERATOR_TOKEN,
     shutdownGraceMs: values.SLUICE_SHUTDOWN_GRACE_S * 1000,
     retentionMicros: Math.round(values.SLUICE_RETENTION_DAYS * 24 * 3600 * 1_000_000),
     retentionSweepMs: values.SLUICE_RETENTION_SWEEP_S * 1000,

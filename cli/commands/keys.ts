@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { KeyService } from '../../shared/services/keyService.js';
-import { openKeysStore } from '../openKeysStore.js';
-import { readUserConfig } from '../settings/userConfig.js';
+import { withOperatorStore } from '../operatorStore.js';
 
 /**
  * `sluice keys ...`: an operator's commands. They open the store directly (the local data
@@ -63,20 +62,9 @@ export function registerKeyCommands(program: Command, print: (line: string) => v
 }
 
 async function withKeys(dataDir: string | undefined, store: { mayCreate: boolean }, work: (keys: KeyService) => Promise<void>): Promise<void> {
-  // The store and its drivers load only for these commands: every other one starts faster.
-  const [{ loadConfig }, { createSystemClock }, { KeyService }] = await Promise.all([
-    import('../../shared/config.js'),
+  const [{ createSystemClock }, { KeyService }] = await Promise.all([
     import('../../shared/adapters/systemClock.js'),
     import('../../shared/services/keyService.js'),
   ]);
-  const saved = process.env.SLUICE_DATA_DIR === undefined ? (await readUserConfig()).dataDir : undefined;
-  const chosen = dataDir ?? saved;
-  const config = loadConfig(chosen === undefined ? process.env : { ...process.env, SLUICE_DATA_DIR: chosen });
-  const named = dataDir !== undefined || process.env.SLUICE_DATA_DIR !== undefined;
-  const opened = await openKeysStore(config, store.mayCreate && named, process.argv.slice(2));
-  try {
-    await work(new KeyService(opened, createSystemClock()));
-  } finally {
-    await opened.close();
-  }
+  await withOperatorStore(dataDir, store.mayCreate, (opened) => work(new KeyService(opened, createSystemClock())));
 }

@@ -67,6 +67,8 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     heartbeatSeconds: Math.max(1, Math.floor(aws.queueVisibilitySeconds / 3)),
     maxVisibilitySeconds: aws.queueMaxVisibilitySeconds,
     leases: dynamoDbJobLeases(documents, config.tablePrefix),
+    // The operator's weights (services/budgets.ts), read by the time a batch is received.
+    weightOf: (organizationId) => services.budgets.weightOf(organizationId),
     // The queue's alarm would start a task only minutes later: an idle version is woken now.
     onEnqueued: (versionId) =>
       compute.wake(versionId).catch((error: unknown) => logger.warn({ err: error, versionId }, 'could not wake the version’s tasks; its queue alarm will')),
@@ -140,6 +142,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     webhookAllow: config.webhookAllow,
     webhookRetryBaseMs: config.webhookRetryBaseMs,
     pricing: config.pricing,
+    operatorToken: config.operatorToken,
     onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
     // CloudWatch Logs takes the lines; the metrics are CloudWatch's own (docs/self-hosting.md, "Metrics").
     telemetry: logTelemetry(logger),

@@ -133,7 +133,8 @@ export async function composeLocalApp(
     telemetry,
   });
   const defaultPythonVersion = defaultPython.version;
-  const queue = new MemoryJobQueue();
+  // The operator's weights (services/budgets.ts), read by the time a job is taken.
+  const queue = new MemoryJobQueue({ weightOf: (organizationId): number => services.budgets.weightOf(organizationId) });
   const localCompute = await prepareLocalCompute({
     config,
     store,
@@ -168,6 +169,7 @@ export async function composeLocalApp(
     webhookAllow: config.webhookAllow,
     webhookRetryBaseMs: config.webhookRetryBaseMs,
     pricing: config.pricing,
+    operatorToken: config.operatorToken,
     onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
     telemetry,
   });

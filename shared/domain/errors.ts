@@ -3,7 +3,16 @@
  * the message becomes the response's `detail`.
  */
 export type ErrorKind =
-  'bad_request' | 'unauthorized' | 'forbidden' | 'not_found' | 'conflict' | 'timeout' | 'too_large' | 'too_many_requests' | 'unprocessable';
+  | 'bad_request'
+  | 'unauthorized'
+  | 'payment_required'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'timeout'
+  | 'too_large'
+  | 'too_many_requests'
+  | 'unprocessable';
 
 export class ServiceError extends Error {
   constructor(
@@ -53,4 +62,6 @@ export const conflict = (message: string) => new ServiceError('conflict', messag
 export const tooLarge = (message: string) => new ServiceError('too_large', message);
 /** Well-formed request, content the service refuses (a bundle holding a link, say): 422. */
 export const unprocessable = (message: string) => new ServiceError('unprocessable', message);
+/** The organization's monthly budget is spent (402). */
+export const paymentRequired = (message: string) => new ServiceError('payment_required', message);
 export const unauthorized = () => new ServiceError('unauthorized', 'Unauthorized - valid API Key required.');

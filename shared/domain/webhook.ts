@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
-export const WEBHOOK_EVENT_TYPES = ['job.start', 'job.complete', 'job.complete.no_output', 'job.new_output'] as const;
+export const WEBHOOK_EVENT_TYPES = ['job.start', 'job.complete', 'job.complete.no_output', 'job.new_output', 'budget.warning'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** The events of a job's own moves; budget.warning is the organization's (services/budgets.ts). */
+export type JobWebhookEventType = Exclude<WebhookEventType, 'budget.warning'>;
 
 /** Sieve's legacy names, still accepted: they subscribe to the events of today's names. */
 const LEGACY_EVENT_TYPES: Record<string, WebhookEventType> = { job_start: 'job.start', job_complete: 'job.complete' };

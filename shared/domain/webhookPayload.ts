@@ -1,5 +1,6 @@
 import type { JobOutput, JobRecord } from './job.js';
-import type { WebhookEventType } from './webhook.js';
+import type { JobWebhookEventType } from './webhook.js';
+import { roundDollars } from './usage.js';
 import { serializeOutput } from './wire/job.js';
 
 /**
@@ -8,7 +9,7 @@ import { serializeOutput } from './wire/job.js';
  * job.new_output the job id and the one new output, as Sieve prints it: a string, the output's
  * InputOutput as JSON text.
  */
-export function webhookPayload(type: WebhookEventType, job: JobRecord, outputs: JobOutput[]): string {
+export function webhookPayload(type: JobWebhookEventType, job: JobRecord, outputs: JobOutput[]): string {
   const summary = { job_id: job.id, status: job.status, error: job.error };
   switch (type) {
     case 'job.start':
@@ -19,4 +20,31 @@ export function webhookPayload(type: WebhookEventType, job: JobRecord, outputs: 
     case 'job.new_output':
       return JSON.stringify({ type, body: { job_id: job.id, output: JSON.stringify(serializeOutput(outputs[0] as JobOutput)) } });
   }
+}
+
+/** What budget.warning tells (docs/api.md, "Budgets and quotas"); all amounts in dollars. */
+export interface BudgetWarning {
+  organization: string;
+  /** The calendar month (UTC), `YYYY-MM`. */
+  month: string;
+  monthlyBudget: number;
+  spent: number;
+  budgetWarningAt: number;
+  /** The job whose end took the spend past the threshold. */
+  jobId: string;
+}
+
+export function budgetWarningPayload(warning: BudgetWarning): string {
+  return JSON.stringify({
+    type: 'budget.warning',
+    body: {
+      organization: warning.organization,
+      month: warning.month,
+      monthly_budget: warning.monthlyBudget,
+      spent: warning.spent,
+      remaining: Math.max(0, roundDollars(warning.monthlyBudget - warning.spent)),
+      budget_warning_at: warning.budgetWarningAt,
+      job_id: warning.jobId,
+    },
+  });
 }

@@ -43,7 +43,7 @@ function refuse(request: IncomingMessage, token: string | undefined): { status: 
 }
 
 /** Compared as digests, in constant time, so neither the token nor its length leaks through timing. */
-function sameSecret(given: string, expected: string): boolean {
+export function sameSecret(given: string, expected: string): boolean {
   const digest = (text: string) => createHash('sha256').update(text).digest();
   return timingSafeEqual(digest(given), digest(expected));
 }

@@ -31,6 +31,7 @@ import { editVersion } from './routes/editVersion.js';
 import { health } from './routes/health.js';
 import { getWebhookSecret, rotateWebhookSecret } from './routes/webhookSecret.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './routes/apiKeys.js';
+import { getOrganizationLimits, listOrganizationLimits, setOrganizationLimits } from './routes/operatorOrganizations.js';
 
 // The two routes that print the table are defined beside it: the table holds them, and they read it.
 // Made once per process, at the first request: the route table does not change while it runs.
@@ -104,4 +105,7 @@ export const ROUTES: readonly Route[] = [
   listApiKeys,
   createApiKey,
   revokeApiKey,
+  listOrganizationLimits,
+  getOrganizationLimits,
+  setOrganizationLimits,
 ];

@@ -8,6 +8,7 @@ import type { UsageIncrement, UsageTotals } from '../domain/usage.js';
 import type { DeliveryAttempt, DeliveryState, WebhookDelivery } from '../domain/webhookDelivery.js';
 import type { LogEntry } from '../domain/log.js';
 import type { Organization } from '../domain/organization.js';
+import type { OrganizationLimits } from '../domain/organizationLimits.js';
 import type { IdempotencyRecord } from '../domain/idempotency.js';
 import type { ReplicaBounds, VersionPatch, VersionRecord } from '../domain/version.js';
 
@@ -54,10 +55,24 @@ export interface IdempotencyKeyStore {
 export interface OrganizationStore {
   /** Creates it unless an organization of that name exists; returns the one stored. */
   createIfAbsent(organization: Organization): Promise<Organization>;
+  /** The organization whole, its limits included. */
   getByName(name: string): Promise<Organization | null>;
+  /**
+   * Its id, name, creation and webhook secret: its limits and budgetWarnedMonth may be left out
+   * (DynamoDB's by_id index does not carry them); getByName reads them.
+   */
   getById(id: string): Promise<Organization | null>;
   /** Replaces the organization's webhook signing secret. */
   setWebhookSecret(id: string, secret: string): Promise<void>;
+  /** Every organization, by name: the operator's list (there are few; read whole). */
+  list(): Promise<Organization[]>;
+  /** Replaces its limits; the organization as it is now, or null when there is no such organization. */
+  setLimits(id: string, limits: OrganizationLimits): Promise<Organization | null>;
+  /**
+   * Records that the budget warning of `month` (`YYYY-MM`) was sent: true for the first call of a
+   * month, even when calls race, false for every later one (and for an unknown id).
+   */
+  markBudgetWarned(id: string, month: string): Promise<boolean>;
 }
 
 export interface ApiKeyStore {

@@ -9,6 +9,7 @@ import type { Clock } from '../ports/clock.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { JobReports } from '../ports/jobReports.js';
 import type { Store } from '../ports/store.js';
+import type { Budgets } from './budgets.js';
 import type { FunctionAccess } from './functionAccess.js';
 import type { Principal } from './principal.js';
 import { checkInputs, mergeEnvironment, namedInputs, namePositionalInputs, parseFunctionReference } from './pushRequest.js';
@@ -48,6 +49,8 @@ export interface JobPushesDeps {
   clock: Clock;
   /** Jobs a version's queue holds before a push from outside is refused (429). */
   maxQueuedPerVersion: number;
+  /** The organization's monthly budget (402) and cap on active jobs (429). */
+  budgets: Pick<Budgets, 'assertCanPush'>;
 }
 
 /** New jobs: a push resolves its function's version, checks its inputs, and queues it; jobs wait for a version still building. */
@@ -65,6 +68,7 @@ export class JobPushes {
     const { fn, version } = await this.resolveTarget(principal, body);
     // A job's own calls are not refused: its workflow would fail for a backlog it did not make.
     if (parentJobId === null) this.assertRoomInQueue(version);
+    await this.deps.budgets.assertCanPush(principal, parentJobId !== null);
     // By position: a call's `args` (an SDK's `run(1, 2)`), or `inputs` as an array (Sieve's document allows it).
     const given = body.args?.length ? namePositionalInputs(version, body.args, Array.isArray(body.inputs) ? {} : body.inputs) : body.inputs;
     const named = namedInputs(version, given);

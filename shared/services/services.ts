@@ -16,6 +16,7 @@ import { NO_TELEMETRY } from '../ports/telemetry.js';
 import type { RestrictedKind } from '../domain/networkAddress.js';
 import { AuthService } from './authService.js';
 import { BuildProgress } from './buildProgress.js';
+import { Budgets } from './budgets.js';
 import { ConcurrencyService } from './concurrencyService.js';
 import { DeployService } from './deployService.js';
 import { EventStreams } from './eventStreams.js';
@@ -32,6 +33,7 @@ import { JobReads } from './jobReads.js';
 import { JobViews } from './jobViews.js';
 import { JobWaits } from './jobWaits.js';
 import { KeyService } from './keyService.js';
+import { OperatorLimits } from './operatorLimits.js';
 import { OrganizationKeys } from './organizationKeys.js';
 import { Sweeper } from './sweeper.js';
 import { LogService } from './logService.js';
@@ -82,6 +84,8 @@ export interface Adapters<Scheduler extends DeliveryScheduler = DeliverySchedule
   webhookAllow: readonly RestrictedKind[];
   webhookRetryBaseMs: number;
   pricing: Pricing;
+  /** SLUICE_OPERATOR_TOKEN: opens the operator API (organizations' limits); none, the API is off. */
+  operatorToken?: string;
   onObserverError: (error: unknown, event: JobEvent) => void;
   /** Where jobs', builds' and webhooks' moments go (the service log, metrics); none by default. */
   telemetry?: Telemetry;
@@ -116,6 +120,11 @@ export interface Services<Scheduler extends DeliveryScheduler = DeliverySchedule
   compute: Machines;
   awaitTimeoutMs: number;
   health: HealthService;
+  /** Organizations' budgets and quotas at work; their weights for the fair-share queue. */
+  budgets: Budgets;
+  /** The operator API's side of organizations' limits, and the token that opens it. */
+  operatorLimits: OperatorLimits;
+  operatorToken: string | undefined;
 }
 
 /** Builds the services in dependency order: what the webhook scheduler and the worker agent need first, then them, then the rest. */
@@ -133,10 +142,13 @@ export function createServices<Scheduler extends DeliveryScheduler, Machines ext
   const deliveryScheduler = adapters.deliveryScheduler(webhookDeliverer);
   const notifier = new JobNotifier(adapters.events, adapters.onObserverError, () => store.durable());
   const webhooks = new WebhookService(store, deliveryScheduler, clock);
-  const usage = new UsageService(store, versions, access, adapters.pricing, clock);
+  const budgets = new Budgets(store, webhooks, clock);
+  const usage = new UsageService(store, versions, access, adapters.pricing, clock, budgets);
   // Usage first: its write joins the job's move in one commit (JobLifecycle.completeFrom).
   notifier.observe((event) => usage.onJobEvent(event));
   notifier.observe((event) => webhooks.onJobEvent(event));
+  // After the job's own events: a receiver of both hears budget.warning after job.complete.
+  notifier.observe((event) => budgets.onJobEvent(event));
   notifier.observe((event) => {
     if (event.type !== 'output') telemetry.record({ kind: 'job', event });
   });
@@ -151,6 +163,7 @@ export function createServices<Scheduler extends DeliveryScheduler, Machines ext
     webhookPolicy,
     clock,
     maxQueuedPerVersion: adapters.maxQueuedPerVersion,
+    budgets,
   });
   const waits = new JobWaits({ store, events: adapters.events, views });
   const calls = new JobCalls({ store, pushes: jobPushes, waits, views, artifacts, clock });
@@ -185,5 +198,8 @@ export function createServices<Scheduler extends DeliveryScheduler, Machines ext
     compute,
     awaitTimeoutMs: adapters.awaitTimeoutMs,
     health: new HealthService(store),
+    budgets,
+    operatorLimits: new OperatorLimits(store, (organization) => budgets.remember(organization)),
+    operatorToken: adapters.operatorToken,
   };
 }

@@ -1,4 +1,5 @@
 import { badRequest } from '../domain/errors.js';
+import { limitsOf } from '../domain/organizationLimits.js';
 import type { JobRecord } from '../domain/job.js';
 import type { Pricing } from '../domain/pricing.js';
 import { charge } from '../domain/pricing.js';
@@ -9,6 +10,7 @@ import { serializeUsage } from '../domain/wire/usage.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobEvent } from '../ports/jobEvents.js';
 import type { Store, UsageQuery } from '../ports/store.js';
+import type { Budgets } from './budgets.js';
 import type { FunctionAccess } from './functionAccess.js';
 import { readOwnJob } from './ownJob.js';
 import type { Principal } from './principal.js';
@@ -34,6 +36,8 @@ export class UsageService {
     private readonly access: FunctionAccess,
     private readonly pricing: Pricing,
     private readonly clock: Clock,
+    /** The organization's budget (credits) and the spend it remembers; none: no budgets. */
+    private readonly budgets?: Pick<Budgets, 'addSpend' | 'limitsFor'>,
   ) {}
 
   /** Nothing (not a promise) for an event that uses no compute time: a start, an output, a job that never ran. */
@@ -46,7 +50,7 @@ export class UsageService {
     const version = await this.versionOf(job.versionId);
     if (!version) return;
     const usage = this.chargeOf(job, version);
-    await this.store.usage.recordJob(job.id, {
+    const recorded = await this.store.usage.recordJob(job.id, {
       organizationId: job.organizationId,
       functionId: job.functionId,
       versionId: job.versionId,
@@ -55,12 +59,15 @@ export class UsageService {
       computeSeconds: usage.computeSeconds,
       costDollars: usage.costDollars,
     });
+    if (recorded) this.budgets?.addSpend(job.organizationId, usage.costDollars);
   }
 
   /** Idle seconds of a version's minimum replicas, billed to the function's owner. */
   async recordIdle(version: VersionRecord, seconds: number): Promise<void> {
     const increment = await this.idleIncrement(version, seconds);
-    if (increment) await this.store.usage.add(increment);
+    if (!increment) return;
+    await this.store.usage.add(increment);
+    this.budgets?.addSpend(increment.organizationId, increment.costDollars);
   }
 
   /**
@@ -69,7 +76,9 @@ export class UsageService {
    */
   async recordIdleOnce(version: VersionRecord, marker: string, seconds: number): Promise<boolean> {
     const increment = await this.idleIncrement(version, seconds);
-    return increment ? this.store.usage.recordJob(marker, increment) : false;
+    const recorded = increment ? await this.store.usage.recordJob(marker, increment) : false;
+    if (recorded && increment) this.budgets?.addSpend(increment.organizationId, increment.costDollars);
+    return recorded;
   }
 
   private async idleIncrement(version: VersionRecord, seconds: number): Promise<UsageIncrement | null> {
@@ -147,12 +156,24 @@ export class UsageService {
   }
 
   /**
-   * Sluice bills no credits: usage is reported, never refused. The answer says so, with what
-   * the current billing period has cost so far.
+   * Sieve's credits as Sluice has them: the dollars left of the organization's monthly budget
+   * (the operator's, docs/api.md "Budgets and quotas") this calendar month (UTC), or unlimited
+   * without one; with what the month has cost so far, read now (not the pushes' remembered spend).
    */
   async credits(principal: Principal) {
     const report = await this.totals(principal, undefined, {});
-    return { credits_remaining: null, unlimited: true, billing_period_cost_dollars: report.total_cost_dollars };
+    const limits = this.budgets ? await this.budgets.limitsFor(principal) : limitsOf({});
+    const spent = report.total_cost_dollars;
+    const budget = limits.monthlyBudgetDollars;
+    return {
+      credits_remaining: budget === null ? null : roundDollars(Math.max(0, budget - spent)),
+      unlimited: budget === null,
+      billing_period_cost_dollars: spent,
+      monthly_budget: budget,
+      budget_warning_at: limits.budgetWarningAt,
+      budget_warning: budget !== null && spent >= limits.budgetWarningAt * budget,
+      max_active_jobs: limits.maxActiveJobs,
+    };
   }
 
   private async jobCharge(job: JobRecord) {

@@ -2,7 +2,7 @@ import { RateLimitedError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { JobOutput, JobRecord } from '../domain/job.js';
 import { isFinalJobStatus } from '../domain/job.js';
-import type { WebhookEventType } from '../domain/webhook.js';
+import type { JobWebhookEventType, Webhook, WebhookEventType } from '../domain/webhook.js';
 import type { WebhookDelivery } from '../domain/webhookDelivery.js';
 import { webhookPayload } from '../domain/webhookPayload.js';
 import { MAX_RESENDS_PER_WINDOW, RESEND_WINDOW_MICROS, resendWaitSeconds } from '../domain/resendLimit.js';
@@ -14,7 +14,7 @@ import { readOwnJob } from './ownJob.js';
 import type { Principal } from './principal.js';
 
 /** The events each job move announces, in the order a receiver gets them. */
-const EVENTS_OF: Record<JobEvent['type'], WebhookEventType[]> = {
+const EVENTS_OF: Record<JobEvent['type'], JobWebhookEventType[]> = {
   started: ['job.start'],
   output: ['job.new_output'],
   completed: ['job.complete', 'job.complete.no_output'],
@@ -71,9 +71,25 @@ export class WebhookService {
     return this.store.deliveries.listByJob((await this.ownJob(principal, jobId)).id);
   }
 
-  private async deliver(job: JobRecord, type: WebhookEventType, outputs: JobOutput[], resentAt?: number): Promise<WebhookDelivery[]> {
+  private async deliver(job: JobRecord, type: JobWebhookEventType, outputs: JobOutput[], resentAt?: number): Promise<WebhookDelivery[]> {
     const hooks = job.webhooks.filter((hook) => hook.type === type);
     if (hooks.length === 0) return [];
+    // File URLs are signed by each attempt (WebhookDeliverer): a retry must not carry an expired one.
+    const outputIndex = type === 'job.new_output' && outputs[0] ? outputs[0].index : undefined;
+    return this.announce(job, type, hooks, webhookPayload(type, job, outputs), { outputIndex, resentAt });
+  }
+
+  /**
+   * Stores and schedules one delivery of `payload` to each of `hooks`, filed under `job` (its
+   * receivers see it in order with the job's own events, and its deliveries list it).
+   */
+  async announce(
+    job: JobRecord,
+    type: WebhookEventType,
+    hooks: Webhook[],
+    payload: string,
+    { outputIndex, resentAt }: { outputIndex?: number; resentAt?: number } = {},
+  ): Promise<WebhookDelivery[]> {
     const created: WebhookDelivery[] = [];
     for (const hook of hooks) {
       const now = this.clock.now();
@@ -83,9 +99,8 @@ export class WebhookService {
         organizationId: job.organizationId,
         url: hook.url,
         eventType: type,
-        // File URLs are signed by each attempt (WebhookDeliverer): a retry must not carry an expired one.
-        payload: webhookPayload(type, job, outputs),
-        ...(type === 'job.new_output' && outputs[0] ? { outputIndex: outputs[0].index } : {}),
+        payload,
+        ...(outputIndex === undefined ? {} : { outputIndex }),
         sequence: this.nextSequence(now),
         state: 'pending',
         attempts: [],

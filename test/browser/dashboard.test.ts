@@ -6,7 +6,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceProcess } from '../e2e/support/serviceProcess.js';
 import { startServiceProcess, stopServiceProcess } from '../e2e/support/serviceProcess.js';
-import { deployDirectory, waitForBuild, writeFunctionDir } from '../e2e/support/testService.js';
+import { runCli } from '../e2e/support/cli.js';
+import { api, deployDirectory, until, waitForBuild, writeFunctionDir } from '../e2e/support/testService.js';
 import { SEVEN_BIG_SOURCE } from '../support/largeJob.js';
 import { launchChromium, screenshot } from './support/chromium.js';
 import { buildDashboardIfStale } from './support/dashboardBuild.js';
@@ -169,6 +170,29 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
     await page.getByTestId('usage-by-function').getByText('local/stream-words').waitFor();
     await screenshot(page, '08-usage');
   });
+
+  it("shows the organization's monthly budget, spent of the cap, and a warning once past its threshold", async () => {
+    await page.goto(`${service.url}/#/usage`);
+    expect(await page.getByTestId('budget').textContent()).toBe('Unlimited');
+    // The example jobs cost more than this: the budget is spent.
+    const set = await runCli(['orgs', '--data-dir', dataDir, 'limits', 'local', '--monthly-budget', '0.000000001'], {});
+    expect([set.code, set.stderr]).toEqual([0, '']);
+    // The service reads the operator's change within BUDGET_CACHE_MS.
+    await until(
+      async () => {
+        await page.reload();
+        await page.getByTestId('budget').waitFor();
+        return (await page.getByTestId('budget-warning').count()) > 0;
+      },
+      20_000,
+      500,
+    );
+    expect(await page.getByTestId('budget').textContent()).toMatch(/^\$[\d.]+ \/ \$[\d.]+$/);
+    expect(await page.getByTestId('budget-warning').textContent()).toMatch(/monthly budget of .* is spent: new jobs are refused \(402\)/);
+    await screenshot(page, '08b-budget');
+    // The specs after this one push again.
+    expect((await runCli(['orgs', '--data-dir', dataDir, 'limits', 'local', '--monthly-budget', 'none'], {})).code).toBe(0);
+  }, 60_000);
 
   it('shows the webhook signing secret and rotates it', async () => {
     await page.goto(`${service.url}/#/settings`);

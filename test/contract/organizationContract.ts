@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { Organization } from '../../shared/domain/organization.js';
+import { DEFAULT_ORGANIZATION_LIMITS, limitsOf } from '../../shared/domain/organizationLimits.js';
 import { anOrganization } from '../support/fixtures.js';
 import type { CurrentStore } from './storeContract.js';
 
@@ -58,6 +60,50 @@ export function describeOrganizationContract(store: CurrentStore): void {
     it('setWebhookSecret of an unknown id creates nothing', async () => {
       await store().organizations.setWebhookSecret('no-such-id', 'whsec_nobody');
       expect(await store().organizations.getById('no-such-id')).toBeNull();
+    });
+
+    it('an organization whose limits were never set has none stored: the defaults apply', async () => {
+      const organization = anOrganization();
+      await store().organizations.createIfAbsent(organization);
+      const read = await store().organizations.getByName(organization.name);
+      expect(read?.limits).toBeUndefined();
+      expect(limitsOf(read as Organization)).toEqual(DEFAULT_ORGANIZATION_LIMITS);
+    });
+
+    it('setLimits stores the limits, which getByName and list read back, and replaces them when set again', async () => {
+      const organization = anOrganization();
+      await store().organizations.createIfAbsent(organization);
+      const limits = { weight: 3, monthlyBudgetDollars: 100.5, maxActiveJobs: 50, budgetWarningAt: 0.9 };
+      expect(await store().organizations.setLimits(organization.id, limits)).toEqual({ ...organization, limits });
+      expect(await store().organizations.getByName(organization.name)).toEqual({ ...organization, limits });
+      const unlimited = { ...limits, monthlyBudgetDollars: null, maxActiveJobs: null };
+      await store().organizations.setLimits(organization.id, unlimited);
+      expect((await store().organizations.list()).find((listed) => listed.id === organization.id)).toEqual({ ...organization, limits: unlimited });
+    });
+
+    it("setLimits of an unknown id creates nothing and answers null; it changes no other organization's limits", async () => {
+      const other = anOrganization();
+      await store().organizations.createIfAbsent(other);
+      expect(await store().organizations.setLimits('no-such-id', DEFAULT_ORGANIZATION_LIMITS)).toBeNull();
+      expect(await store().organizations.getByName(other.name)).toEqual(other);
+    });
+
+    it('list answers every organization, by name', async () => {
+      const names = ['list-c', 'list-a', 'list-b'];
+      for (const name of names) await store().organizations.createIfAbsent(anOrganization({ name }));
+      const listed = (await store().organizations.list()).map((organization) => organization.name).filter((name) => name.startsWith('list-'));
+      expect(listed).toEqual(['list-a', 'list-b', 'list-c']);
+    });
+
+    it('markBudgetWarned answers true once a month, even for racing calls, and again for a new month', async () => {
+      const organization = anOrganization();
+      await store().organizations.createIfAbsent(organization);
+      const raced = await Promise.all([1, 2, 3].map(() => store().organizations.markBudgetWarned(organization.id, '2026-11')));
+      expect(raced.filter(Boolean)).toHaveLength(1);
+      expect(await store().organizations.markBudgetWarned(organization.id, '2026-11')).toBe(false);
+      expect(await store().organizations.markBudgetWarned(organization.id, '2026-12')).toBe(true);
+      expect((await store().organizations.getByName(organization.name))?.budgetWarnedMonth).toBe('2026-12');
+      expect(await store().organizations.markBudgetWarned('no-such-id', '2026-12')).toBe(false);
     });
 
     it('getByName and getById return null for an unknown organization', async () => {

@@ -122,9 +122,17 @@ describe('usage and cost', () => {
     expect((await call('GET', '/v2/logs?start_time=x')).body).toEqual({ detail: 'Invalid timestamps provided.' });
   });
 
-  it('answers the organization’s credits as unlimited, with what this billing period cost', async () => {
+  it('answers the organization’s credits as unlimited without a budget, with what this billing period cost', async () => {
     const credits = (await call('GET', '/v2/usage/credits')).body;
-    expect(credits).toEqual({ credits_remaining: null, unlimited: true, billing_period_cost_dollars: expect.any(Number) });
+    expect(credits).toEqual({
+      credits_remaining: null,
+      unlimited: true,
+      billing_period_cost_dollars: expect.any(Number),
+      monthly_budget: null,
+      budget_warning_at: 0.8,
+      budget_warning: false,
+      max_active_jobs: null,
+    });
     expect(credits.billing_period_cost_dollars).toBeCloseTo((await call('GET', '/v2/usage')).body.total_cost_dollars, 9);
   });
 

@@ -232,9 +232,17 @@ export type JobCost = {
 };
 
 export type Credits = {
-  credits_remaining: null;
+  credits_remaining: number | null;
   unlimited: boolean;
   billing_period_cost_dollars: number;
+  /** The operator's cap on the organization's spend a calendar month, in dollars; null: none. */
+  monthly_budget: number | null;
+  /** The fraction of the budget past which `budget.warning` is sent. */
+  budget_warning_at: number;
+  /** Whether this month has cost more than that fraction of the budget. */
+  budget_warning: boolean;
+  /** The cap on jobs queued and processing at once; null: none. */
+  max_active_jobs: number | null;
 };
 
 export type ConcurrencyInfo = {
@@ -317,10 +325,22 @@ export type ListFunctionsResponse = FunctionOrTruncated[];
 
 export type ListVersionsResponse = Version[];
 
+export type ListOrganizationLimitsResponse = {
+  data: GetOrganizationLimitsResponse[];
+};
+
+export type GetOrganizationLimitsResponse = {
+  organization: string;
+  weight: number;
+  monthly_budget: number | null;
+  max_active_jobs: number | null;
+  budget_warning_at: number;
+};
+
 export type EditFunctionRequest = {
   webhooks?: {
     hooks: {
-      type: "job.start" | "job.complete" | "job.complete.no_output" | "job.new_output";
+      type: "job.start" | "job.complete" | "job.complete.no_output" | "job.new_output" | "budget.warning";
       url: string;
       [key: string]: unknown;
     }[];
@@ -379,6 +399,7 @@ export type DeployVersionRequest = {
     maximum_replicas?: number | null;
     restart_on_error?: boolean;
     timeout?: number | null;
+    retries?: number;
     title?: string | null;
     description?: string | null;
     tags?: string[] | null;
@@ -415,7 +436,7 @@ export type PushJobRequest = {
   id?: string | null;
   /** Replace the function’s webhooks for this job. */
   webhooks?: {
-    type: "job.start" | "job.complete" | "job.complete.no_output" | "job.new_output";
+    type: "job.start" | "job.complete" | "job.complete.no_output" | "job.new_output" | "budget.warning";
     url: string;
     [key: string]: unknown;
   }[] | null;
@@ -430,4 +451,15 @@ export type PushJobRequest = {
   /** Environment variables for this job, over the version’s defaults. */
   env?: Record<string, string> | null;
   [key: string]: unknown;
+};
+
+export type SetOrganizationLimitsRequest = {
+  /** Fair share, 1..100 (default 1). */
+  weight?: number;
+  /** Dollars a calendar month (UTC); null: none. */
+  monthly_budget?: number | null;
+  /** Jobs queued and processing at once; null: none. */
+  max_active_jobs?: number | null;
+  /** Fraction of the budget past which `budget.warning` is sent (default 0.8). */
+  budget_warning_at?: number;
 };

@@ -49,5 +49,16 @@ export const jobCostWireSchema = z.strictObject({
   aggregated: z.boolean(),
 });
 
-/** Sluice sells no credits: usage is reported, never refused. */
-export const creditsWireSchema = z.strictObject({ credits_remaining: z.null(), unlimited: z.boolean(), billing_period_cost_dollars: z.number() });
+/**
+ * Sieve's credits: the dollars left of the organization's monthly budget this calendar month
+ * (UTC), null and `unlimited` without a budget; the rest are Sluice extensions.
+ */
+export const creditsWireSchema = z.strictObject({
+  credits_remaining: z.number().nullable(),
+  unlimited: z.boolean(),
+  billing_period_cost_dollars: z.number(),
+  monthly_budget: z.number().nullable().describe("The operator's cap on the organization's spend a calendar month, in dollars; null: none."),
+  budget_warning_at: z.number().describe('The fraction of the budget past which `budget.warning` is sent.'),
+  budget_warning: z.boolean().describe('Whether this month has cost more than that fraction of the budget.'),
+  max_active_jobs: z.number().nullable().describe('The cap on jobs queued and processing at once; null: none.'),
+});

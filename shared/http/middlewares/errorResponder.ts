@@ -7,6 +7,7 @@ import { jsonResponse } from '../response.js';
 const STATUS_BY_KIND: Record<ErrorKind, number> = {
   bad_request: 400,
   unauthorized: 401,
+  payment_required: 402,
   forbidden: 403,
   not_found: 404,
   timeout: 408,

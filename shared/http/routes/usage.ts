@@ -71,12 +71,14 @@ export const getJobUsage = defineRoute({
   handle: async ({ params, query, principal, services }) => ({ body: await services.usage.jobCost(principal, params.job_id, query.aggregated) }),
 });
 
-/** Sieve's credits: Sluice has none to run out of (see docs/api.md). */
+/** Sieve's credits: what is left of the operator's monthly budget, if any (docs/api.md, "Budgets and quotas"). */
 export const getCredits = defineRoute({
   name: 'getCredits',
   method: 'GET',
   path: '/v2/usage/credits',
-  summary: "Credits (none to run out of) and the billing period's cost",
+  summary: "What is left of the organization's monthly budget, and the month's cost",
+  description:
+    '`credits_remaining` is the dollars left of the monthly budget the operator set this calendar month (UTC); null, with `unlimited`, when there is none.',
   response: { schema: creditsWireSchema },
   handle: async ({ principal, services }) => ({ body: await services.usage.credits(principal) }),
 });

@@ -10,6 +10,7 @@ export type {
   ApiKeyList,
   ConcurrencyInfo,
   CreatedApiKey,
+  Credits,
   FunctionInfo,
   InputOutput,
   Job,

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, withQuery } from '../api/client.js';
-import type { MachineUsage, UsagePerFunction, UsageReport } from '../api/types.js';
+import type { Credits, MachineUsage, UsagePerFunction, UsageReport } from '../api/types.js';
+import { BudgetLine } from '../components/BudgetLine.js';
 import { Failure, Loading, Section } from '../components/common.js';
 import type { Bucket } from '../components/UsageChart.js';
 import { UsageChart } from '../components/UsageChart.js';
@@ -21,6 +22,7 @@ interface Loaded {
   buckets: { label: string; report: UsageReport }[];
   total: UsageReport;
   perFunction: UsagePerFunction;
+  credits: Credits;
 }
 
 /** Cost and compute seconds by machine type over a range (a bar per hour or day), and per function. */
@@ -47,8 +49,9 @@ export function Usage({ query }: { query: URLSearchParams }) {
       ),
       api<UsageReport>(withQuery('/v2/usage', rangeQuery(start, end))),
       api<UsagePerFunction>(withQuery('/v2/usage/function', rangeQuery(start, end))),
+      api<Credits>('/v2/usage/credits'),
     ]).then(
-      ([buckets, total, perFunction]) => setLoaded({ buckets, total, perFunction }),
+      ([buckets, total, perFunction, credits]) => setLoaded({ buckets, total, perFunction, credits }),
       (failure: Error) => setError(failure.message),
     );
   }, [rangeName]);
@@ -89,6 +92,7 @@ export function Usage({ query }: { query: URLSearchParams }) {
               <span class="muted">Cost</span>
               <strong data-testid="total-cost">{formatDollars(loaded.total.total_cost_dollars)}</strong>
             </div>
+            <BudgetLine credits={loaded.credits} />
           </div>
           <Section title={`${metric === 'cost' ? 'Cost' : 'Compute seconds'} by machine type`}>
             <UsageChart buckets={chartBuckets} format={format} />

@@ -216,6 +216,12 @@ const MIGRATIONS: string[] = [
   `
   DROP INDEX jobs_finished;
   `,
+  // The operator's limits of an organization (JSON; NULL: the defaults) and the month whose
+  // budget warning was sent.
+  `
+  ALTER TABLE organizations ADD COLUMN limits TEXT;
+  ALTER TABLE organizations ADD COLUMN budget_warned_month TEXT;
+  `,
 ];
 
 /**
