@@ -10,6 +10,7 @@ import { registerKeyCommands } from './commands/keys.js';
 import { registerLogCommands } from './commands/logs.js';
 import { registerOrgCommands } from './commands/orgs.js';
 import { registerLoginCommands } from './commands/login.js';
+import { registerReplayCommand } from './commands/replay.js';
 import { registerRunCommands } from './commands/run.js';
 import { registerUsageCommands } from './commands/usage.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
@@ -27,7 +28,9 @@ export function buildProgram(): Command {
     .name('sluice')
     .description('Sluice: host functions and run jobs on them (the Sieve v2 API, self-hosted)')
     .version(packageVersion(), '-V, --version')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // -V/--version only before a command: after one, `--version` is the command's (sluice replay ID --version latest).
+    .enablePositionalOptions();
   const context: CommandContext = { settings: () => clientSettings(), output: (options) => createOutput({ json: options.json }) };
 
   program
@@ -72,6 +75,7 @@ export function buildProgram(): Command {
 
   registerRunCommands(program, context);
   registerJobCommands(program, context);
+  registerReplayCommand(program, context);
   registerLogCommands(program, context);
   registerFunctionCommands(program, context);
   registerUsageCommands(program, context);

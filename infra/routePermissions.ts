@@ -105,7 +105,10 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   listVersionJobs: { tables: { ...READ_FUNCTIONS, ...READ_JOBS }, bucket: SIGN_FILES },
   // An Idempotency-Key is claimed (or released, when the push fails) beside the job.
   // A job queued on an idle version starts its service's first task (taskScaling.ts).
-  pushJob: { tables: { ...READ_FUNCTIONS, jobs: 'readWrite', idempotencyKeys: 'readWrite' }, queues: ['send'], ecs: ['wake'] },
+  // The organization's budget reads its spend this month (usage_hours).
+  pushJob: { tables: { ...READ_FUNCTIONS, jobs: 'readWrite', idempotencyKeys: 'readWrite', usageHours: 'read' }, queues: ['send'], ecs: ['wake'] },
+  // A push (as pushJob's), after reading the original job and checking its File uploads are still kept.
+  replayJob: { tables: { ...READ_FUNCTIONS, jobs: 'readWrite', usageHours: 'read' }, bucket: { read: ['uploads/'] }, queues: ['send'], ecs: ['wake'] },
   getJob: { tables: READ_JOBS, bucket: SIGN_FILES },
   listJobs: { tables: READ_JOBS, bucket: SIGN_FILES },
   // Waits by reading the job (polling JobEvents): reads only.

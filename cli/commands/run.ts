@@ -1,19 +1,25 @@
 import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import type { WireVersion } from '../../shared/domain/wire/version.js';
 import type { ClientSettings } from '../client.js';
 import { callApi, CliError } from '../client.js';
+import { parseDuration } from '../duration.js';
 import { followJob } from '../follow/followJob.js';
 import type { FunctionRef } from '../functionRef.js';
 import { resolveFunction } from '../functionRef.js';
 import { readInputs } from '../inputs.js';
 import { logText, outputText, styledStatus } from '../output/jobText.js';
 import type { CommandContext } from './context.js';
+import { wholeNumber } from './context.js';
 
 interface PushOptions {
   input: string[];
   inputsJson?: string;
   env: string[];
   json?: boolean;
+  priority?: number;
+  startTimeout?: number;
+  retries?: number;
 }
 
 interface PushResult {
@@ -29,6 +35,9 @@ export function registerRunCommands(program: Command, context: CommandContext): 
       .option('-i, --input <name=value>', 'an input; repeat for each (a File input takes a local path or a URL)', collect, [])
       .option('--inputs-json <json>', 'all inputs as a JSON object, @file to read it from a file, @- from stdin')
       .option('-e, --env <NAME=value>', "an environment variable for this job (overrides the function's)", collect, [])
+      .option('--priority <n>', 'higher starts first among your queued jobs (-10 to 10, default 0)', integer)
+      .option('--start-timeout <seconds>', 'cancel the job if it has not started this long after the push (seconds, or 90s, 10m, 2h)', seconds)
+      .option('--retries <n>', 'run the job again this many times if it raises (at most 10)', wholeNumber)
       .option('--json', "print the service's JSON");
 
   pushOptions(program.command('push').description('push a job and print its id (Sieve: fn.push)')).action(async (ref: string, options: PushOptions) => {
@@ -64,6 +73,16 @@ export function registerRunCommands(program: Command, context: CommandContext): 
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** A whole number that may be negative (a priority); the service checks its range. */
+function integer(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value)) throw new InvalidArgumentError(`"${text}" is not an integer.`);
+  return value;
+}
+
+/** Seconds: a bare number, or a duration with its unit (90s, 10m, 2h). */
+const seconds = (text: string): number => (/^\d+(?:\.\d+)?$/.test(text.trim()) ? Number(text) : parseDuration(text) / 1000);
+
 async function push(settings: ClientSettings, fn: FunctionRef, options: PushOptions): Promise<PushResult> {
   const version = await callApi<WireVersion>(settings, 'GET', `${fn.path}/versions/latest`);
   const inputs = await readInputs(settings, version, options.input, options.inputsJson);
@@ -74,5 +93,12 @@ async function push(settings: ClientSettings, fn: FunctionRef, options: PushOpti
       return [pair.slice(0, equals), pair.slice(equals + 1)];
     }),
   );
-  return callApi<PushResult>(settings, 'POST', '/v2/push', { function: `${fn.owner}/${fn.name}`, inputs, ...(options.env.length > 0 ? { env } : {}) });
+  return callApi<PushResult>(settings, 'POST', '/v2/push', {
+    function: `${fn.owner}/${fn.name}`,
+    inputs,
+    ...(options.env.length > 0 ? { env } : {}),
+    priority: options.priority,
+    start_timeout: options.startTimeout,
+    retries: options.retries,
+  });
 }

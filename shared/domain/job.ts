@@ -74,6 +74,8 @@ export interface JobRecord {
   maxRetries?: number;
   /** The job this one replays (POST /v2/jobs/{id}/replay), or null. */
   replayOf?: string | null;
+  /** The latest jobs that replay this one, oldest first: the last few only (JobStore.addReplay). */
+  replays?: string[];
 }
 
 /** A job pushed from inside another, as its parent's `children` shows it. */

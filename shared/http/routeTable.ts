@@ -23,6 +23,7 @@ import { listFunctionJobs } from './routes/listFunctionJobs.js';
 import { listJobs } from './routes/listJobs.js';
 import { listVersionJobs } from './routes/listVersionJobs.js';
 import { pushJob } from './routes/pushJob.js';
+import { replayJob } from './routes/replayJob.js';
 import { listJobWebhooks, resendJobWebhooks } from './routes/jobWebhooks.js';
 import { getCredits, getFunctionUsage, getJobUsage, getUsage, getUsagePerFunction, getVersionUsage } from './routes/usage.js';
 import { getConcurrency, getConcurrencyStats } from './routes/concurrency.js';
@@ -83,6 +84,7 @@ export const ROUTES: readonly Route[] = [
   awaitJob,
   streamJobEvents,
   cancelJob,
+  replayJob,
   getJobFile,
   readLogs,
   streamLogEvents,

@@ -35,7 +35,8 @@ export function jobView(view: JobView) {
  */
 export function jobPage(views: JobView[], page: { limit: number; offset: number }) {
   const { data, next_offset } = pageWithNext(views, page.limit, page.offset);
-  const jobs = data.map(jobView);
+  // Replays are shown on one job's view only: AWS's list indexes do not hold them.
+  const jobs = data.map((view) => jobView({ ...view, job: { ...view.job, replays: undefined } }));
   const kept = leadingFit(
     jobs.map((job) => answerBytes(job) + 1),
     ANSWER_BYTES,

@@ -166,6 +166,11 @@ export interface JobStore {
    */
   transition(id: string, from: readonly JobStatus[], patch: JobPatch, options?: WriteOptions): Promise<JobRecord | null>;
   /**
+   * Adds `replayId` to the job's `replays`, keeping the last `keep`: atomic, so replays made at
+   * once all count, whatever the job's status. Nothing happens when the job does not exist.
+   */
+  addReplay(id: string, replayId: string, keep: number): Promise<void>;
+  /**
    * Newest first (createdAt desc, then id desc). Lists are pages: a listed job's `inputs` are
    * their list preview (inputsPreview: large values null), the inputs themselves are not read.
    */

@@ -37,6 +37,8 @@ export interface PushBody {
   priority?: number;
   start_timeout?: number | null;
   retries?: number;
+  /** Set by a replay (jobReplays.ts), never by a request: the job this one replays. */
+  replayOf?: string;
 }
 
 export interface JobPushesDeps {
@@ -101,7 +103,7 @@ export class JobPushes {
       priority: body.priority ?? DEFAULT_PRIORITY,
       startTimeoutSeconds: body.start_timeout ?? null,
       maxRetries: body.retries ?? version.retries ?? 0,
-      replayOf: null,
+      replayOf: body.replayOf ?? null,
     };
     // Queued before its commit, so that a short job runs while the commit gathers, and its end
     // often shares that commit: one wait a job instead of two. The push is answered only once the

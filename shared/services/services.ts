@@ -30,6 +30,7 @@ import { JobCalls } from './jobCalls.js';
 import { JobCancels } from './jobCancels.js';
 import { JobPushes } from './jobPushes.js';
 import { JobReads } from './jobReads.js';
+import { JobReplays } from './jobReplays.js';
 import { JobViews } from './jobViews.js';
 import { JobWaits } from './jobWaits.js';
 import { KeyService } from './keyService.js';
@@ -107,6 +108,8 @@ export interface Services<Scheduler extends DeliveryScheduler = DeliverySchedule
   jobPushes: JobPushes;
   /** Pushes, with an optional Idempotency-Key. */
   pushes: IdempotentPushes;
+  /** A job pushed again, linked to its original. */
+  replays: JobReplays;
   waits: JobWaits;
   cancels: JobCancels;
   streams: EventStreams;
@@ -182,6 +185,7 @@ export function createServices<Scheduler extends DeliveryScheduler, Machines ext
     jobs,
     jobPushes,
     pushes: new IdempotentPushes(store, jobPushes, clock),
+    replays: new JobReplays({ store, pushes: jobPushes, artifacts }),
     waits,
     cancels: new JobCancels({ store, compute, notifier, views, clock }),
     calls,

@@ -163,6 +163,34 @@ describe('the dashboard, in a real browser, against `sluice start --examples`', 
     await screenshot(page, '07-failed-build');
   });
 
+  it("shows a job's priority, start deadline, retries and restarts; Run again replays it, opens the new job, and links the two", async () => {
+    const pushed = await api(service.url, service.key, 'POST', '/v2/push', {
+      function: 'local/hello',
+      inputs: { name: 'Ada' },
+      priority: 2,
+      start_timeout: 300,
+      retries: 1,
+    });
+    const originalId = pushed.body.id as string;
+    await until(async () => (await api(service.url, service.key, 'GET', `/v2/jobs/${originalId}`)).body.status === 'finished', 60_000, 100);
+    await page.goto(`${service.url}/#/jobs/${originalId}`);
+    const scheduling = page.getByTestId('job-scheduling');
+    const shown = /Priority\s+2\s+Start deadline\s+300 s after the push\s+Retries\s+1\s+Restarts\s+0/;
+    await expect.poll(() => scheduling.innerText()).toMatch(shown);
+
+    await page.getByRole('button', { name: 'Run again' }).click();
+    await page.waitForURL((url) => /#\/jobs\/[^/]+$/.test(url.hash) && !url.hash.endsWith(originalId));
+    const replayId = new URL(page.url()).hash.split('/').at(-1) as string;
+    await page.getByTestId('timeline').getByText('finished').waitFor({ timeout: 30_000 });
+    expect(await page.getByTestId('outputs').innerText()).toContain('Hello, Ada');
+    await expect.poll(() => scheduling.innerText()).toMatch(shown);
+    await screenshot(page, '07b-run-again');
+
+    await scheduling.getByRole('link', { name: originalId }).click();
+    await page.waitForURL((url) => url.hash.endsWith(originalId));
+    await scheduling.getByRole('link', { name: replayId }).waitFor();
+  }, 60_000);
+
   it('shows usage by machine type as a chart, and per function', async () => {
     await page.goto(`${service.url}/#/usage`);
     await page.getByTestId('usage-chart').locator('rect').first().waitFor();

@@ -7,6 +7,7 @@ import { describeFunctionContract } from './functionContract.js';
 import { describeJobContract } from './jobContract.js';
 import { describeJobListContract } from './jobListContract.js';
 import { describeJobOutputContract } from './jobOutputContract.js';
+import { describeJobReplayContract } from './jobReplayContract.js';
 import { describeLogContract } from './logContract.js';
 import { describeOrganizationContract } from './organizationContract.js';
 import { describeUsageContract } from './usageContract.js';
@@ -47,6 +48,7 @@ export function describeStoreContract(adapterName: string, createStore: () => Pr
     describeJobContract(store);
     describeJobListContract(store);
     describeJobOutputContract(store);
+    describeJobReplayContract(store);
     describeDeliveryContract(store);
     describeUsageContract(store);
     describeIdempotencyContract(store);

@@ -150,6 +150,8 @@ export type Job = {
   retries?: number;
   /** Sluice's: the job this one replays, or null. */
   replay_of?: string | null;
+  /** Sluice's, on one job's view: the latest jobs that replay this one (the last 20), oldest first. */
+  replays?: string[];
 };
 
 export type JobPage = {
@@ -451,6 +453,11 @@ export type PushJobRequest = {
   /** Environment variables for this job, over the version’s defaults. */
   env?: Record<string, string> | null;
   [key: string]: unknown;
+};
+
+export type ReplayJobRequest = {
+  /** `latest` (the function's newest version that can run), a version id, or a unique prefix of one; absent: the original's version. */
+  version?: string;
 };
 
 export type SetOrganizationLimitsRequest = {

@@ -42,6 +42,7 @@ export const jobWireSchema = z.strictObject({
   start_timeout: z.number().nullable().optional().describe("Sluice's: seconds after its push by which the job had to start, or null."),
   retries: z.int().optional().describe("Sluice's: how many times the job runs again if it raises."),
   replay_of: z.string().nullable().optional().describe("Sluice's: the job this one replays, or null."),
+  replays: z.array(z.string()).optional().describe("Sluice's, on one job's view: the latest jobs that replay this one (the last 20), oldest first."),
 });
 export type WireJob = z.infer<typeof jobWireSchema>;
 
@@ -102,6 +103,7 @@ export function serializeJob(job: JobRecord, outputs: (JobOutput | ListedOutput)
     start_timeout: job.startTimeoutSeconds ?? null,
     retries: job.maxRetries ?? 0,
     replay_of: job.replayOf ?? null,
+    ...(job.replays === undefined ? {} : { replays: job.replays }),
   };
 }
 

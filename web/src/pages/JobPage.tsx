@@ -5,6 +5,7 @@ import { followJob } from '../api/jobFollower.js';
 import { wholeJob } from '../api/wholeJob.js';
 import type { InputOutput, Job, LogLine, LogPage, WebhookDeliveries } from '../api/types.js';
 import { Failure, Loading, Section, Status } from '../components/common.js';
+import { JobScheduling, RunAgainButton } from '../components/JobScheduling.js';
 import { LogView } from '../components/LogView.js';
 import { OutputList, ValueView } from '../components/OutputView.js';
 import { formatDuration, formatTime } from '../lib/format.js';
@@ -77,6 +78,7 @@ export function JobPage({ id }: { id: string }) {
         <Status status={job.status} />
         {running && live.mode && <span class="muted small">live ({live.mode === 'stream' ? 'streaming' : 'polling'})</span>}
         {running && <CancelButton id={job.id} />}
+        <RunAgainButton id={job.id} />
       </div>
       <p class="lead">
         <a href={href(['functions', job.function.owner_name, job.function.name])}>
@@ -115,6 +117,7 @@ export function JobPage({ id }: { id: string }) {
               ))}
             </dl>
           </Section>
+          <JobScheduling job={job} />
           <Children job={job} />
           <Webhooks id={job.id} />
         </div>

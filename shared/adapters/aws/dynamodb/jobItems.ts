@@ -46,9 +46,9 @@ export const toListedJob = async (spill: Spiller, item: Item): Promise<JobRecord
 
 const hasOwnInputs = (item: Item) => 'inputs' in item || spillAttributeOf('inputs') in item;
 
-/** The job of a full item; `inputs` read from their attribute (or, in an older item, from `data`). */
+/** The job of a full item; `inputs` read from their attribute (or, in an older item, from `data`); `replays` from theirs (JobStore.addReplay). */
 export const toJob = async (spill: Spiller, item: Item): Promise<JobRecord> => {
-  const job = await toListedJob(spill, item);
+  const job = { ...(await toListedJob(spill, item)), ...(Array.isArray(item.replays) ? { replays: item.replays as string[] } : {}) };
   return hasOwnInputs(item) ? { ...job, inputs: JSON.parse(await spill.read(item, 'inputs')) as JobRecord['inputs'] } : job;
 };
 

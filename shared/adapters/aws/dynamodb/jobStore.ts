@@ -167,6 +167,35 @@ export function dynamoDbJobStore(context: DynamoDbContext): JobStore {
       }
       return toJob(spill, output.Attributes);
     },
+    async addReplay(id, replayId, keep) {
+      // `replays` is an attribute of its own, appended in place: replays made at once never lose one another.
+      const appended = await ifConditionHolds(() =>
+        context.client.send(
+          new UpdateCommand({
+            TableName,
+            Key: { id },
+            UpdateExpression: 'SET replays = list_append(if_not_exists(replays, :none), :replay)',
+            ConditionExpression: 'attribute_exists(id)',
+            ExpressionAttributeValues: { ':none': [], ':replay': [replayId] },
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        ),
+      );
+      // Cut from the front one at a time, each only while more than `keep` remain: cuts racing each other never go below it.
+      for (let length = (appended?.Attributes?.replays as unknown[] | undefined)?.length ?? 0; length > keep; length--) {
+        await writeIf(() =>
+          context.client.send(
+            new UpdateCommand({
+              TableName,
+              Key: { id },
+              UpdateExpression: 'REMOVE replays[0]',
+              ConditionExpression: 'size(replays) > :keep',
+              ExpressionAttributeValues: { ':keep': keep },
+            }),
+          ),
+        );
+      }
+    },
     async listByStatus(statuses) {
       if (statuses.length === 0) return [];
       const wanted = placeholders('status', statuses);

@@ -83,6 +83,16 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
     return remembered.remember(next, row.inputBytes);
   });
 
+  /** A replay added to the job's row, read and written in one transaction (after the unwritten moves: the row is the job). */
+  const addReplayToRow = db.transaction((id: string, replayId: string, keep: number): void => {
+    const row = sql.selectJobToMove.get(id);
+    if (!row) return;
+    const job = parse(row.data);
+    const next = { ...job, replays: [...(job.replays ?? []), replayId].slice(-keep) };
+    sql.moveJob.run(row.status, withoutInputs(next), id);
+    remembered.remember(next, row.inputBytes);
+  });
+
   /**
    * A job's move (a start, an end, a cancel), made from its remembered record while that record
    * is in one of the `from` statuses. A deferred move to a status that is not an end is made in
@@ -151,6 +161,14 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
       const deferred = options?.deferDurability === true;
       const work = () => move(id, from, patch, deferred);
       return deferred ? writes.writeDeferred(work) : writes.write(work);
+    },
+
+    async addReplay(id, replayId, keep) {
+      await writes.write(() => {
+        unwrittenMoves.flush();
+        remembered.forget(id);
+        addReplayToRow.immediate(id, replayId, keep);
+      });
     },
 
     // --- Outputs: written at once, never kept back ---------------------------------------------
