@@ -25,8 +25,15 @@ const CACHED_ORGANIZATIONS = 10_000;
 /** What a push refused for the cap on active jobs is told to wait: jobs end in seconds, not milliseconds. */
 const ACTIVE_CAP_RETRY_AFTER_S = 5;
 
-/** Cents, or every digit of an amount under a cent (a budget set for a test, a first job's cost). */
-const dollars = (amount: number) => `$${amount >= 0.01 ? amount.toFixed(2) : String(roundDollars(amount))}`;
+/** Cents, or every digit of an amount under a cent (a budget set for a test, a first job's cost), never in exponent form. */
+export const dollars = (amount: number) =>
+  `$${
+    amount >= 0.01
+      ? amount.toFixed(2)
+      : roundDollars(amount)
+          .toFixed(9)
+          .replace(/\.?0+$/, '')
+  }`;
 
 /**
  * The operator's limits at work: a push past the organization's monthly budget is refused (402),

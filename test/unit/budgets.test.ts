@@ -9,7 +9,7 @@ import { hourOf } from '../../shared/domain/usage.js';
 import type { WebhookDelivery } from '../../shared/domain/webhookDelivery.js';
 import type { Clock } from '../../shared/ports/clock.js';
 import type { Store } from '../../shared/ports/store.js';
-import { BUDGET_CACHE_MS, Budgets } from '../../shared/services/budgets.js';
+import { BUDGET_CACHE_MS, Budgets, dollars } from '../../shared/services/budgets.js';
 import { FunctionAccess } from '../../shared/services/functionAccess.js';
 import type { Principal } from '../../shared/services/principal.js';
 import { UsageService } from '../../shared/services/usageService.js';
@@ -69,6 +69,10 @@ const refusal = async (push: Promise<void>) =>
   );
 
 describe('a monthly budget', () => {
+  it('names amounts in dollars and cents, or in every digit under a cent, never in exponent form', () => {
+    expect([dollars(100), dollars(1.5), dollars(0.000004351), dollars(1e-7), dollars(0)]).toEqual(['$100.00', '$1.50', '$0.000004351', '$0.0000001', '$0']);
+  });
+
   it('refuses pushes (402) once the calendar month has cost the budget, naming the cap and the spend; a new month starts afresh', async () => {
     await setLimits({ monthlyBudgetDollars: 1 });
     expect(await refusal(budgets.assertCanPush(principal, false))).toBeNull();
