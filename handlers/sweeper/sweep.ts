@@ -5,6 +5,8 @@ export interface SweepSummary {
   buildsRestarted: string[];
   deliveriesRestarted: string[];
   jobsExpired: string[];
+  /** Queued jobs whose start_timeout passed before anyone took them: cancelled. */
+  jobsPastStartDeadline: string[];
   /** Services set to the tasks their queue needs: raised for a backlog or buffer, lowered once idle. */
   servicesScaled: SettledService[];
   failures: number;
@@ -36,11 +38,14 @@ export async function handler(): Promise<SweepSummary> {
     buildsRestarted: report.buildsRestarted,
     deliveriesRestarted: report.deliveriesRestarted,
     jobsExpired: report.jobsExpired,
+    jobsPastStartDeadline: report.jobsPastStartDeadline,
     servicesScaled,
     failures,
   };
   if (summary.buildsRestarted.length + summary.deliveriesRestarted.length + summary.jobsExpired.length > 0)
     logger.warn(summary, 'the sweeper picked up work a lost call left behind');
+  if (summary.jobsPastStartDeadline.length > 0)
+    logger.info({ jobsPastStartDeadline: summary.jobsPastStartDeadline }, 'the sweeper cancelled jobs not started by their start_timeout');
   if (servicesScaled.length > 0) logger.info({ servicesScaled }, 'the sweeper scaled services to their queues');
   return summary;
 }

@@ -70,6 +70,12 @@ describe('retries and start deadlines (Sluice extensions)', () => {
     expect(new Set([...done.restarts.map((restart: { run_id: string }) => restart.run_id), done.run_id]).size).toBe(3);
   });
 
+  it("shows the function's retries= on its version", async () => {
+    expect((await call('GET', '/v2/functions/local/flaky/versions/latest')).body.retries).toBe(3);
+    expect((await call('GET', '/v2/functions/local/fatal/versions/latest')).body.retries).toBe(3);
+    expect((await call('GET', '/v2/functions/local/sleepy/versions/latest')).body.retries).toBe(0);
+  });
+
   it("ends in error with the last attempt's error once the retries are spent; a push's retries overrides the function's", async () => {
     const spent = await awaited(await push('flaky', { key: 'always', failures: 99 }));
     expect(spent.status).toBe('error');

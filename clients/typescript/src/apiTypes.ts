@@ -72,6 +72,7 @@ export type Version = {
   maximum_replicas: number | null;
   scaledown_window: number | null;
   buffer_replicas: number;
+  retries: number;
   current_workers: WorkerCounts | null;
   stream_output: boolean | null;
   warning?: string;

@@ -29,6 +29,8 @@ export const versionWireSchema = z.strictObject({
   scaledown_window: z.number().nullable(),
   /** Sluice extension: idle replicas kept ready beyond what the version's jobs need while it has any. */
   buffer_replicas: z.int(),
+  /** Sluice extension: times a job that raises runs again (the decorator's `retries`; a push may override it). */
+  retries: z.int(),
   current_workers: workerCountsSchema.nullable(),
   stream_output: z.boolean().nullable(),
   /** Sluice extension, present only then: why its jobs wait (no machine of its type, see capacityWarning). */
@@ -77,6 +79,7 @@ export function serializeVersion(version: VersionRecord, options: VersionWireOpt
     maximum_replicas: version.maximumReplicas,
     scaledown_window: version.scaledownWindowSeconds ?? null,
     buffer_replicas: version.bufferReplicas ?? 0,
+    retries: version.retries ?? 0,
     current_workers: options.currentWorkers,
     stream_output: version.streamOutput,
     ...(options.warning ? { warning: options.warning } : {}),
