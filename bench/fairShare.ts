@@ -1,4 +1,4 @@
-// `BENCH_SECTIONS=fairness npm run bench` (bench/run.ts): one organization's backlog against
+// `BENCH_SECTIONS=fair-share npm run bench` (bench/run.ts): one organization's backlog against
 // another's single jobs on a shared function with one replica.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';

@@ -19,7 +19,7 @@ const IN_FLIGHT = 32;
 const REPLICAS = 2;
 // Sections to run: `queue` (Sluice vs BullMQ on no-op jobs), `workloads` (the examples that install
 // packages), `aws` (the AWS mode's cost model, on npm run aws:local: bench/awsSection.ts), and on
-// request `fairness` (one organization's backlog against another's jobs, over a minute: bench/fairShare.ts).
+// request `fair-share` (one organization's backlog against another's jobs, over a minute: bench/fairShare.ts).
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'queue,workloads').split(','));
 /** The fairness run's backlog, which is also the service's queue bound (SLUICE_MAX_QUEUED_PER_VERSION): large enough that its drain lasts about a second. */
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 5000);
@@ -178,7 +178,7 @@ if (SECTIONS.has('workloads')) {
   }
 }
 
-if (SECTIONS.has('fairness')) await benchFairShare((text) => process.stdout.write(`${text}\n`));
+if (SECTIONS.has('fair-share')) await benchFairShare((text) => process.stdout.write(`${text}\n`));
 
 if (SECTIONS.has('aws')) await benchAwsSection((line) => process.stdout.write(`${line}\n`));
 
