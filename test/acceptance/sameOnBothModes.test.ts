@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../e2e/support/cli.js';
-import { api, until, writeFunctionDir } from '../e2e/support/testService.js';
+import { until, writeFunctionDir } from '../e2e/support/testService.js';
 import { startWebhookReceiver } from '../e2e/support/webhookReceiver.js';
 import { py } from '../support/python.js';
 import { runSdkProgram } from '../support/sdkProgram.js';
 import { openEventStream, type ReadEvent } from '../e2e/support/eventStream.js';
-import { startAwsTarget, startLocalTarget, type Target } from './targets.js';
+import { startAwsTarget, startLocalTarget, targetClient, type Target } from './targets.js';
 import { ANSWER_BYTES, followToDone, readOnByOffset, SEVEN_BIG_OUTPUTS, SEVEN_BIG_SOURCE, shortened, sizedGet } from '../support/largeJob.js';
 
 /**
@@ -114,13 +114,7 @@ describe.each(targets)('the same behaviour in the %s mode', (mode) => {
   let target: Target;
   let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
   let deployOutput = '';
-  const call = (method: string, path: string, body?: unknown) => api(target.url, target.key, method, path, body);
-  const push = async (fn: string, inputs: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
-    const { status, body } = await call('POST', '/v2/push', { function: `local/${fn}`, inputs, ...extra });
-    expect(status).toBe(200);
-    return body.id as string;
-  };
-  const awaitJob = async (id: string) => (await api(target.awaitBase.replace(/\/$/, ''), target.key, 'GET', `/v2/jobs/${id}/await`)).body;
+  const { call, push, awaitJob } = targetClient(() => target);
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();

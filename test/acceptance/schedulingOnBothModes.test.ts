@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../e2e/support/cli.js';
-import { api, until, writeFunctionDir } from '../e2e/support/testService.js';
-import { startAwsTarget, startLocalTarget, type Target } from './targets.js';
+import { until, writeFunctionDir } from '../e2e/support/testService.js';
+import { startAwsTarget, startLocalTarget, targetClient, type Target } from './targets.js';
 
 /**
  * Issue 31's scheduling, black box, against `npm start` and `npm run aws:local`: a push's
@@ -33,13 +33,7 @@ const targets = ['local', 'aws'] as const;
 
 describe.each(targets)('scheduling in the %s mode', (mode) => {
   let target: Target;
-  const call = (method: string, path: string, body?: unknown) => api(target.url, target.key, method, path, body);
-  const push = async (fn: string, inputs: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
-    const { status, body } = await call('POST', '/v2/push', { function: `local/${fn}`, inputs, ...extra });
-    expect(status).toBe(200);
-    return body.id as string;
-  };
-  const awaitJob = async (id: string) => (await api(target.awaitBase.replace(/\/$/, ''), target.key, 'GET', `/v2/jobs/${id}/await`)).body;
+  const { call, push, awaitJob } = targetClient(() => target);
   const token = `${mode}-${process.pid}`;
 
   beforeAll(async () => {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { startAwsLocal, type AwsLocalOptions } from '../../emulator/awsLocal.js';
 import type { AwsClients } from '../../emulator/awsClients.js';
 import type { EcsEmulator } from '../../emulator/ecs.js';
-import { startTestService } from '../e2e/support/testService.js';
+import { expect } from 'vitest';
+import { api, startTestService } from '../e2e/support/testService.js';
 
 /** A running Sluice, as a client sees it: where to send requests, and the key of organization `local`. */
 export interface Target {
@@ -61,4 +62,20 @@ export async function startAwsTarget(overrides: Partial<AwsLocalOptions> = {}): 
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * What the acceptance specs send: any request, a push to `local/<fn>` (answered 200, its id),
+ * and an await through the route that waits longest. `target` is read at each call: it is made
+ * in a beforeAll.
+ */
+export function targetClient(target: () => Target) {
+  const call = (method: string, path: string, body?: unknown) => api(target().url, target().key, method, path, body);
+  const push = async (fn: string, inputs: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+    const { status, body } = await call('POST', '/v2/push', { function: `local/${fn}`, inputs, ...extra });
+    expect(status).toBe(200);
+    return body.id as string;
+  };
+  const awaitJob = async (id: string) => (await api(target().awaitBase.replace(/\/$/, ''), target().key, 'GET', `/v2/jobs/${id}/await`)).body;
+  return { call, push, awaitJob };
 }
