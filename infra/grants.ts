@@ -2,10 +2,12 @@ import { Stack } from 'aws-cdk-lib/core';
 import { Effect, PolicyStatement, type IRole } from 'aws-cdk-lib/aws-iam';
 import type { NagPackSuppression } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { TABLES, type TableId } from '../shared/adapters/aws/dynamodb/tables.js';
+import { BUDGET_MARK_ATTRIBUTES, TABLES, type TableId } from '../shared/adapters/aws/dynamodb/tables.js';
 import { ANY_RESOURCE, acknowledge, wildcardArn, wildcardObjects } from './nag.js';
 import { arns, type SluiceNames } from './names.js';
-import { bucketAccess, type BucketArea, type Permissions } from './routePermissions.js';
+import { bucketAccess, type BucketArea, type Permissions, type TableAccess } from './routePermissions.js';
+
+const TABLE_INDEXES = (id: TableId) => TABLES[id].globalSecondaryIndexes.map((index) => index.indexName);
 
 const TABLE_READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:ConditionCheckItem', 'dynamodb:DescribeTable'];
 const TABLE_WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
@@ -49,17 +51,26 @@ export function permissionPolicy(scope: IConstruct, names: SluiceNames, permissi
     statements.push(new PolicyStatement({ effect: Effect.ALLOW, actions: [...actions], resources, conditions }));
   const because = (appliesTo: NagPackSuppression['appliesTo'], reason: string) => wildcards.push({ id: 'AwsSolutions-IAM5', reason, appliesTo });
 
-  const tables = Object.entries(permissions.tables ?? {}) as [TableId, 'read' | 'readWrite'][];
+  const tables = Object.entries(permissions.tables ?? {}) as [TableId, TableAccess][];
   for (const access of ['read', 'readWrite'] as const) {
-    const selected = tables.filter(([, level]) => level === access);
+    // markBudgetWarned reads as `read` does, and adds its one update below.
+    const selected = tables.filter(([, level]) => level === access || (access === 'read' && level === 'markBudgetWarned'));
     if (selected.length === 0) continue;
     // The table and each of its indexes by name (queries by organization, function, version, ...).
     const resources = selected.flatMap(([id]) => {
       const arn = arns.table(scope, names.table(id));
-      return [arn, ...TABLES[id].globalSecondaryIndexes.map((index) => `${arn}/index/${index.indexName}`)];
+      return [arn, ...TABLE_INDEXES(id).map((index) => `${arn}/index/${index}`)];
     });
     allow(access === 'read' ? TABLE_READ : [...TABLE_READ, ...TABLE_WRITE], resources);
   }
+  // An UpdateItem that may touch only the key, the id its condition checks, and the mark
+  // (IAM's fine-grained access), returning no other attribute.
+  const marking = tables.filter(([, level]) => level === 'markBudgetWarned').map(([id]) => arns.table(scope, names.table(id)));
+  if (marking.length > 0)
+    allow(['dynamodb:UpdateItem'], marking, {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': BUDGET_MARK_ATTRIBUTES },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] },
+    });
 
   const bucketArn = arns.bucket(scope, names.bucket);
   const { read, write } = bucketAccess(permissions);

@@ -1,6 +1,13 @@
 import type { TableId } from '../shared/adapters/aws/dynamodb/tables.js';
 
-export type TableAccess = 'read' | 'readWrite';
+/**
+ * `markBudgetWarned`: read, and only record on an organization that its budget.warning was sent
+ * (one attribute, by a conditioned UpdateItem): the roles that end jobs need no more of the
+ * table that holds webhook secrets and limits.
+ */
+export type TableAccess = 'read' | 'markBudgetWarned' | 'readWrite';
+/** Weakest first: merging two sets keeps the stronger. */
+const TABLE_ACCESS_ORDER: readonly TableAccess[] = ['read', 'markBudgetWarned', 'readWrite'];
 /**
  * The bucket's areas: code bundles (`bundles/<version>.tar.gz`), bundle uploads
  * (`uploads/<organization>/<upload>`), output files (`files/<job>/<index>/<name>`), and text
@@ -67,7 +74,7 @@ const COMPLETE_JOBS: Permissions = {
     jobOutputs: 'read',
     versions: 'read',
     functions: 'read',
-    organizations: 'readWrite',
+    organizations: 'markBudgetWarned',
     deliveries: 'readWrite',
     usageJobs: 'readWrite',
     usageHours: 'readWrite',
@@ -215,8 +222,8 @@ export const ROLE_PERMISSIONS = {
       // Read, and a started worker clears its version's count of failed tasks.
       versions: 'readWrite',
       functions: 'read',
-      // Written once a month: the organization's budget.warning sent.
-      organizations: 'readWrite',
+      // Marked once a month: the organization's budget.warning sent.
+      organizations: 'markBudgetWarned',
     },
     // uploads/: a File input given as an upload of the job's organization (POST /v2/uploads); and
     // written: a File a job made and passes to another function, kept as an upload of its organization.
@@ -243,7 +250,8 @@ export function mergePermissions(...sets: Permissions[]): Permissions {
   };
   for (const set of sets) {
     for (const [table, access] of Object.entries(set.tables ?? {}) as [TableId, TableAccess][]) {
-      if (merged.tables[table] !== 'readWrite') merged.tables[table] = access;
+      const current = merged.tables[table];
+      if (current === undefined || TABLE_ACCESS_ORDER.indexOf(access) > TABLE_ACCESS_ORDER.indexOf(current)) merged.tables[table] = access;
     }
     merged.bucket.read = union(merged.bucket.read, set.bucket?.read);
     merged.bucket.write = union(merged.bucket.write, set.bucket?.write);

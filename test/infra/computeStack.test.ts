@@ -136,6 +136,19 @@ describe('ComputeStack', () => {
     expect(actionsOf(statements).filter((action) => action.startsWith('iam:'))).toEqual([]);
   });
 
+  it('lets worker tasks write nothing of the organizations table but the mark that a budget.warning was sent', () => {
+    const statements = roleStatements(template, logicalIdOf(compute.taskRole));
+    const writes = statements.filter(
+      (statement) =>
+        JSON.stringify(statement.Resource).includes('organizations') && actionsOf([statement]).some((action) => /Put|Update|Delete|Write/.test(action)),
+    );
+    expect(writes.map((statement) => actionsOf([statement]))).toEqual([['dynamodb:UpdateItem']]);
+    expect(writes[0]?.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['name', 'id', 'budget_warned_month'] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] },
+    });
+  });
+
   it('lets worker tasks protect their own cluster’s tasks from scale-in and wake the services of idle versions their jobs call, and do nothing else in ECS', () => {
     const statements = roleStatements(template, logicalIdOf(compute.taskRole));
     expect(

@@ -15,11 +15,23 @@ describe('route permissions', () => {
     expect(Object.keys(ROUTE_PERMISSIONS).sort()).toEqual(ROUTES.map((route) => route.name).sort());
   });
 
+  it('keeps the stronger table access when merging: read, then marking a budget warning, then readWrite', () => {
+    expect(mergePermissions({ tables: { organizations: 'markBudgetWarned' } }, { tables: { organizations: 'read' } }).tables).toEqual({
+      organizations: 'markBudgetWarned',
+    });
+    expect(mergePermissions({ tables: { organizations: 'read' } }, { tables: { organizations: 'markBudgetWarned' } }).tables).toEqual({
+      organizations: 'markBudgetWarned',
+    });
+    expect(mergePermissions({ tables: { organizations: 'readWrite' } }, { tables: { organizations: 'markBudgetWarned' } }).tables).toEqual({
+      organizations: 'readWrite',
+    });
+  });
+
   it('lets every route authenticate: read the api_keys and organizations tables', () => {
     for (const route of ROUTES) {
       const tables = routePermissions(route.name).tables ?? {};
       for (const table of Object.keys(AUTHENTICATION.tables ?? {}))
-        expect(tables[table as keyof typeof tables], `${route.name} ${table}`).toMatch(/^read(Write)?$/);
+        expect(tables[table as keyof typeof tables], `${route.name} ${table}`).toMatch(/^(read|markBudgetWarned|readWrite)$/);
     }
   });
 

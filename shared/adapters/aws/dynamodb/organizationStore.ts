@@ -37,7 +37,7 @@ export function dynamoDbOrganizationStore(context: DynamoDbContext): Organizatio
    * The key is the name: the item is found through by_id, then updated only while it still has
    * this id, so an unknown id creates nothing. Answers the updated item, or undefined.
    */
-  const updateById = async (id: string, update: { UpdateExpression: string; ConditionExpression?: string; values: Item }) => {
+  const updateById = async (id: string, update: { UpdateExpression: string; ConditionExpression?: string; values: Item; returnNothing?: boolean }) => {
     const item = await getItemByIndex(context, TableName, BY_ID_INDEX, 'id', id);
     if (!item) return undefined;
     const updated = await ifConditionHolds(() =>
@@ -48,11 +48,11 @@ export function dynamoDbOrganizationStore(context: DynamoDbContext): Organizatio
           UpdateExpression: update.UpdateExpression,
           ConditionExpression: ['id = :id', update.ConditionExpression].filter(Boolean).join(' AND '),
           ExpressionAttributeValues: { ':id': id, ...update.values },
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: update.returnNothing ? 'NONE' : 'ALL_NEW',
         }),
       ),
     );
-    return updated?.Attributes;
+    return updated && (updated.Attributes ?? {});
   };
   return {
     async createIfAbsent(organization) {
@@ -87,6 +87,8 @@ export function dynamoDbOrganizationStore(context: DynamoDbContext): Organizatio
         UpdateExpression: 'SET budget_warned_month = :month',
         ConditionExpression: '(attribute_not_exists(budget_warned_month) OR budget_warned_month <> :month)',
         values: { ':month': month },
+        // The roles that end jobs may update these attributes only, and read none back (infra/grants.ts).
+        returnNothing: true,
       });
       return updated !== undefined;
     },

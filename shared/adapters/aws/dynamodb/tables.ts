@@ -81,6 +81,13 @@ export const ORGANIZATIONS_TABLE: TableDefinition = {
   globalSecondaryIndexes: [{ indexName: BY_ID_INDEX, partitionKey: text('id'), projection: including('created_at', 'webhook_secret') }],
 };
 
+/**
+ * What marking an organization's budget.warning sent touches (organizationStore.ts
+ * markBudgetWarned): its key, the id its condition checks, and the mark. The roles that end
+ * jobs may update these and no other (infra/grants.ts).
+ */
+export const BUDGET_MARK_ATTRIBUTES = ['name', 'id', 'budget_warned_month'];
+
 export const API_KEYS_TABLE: TableDefinition = {
   nameSuffix: 'api_keys',
   // Every request authenticates by hash, so the hash is the key.
