@@ -28,9 +28,7 @@ export function buildProgram(): Command {
     .name('sluice')
     .description('Sluice: host functions and run jobs on them (the Sieve v2 API, self-hosted)')
     .version(packageVersion(), '-V, --version')
-    .showHelpAfterError()
-    // -V/--version only before a command: after one, `--version` is the command's (sluice replay ID --version latest).
-    .enablePositionalOptions();
+    .showHelpAfterError();
   const context: CommandContext = { settings: () => clientSettings(), output: (options) => createOutput({ json: options.json }) };
 
   program

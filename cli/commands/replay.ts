@@ -20,7 +20,7 @@ const DEFAULT_LIMIT = 100;
 const PAGE = 100;
 
 interface ReplayOptions {
-  version?: string;
+  toVersion?: string;
   function?: string;
   status?: string;
   since?: number;
@@ -39,7 +39,7 @@ export function registerReplayCommand(program: Command, context: CommandContext)
     .command('replay')
     .description("push a job again with the same inputs, or each of a function's jobs that match, and print the new job ids")
     .argument('[job_id]', 'the job to replay (or give --function)')
-    .option('--version <version>', "run on this version: latest, a version id or prefix (default: the original's version)")
+    .option('--to-version <version>', "run on this version: latest, a version id or prefix (default: the original's version)")
     .option('--function <function>', "replay this function's jobs, newest first: owner/name, or name for one of your organization's")
     .addOption(new Option('--status <status>', 'with --function: only jobs in this status').choices(JOB_STATUSES))
     .option('--since <duration>', 'with --function: only jobs pushed within this long, e.g. 90s, 20m, 1h, 7d', parseDuration)
@@ -51,7 +51,7 @@ export function registerReplayCommand(program: Command, context: CommandContext)
       const settings = await context.settings();
       const out = context.output(options);
       if (jobId !== undefined) {
-        const pushed = await replayOne(settings, jobId, options.version);
+        const pushed = await replayOne(settings, jobId, options.toVersion);
         return out.json ? out.data(pushed) : out.line(pushed.id);
       }
       const fn = await resolveFunction(settings, options.function as string);
@@ -63,7 +63,7 @@ export function registerReplayCommand(program: Command, context: CommandContext)
       const failures: string[] = [];
       for (const job of jobs) {
         try {
-          const pushed = await replayOne(settings, job.id, options.version);
+          const pushed = await replayOne(settings, job.id, options.toVersion);
           replayed.push({ job_id: job.id, replay: pushed });
           if (!out.json) out.line(`${job.id} -> ${pushed.id}`);
         } catch (error) {

@@ -53,7 +53,7 @@ describe('sluice replay, and the scheduling options of push and run', () => {
     const id = replayed.stdout.trim();
     expect(id).toMatch(ID);
     expect(await get(`/v2/jobs/${id}`)).toMatchObject({ replay_of: original, inputs: { text: 'again' } });
-    const onLatest = await runCli(['replay', original, '--version', 'latest', '--json'], env);
+    const onLatest = await runCli(['replay', original, '--to-version', 'latest', '--json'], env);
     expect(JSON.parse(onLatest.stdout)).toMatchObject({ status: 'queued', model_id: (await get('/v2/functions/local/picky/versions/latest')).id });
     expect((await runCli(['replay'], env)).stderr).toBe('error: Give a job id, or --function to replay its jobs (not both).\n');
   });
