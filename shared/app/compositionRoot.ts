@@ -170,6 +170,8 @@ export async function composeLocalApp(
     webhookRetryBaseMs: config.webhookRetryBaseMs,
     pricing: config.pricing,
     operatorToken: config.operatorToken,
+    // Made below, once the lifecycle it ends jobs through exists; no push is served before.
+    onJobPushed: (job) => startDeadlines.watch(job),
     onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
     telemetry,
   });
@@ -182,7 +184,7 @@ export async function composeLocalApp(
     intervalMs: config.retentionSweepMs,
     onError: (error) => logger.error({ err: error }, 'retention sweep failed; the next one tries again'),
   });
-  const startDeadlines = new StartDeadlines(store, services.lifecycle, clock);
+  const startDeadlines: StartDeadlines = new StartDeadlines(store, services.lifecycle, clock);
   queue.onEnqueue((versionId) => localAgent.wake(versionId));
   builder.onBuildFinished(async (version) => {
     await services.jobPushes.releaseWaitingJobs(version);

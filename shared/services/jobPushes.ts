@@ -53,6 +53,8 @@ export interface JobPushesDeps {
   maxQueuedPerVersion: number;
   /** The organization's monthly budget (402) and cap on active jobs (429). */
   budgets: Pick<Budgets, 'assertCanPush'>;
+  /** Told of each job stored (the local mode watches start deadlines: StartDeadlines.watch). */
+  onPushed?: (job: JobRecord) => void;
 }
 
 /** New jobs: a push resolves its function's version, checks its inputs, and queues it; jobs wait for a version still building. */
@@ -110,6 +112,7 @@ export class JobPushes {
     // job is durable; a crash in between loses a job nobody was told of (its client retries), whose
     // function may have begun.
     await store.jobs.create(job, { deferDurability: true });
+    this.deps.onPushed?.(job);
     // A job for a version still building waits for it; releaseWaitingJobs enqueues it when the
     // build ends. Reading the status after the job exists closes the race with that release.
     const current = version.buildStatus === 'ready' ? version : await store.versions.get(version.id);

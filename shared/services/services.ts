@@ -13,6 +13,7 @@ import type { Store } from '../ports/store.js';
 import type { WebhookSender } from '../ports/webhookSender.js';
 import type { Telemetry } from '../ports/telemetry.js';
 import { NO_TELEMETRY } from '../ports/telemetry.js';
+import type { JobRecord } from '../domain/job.js';
 import type { RestrictedKind } from '../domain/networkAddress.js';
 import { AuthService } from './authService.js';
 import { BuildProgress } from './buildProgress.js';
@@ -87,6 +88,8 @@ export interface Adapters<Scheduler extends DeliveryScheduler = DeliverySchedule
   pricing: Pricing;
   /** SLUICE_OPERATOR_TOKEN: opens the operator API (organizations' limits); none, the API is off. */
   operatorToken?: string;
+  /** Told of each job pushed (the local mode's start deadlines). */
+  onJobPushed?: (job: JobRecord) => void;
   onObserverError: (error: unknown, event: JobEvent) => void;
   /** Where jobs', builds' and webhooks' moments go (the service log, metrics); none by default. */
   telemetry?: Telemetry;
@@ -167,6 +170,7 @@ export function createServices<Scheduler extends DeliveryScheduler, Machines ext
     clock,
     maxQueuedPerVersion: adapters.maxQueuedPerVersion,
     budgets,
+    onPushed: adapters.onJobPushed,
   });
   const waits = new JobWaits({ store, events: adapters.events, views });
   const calls = new JobCalls({ store, pushes: jobPushes, waits, views, artifacts, clock });

@@ -74,6 +74,29 @@ describe('start deadlines', () => {
     expect(heard.filter((event) => event.type === 'completed').map((event) => event.job.id)).toEqual([late.id]);
   });
 
+  it('cancels each watched job once its deadline has come, reading no queued job it was not told of (the local mode: a long queue without deadlines costs nothing)', async () => {
+    const deadlines = new StartDeadlines(store, lifecycle, clock);
+    const late = await pushed({ startTimeoutSeconds: 30 });
+    const later = await pushed({ startTimeoutSeconds: 60 });
+    const started = await pushed({ startTimeoutSeconds: 30 });
+    const unwatched = await pushed({ startTimeoutSeconds: 30 });
+    for (const job of [late, later, started]) deadlines.watch(job);
+    await lifecycle.start(started.id);
+    const reads: string[] = [];
+    const get = store.jobs.get.bind(store.jobs);
+    store.jobs.get = (id) => (reads.push(id), get(id));
+    store.jobs.listQueuedBefore = () => Promise.reject(new Error('the watched pass scans no list'));
+
+    now = PUSHED + 31 * SECOND;
+    expect(await deadlines.expireWatched()).toEqual([late.id]);
+    expect(reads.sort()).toEqual([late.id, started.id].sort());
+    expect((await store.jobs.get(later.id))?.status).toBe('queued');
+    expect((await store.jobs.get(unwatched.id))?.status).toBe('queued');
+    now = PUSHED + 61 * SECOND;
+    expect(await deadlines.expireWatched()).toEqual([later.id]);
+    expect(await deadlines.expireWatched()).toEqual([]);
+  });
+
   it("is part of the sweeper's pass (the AWS mode's only one), reported by job", async () => {
     const late = await pushed({ startTimeoutSeconds: 30 });
     now = PUSHED + 90 * SECOND;

@@ -1,4 +1,4 @@
-import { BinaryHeap } from './binaryHeap.js';
+import { BinaryHeap } from '../../domain/binaryHeap.js';
 
 interface Delayed<T> {
   item: T;

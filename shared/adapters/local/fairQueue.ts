@@ -1,5 +1,5 @@
 import { DEFAULT_PRIORITY, MAX_PRIORITY, MIN_PRIORITY } from '../../domain/scheduling.js';
-import { BinaryHeap } from './binaryHeap.js';
+import { BinaryHeap } from '../../domain/binaryHeap.js';
 import { Fifo } from './fifo.js';
 
 /** How much of the queue an organization gets, relative to the others (1 unless told). */
