@@ -12,6 +12,8 @@ const LIMIT_OPTIONS = [
   { flag: '--warn-at <fraction>', option: 'warnAt', field: 'budget_warning_at', help: 'fraction of the budget that sends budget.warning (default 0.8)' },
 ] as const;
 
+const LIMITS_HEADER = ['ORGANIZATION', 'WEIGHT', 'MONTHLY_BUDGET', 'MAX_ACTIVE_JOBS', 'WARN_AT'].join('\t');
+
 /**
  * `sluice orgs ...`: the operator's limits of organizations (docs/self-hosting.md). Like `sluice
  * keys`, they open the store directly (cli/operatorStore.ts), so they need no token and work
@@ -32,7 +34,7 @@ export function registerOrgCommands(program: Command, print: (line: string) => v
         const { OperatorLimits } = await import('../../shared/services/operatorLimits.js');
         const listed = await new OperatorLimits(store).list();
         if (listed.length === 0) return print('No organizations.');
-        print(['ORGANIZATION', 'WEIGHT', 'MONTHLY_BUDGET', 'MAX_ACTIVE_JOBS', 'WARN_AT'].join('\t'));
+        print(LIMITS_HEADER);
         for (const organization of listed) print(await limitsLine(organization));
       }),
     );
@@ -45,7 +47,7 @@ export function registerOrgCommands(program: Command, print: (line: string) => v
       const operator = new OperatorLimits(store);
       const change = await changeOf(options);
       const organization = Object.keys(change).length === 0 ? await operator.get(name) : await operator.change(name, change);
-      print(['ORGANIZATION', 'WEIGHT', 'MONTHLY_BUDGET', 'MAX_ACTIVE_JOBS', 'WARN_AT'].join('\t'));
+      print(LIMITS_HEADER);
       print(await limitsLine(organization));
     }),
   );

@@ -51,6 +51,10 @@ export function applyLimitsChange(limits: OrganizationLimits, change: Organizati
   };
 }
 
+/** The month's spend past which `budget.warning` is sent (and credits say so); null without a budget. */
+export const warningThreshold = (limits: OrganizationLimits): number | null =>
+  limits.monthlyBudgetDollars === null ? null : limits.budgetWarningAt * limits.monthlyBudgetDollars;
+
 /** The billing month a budget warning belongs to, `YYYY-MM` (UTC). */
 export function budgetMonth(nowSeconds: number): string {
   return new Date(nowSeconds * 1000).toISOString().slice(0, 7);

@@ -25,6 +25,9 @@ export function retryDelaySeconds(retry: number): number {
   return Math.min(RETRY_MAX_DELAY_S, RETRY_INITIAL_DELAY_S * RETRY_BACKOFF_FACTOR ** Math.max(0, retry - 1));
 }
 
+/** An organization's weight as the queues use it: one that is not a positive number counts as 1, never as a share of zero. */
+export const effectiveWeight = (weight: number): number => (Number.isFinite(weight) && weight > 0 ? weight : 1);
+
 /** What a queue needs to order a job: whose it is, and its priority (fair share, then priority, then push order). */
 export interface QueueEntry {
   id: string;

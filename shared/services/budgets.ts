@@ -2,7 +2,7 @@ import { paymentRequired, RateLimitedError } from '../domain/errors.js';
 import type { JobRecord } from '../domain/job.js';
 import type { Organization } from '../domain/organization.js';
 import type { OrganizationLimits } from '../domain/organizationLimits.js';
-import { budgetMonth, limitsOf } from '../domain/organizationLimits.js';
+import { budgetMonth, limitsOf, warningThreshold } from '../domain/organizationLimits.js';
 import { billingPeriod, hourOf, roundDollars } from '../domain/usage.js';
 import type { Webhook } from '../domain/webhook.js';
 import { budgetWarningPayload } from '../domain/webhookPayload.js';
@@ -125,7 +125,7 @@ export class Budgets {
     const organization = await this.organization(job.organizationId);
     if (!organization || !this.mayWarn(organization)) return;
     const limits = limitsOf(organization);
-    const threshold = limits.budgetWarningAt * (limits.monthlyBudgetDollars as number);
+    const threshold = warningThreshold(limits) as number;
     // The remembered spend first (most ends are below the threshold); confirmed by a fresh read.
     if ((await this.spentThisMonth(job.organizationId)) < threshold) return;
     const spent = await this.spentThisMonth(job.organizationId, true);

@@ -1,5 +1,5 @@
 import { badRequest } from '../domain/errors.js';
-import { limitsOf } from '../domain/organizationLimits.js';
+import { limitsOf, warningThreshold } from '../domain/organizationLimits.js';
 import type { JobRecord } from '../domain/job.js';
 import type { Pricing } from '../domain/pricing.js';
 import { charge } from '../domain/pricing.js';
@@ -171,7 +171,7 @@ export class UsageService {
       billing_period_cost_dollars: spent,
       monthly_budget: budget,
       budget_warning_at: limits.budgetWarningAt,
-      budget_warning: budget !== null && spent >= limits.budgetWarningAt * budget,
+      budget_warning: spent >= (warningThreshold(limits) ?? Infinity),
       max_active_jobs: limits.maxActiveJobs,
     };
   }

@@ -1,3 +1,5 @@
+import { effectiveWeight } from '../../domain/scheduling.js';
+
 /** What a take knows of a received message to order it (see sqsMessages.ts). */
 export interface Candidate {
   organizationId: string;
@@ -43,7 +45,7 @@ export class FairBatchOrder {
   took({ organizationId }: Candidate): void {
     const start = this.tagOf({ organizationId });
     this.virtualTime = Math.max(this.virtualTime, start);
-    this.tags.set(organizationId, start + this.costOf(organizationId));
+    this.tags.set(organizationId, start + 1 / effectiveWeight(this.weightOf(organizationId)));
   }
 
   private see(candidates: readonly Candidate[]): void {
@@ -55,12 +57,6 @@ export class FairBatchOrder {
 
   private tagOf({ organizationId }: Pick<Candidate, 'organizationId'>): number {
     return this.tags.get(organizationId) ?? this.virtualTime;
-  }
-
-  /** A weight the operator set to nothing sensible counts as the default 1, never as a share of zero. */
-  private costOf(organizationId: string): number {
-    const weight = this.weightOf(organizationId);
-    return 1 / (Number.isFinite(weight) && weight > 0 ? weight : 1);
   }
 }
 

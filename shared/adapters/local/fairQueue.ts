@@ -1,4 +1,4 @@
-import { DEFAULT_PRIORITY, MAX_PRIORITY, MIN_PRIORITY } from '../../domain/scheduling.js';
+import { DEFAULT_PRIORITY, effectiveWeight, MAX_PRIORITY, MIN_PRIORITY } from '../../domain/scheduling.js';
 import { BinaryHeap } from '../../domain/binaryHeap.js';
 import { Fifo } from './fifo.js';
 
@@ -67,7 +67,7 @@ export class FairQueue<T> {
     lane.length -= 1;
     this.count -= 1;
     this.virtualTime = lane.pass;
-    lane.pass += 1 / this.weight(lane.organizationId);
+    lane.pass += 1 / effectiveWeight(this.weightOf(lane.organizationId));
     if (lane.length > 0) this.enqueue(lane);
     else lane.queued = false;
     // Nobody waits: no turn is owed to anyone, and the lanes of organizations gone can go.
@@ -82,11 +82,5 @@ export class FairQueue<T> {
     lane.ticket = this.tickets++;
     lane.queued = true;
     this.turns.push(lane);
-  }
-
-  /** A weight that is not a positive number counts as 1. */
-  private weight(organizationId: string): number {
-    const weight = this.weightOf(organizationId);
-    return Number.isFinite(weight) && weight > 0 ? weight : 1;
   }
 }
