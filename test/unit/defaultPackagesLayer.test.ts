@@ -2,7 +2,7 @@
  * The default packages' layer (shared/adapters/local/build/defaultPackagesLayer.ts): installed once
  * for an interpreter, and each environment's copy its own.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,11 +13,11 @@ describe("the default packages' layer", () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   const runs: string[][] = [];
   // A pip that "installs" each package as a one-file module in --target.
-  const layers = new DefaultPackagesLayers({
-    folder: join(root, 'envs'),
+  const options = (folder: string) => ({
+    folder,
     scratchFolder: join(root, 'scratch'),
     pipArgs: [],
-    run: async (_command, args) => {
+    run: async (_command: string, args: string[]) => {
       runs.push(args);
       const target = args.indexOf('--target');
       if (target >= 0) {
@@ -29,6 +29,7 @@ describe("the default packages' layer", () => {
       return null;
     },
   });
+  const layers = new DefaultPackagesLayers(options(join(root, 'envs')));
   const interpreter = { executable: '/usr/bin/python3.11', version: '3.11' };
   const environment = (name: string) => {
     const path = join(root, name);
@@ -49,5 +50,19 @@ describe("the default packages' layer", () => {
     await layers.copyInto(interpreter, ['requests'], later, () => undefined);
     expect(readFileSync(moduleOf(later), 'utf8')).toBe('ORIGINAL = True\n');
     expect(readFileSync(moduleOf(join(root, 'two')), 'utf8')).toBe('ORIGINAL = True\n');
+  });
+
+  // /dev/shm is a tmpfs of its own on Linux hosts: the environments there, the scratch under /tmp.
+  const otherFilesystem = existsSync('/dev/shm') && statSync('/dev/shm').dev !== statSync(tmpdir()).dev;
+  it.skipIf(!otherFilesystem)('keeps the layer when the environments folder is on another filesystem than the scratch folder', async () => {
+    const environments = mkdtempSync(join('/dev/shm', 'sluice-defaults-envs-'));
+    try {
+      const apart = new DefaultPackagesLayers({ ...options(join(environments, 'envs')), scratchFolder: join(root, 'scratch-apart') });
+      expect(await apart.copyInto(interpreter, ['requests'], environment('four'), () => undefined)).toEqual([]);
+      expect(readdirSync(join(environments, 'envs')).filter((name) => name.startsWith('defaults-'))).toHaveLength(1);
+      expect(readdirSync(join(root, 'scratch-apart'))).toEqual([]);
+    } finally {
+      rmSync(environments, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { constants } from 'node:fs';
-import { copyFile, lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, cp, lstat, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { installDefaultPackages } from './defaultPackagesStep.js';
 import { PIP_INSTALL } from './pipConfiguration.js';
@@ -96,7 +96,7 @@ export class DefaultPackagesLayers {
     await writeFile(join(scratch, '.ready'), `${interpreter.executable}\n${defaults.join('\n')}\n`);
     await mkdir(this.options.folder, { recursive: true });
     try {
-      await rename(scratch, kept);
+      await moveInto(scratch, kept);
     } catch {
       // Another process sharing the folder put the same layer there first: it is the same.
       if (!existsSync(join(kept, '.ready'))) throw new Error(`The default packages could not be put in ${kept}`);
@@ -121,4 +121,24 @@ async function copyTree(from: string, to: string): Promise<void> {
   } else {
     await copyFile(from, to, constants.COPYFILE_FICLONE);
   }
+}
+
+/**
+ * Renames a finished layer into place; where the environments folder is on another filesystem
+ * than the scratch folder (EXDEV), copies it beside its place first, so it still appears whole.
+ */
+async function moveInto(from: string, to: string): Promise<void> {
+  try {
+    return await rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+  }
+  const partial = `${to}.partial-${process.pid}-${randomUUID().slice(0, 8)}`;
+  try {
+    await cp(from, partial, { recursive: true, verbatimSymlinks: true });
+    await rename(partial, to);
+  } finally {
+    await rm(partial, { recursive: true, force: true });
+  }
+  await rm(from, { recursive: true, force: true });
 }
