@@ -17,6 +17,7 @@ import { startDynalite } from './dynalite.js';
 import { startDynamoDbFront } from './dynamoDbFront.js';
 import { EcsEmulator } from './ecs.js';
 import { EventBridge } from './eventBridge.js';
+import { Faults } from './faults.js';
 import { freePort } from './freePort.js';
 import { ImageRegistry } from './imageRegistry.js';
 import { createResolver } from './intrinsics.js';
@@ -71,6 +72,8 @@ export interface AwsLocal {
   clients: AwsClients;
   /** What the deployment had AWS do since it started, in AWS's billing units (emulator/usageMeter.ts). */
   usage(): Usage;
+  /** Faults to inject while it runs: AWS calls throttled or failing, Lambdas and worker tasks killed (emulator/faults.ts). */
+  faults: Faults;
   close(): Promise<void>;
 }
 
@@ -89,15 +92,22 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => undefined);
   };
+  // The functions behind the HTTP API and the await URL, known once the app is synthesized.
+  const apiFunctions = new Set<string>();
+  const faults = new Faults({ servesApi: (name) => apiFunctions.has(name) });
   try {
     const moto = await startMoto();
     cleanups.push(() => moto.close());
     const dynalite = await startDynalite();
     cleanups.push(() => dynalite.close());
-    const dynamoDbFront = await startDynamoDbFront(dynalite.endpoint, {
-      request: (operation) => meter.request('dynamodb', operation),
-      capacity: (kind, units) => meter.capacity(kind, units),
-    });
+    const dynamoDbFront = await startDynamoDbFront(
+      dynalite.endpoint,
+      {
+        request: (operation) => meter.request('dynamodb', operation),
+        capacity: (kind, units) => meter.capacity(kind, units),
+      },
+      () => faults.refuse('dynamodb'),
+    );
     cleanups.push(() => dynamoDbFront.close());
     const clients = awsClients(moto.endpoint, dynalite.endpoint);
 
@@ -109,7 +119,7 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
         visibilityCap.observe(call);
         observe(call);
       },
-      (target, request) => visibilityCap.refuse(target, request),
+      (target, request, { service }) => faults.refuse(service) ?? visibilityCap.refuse(target, request),
       ({ service, operation }) => meter.request(service, operation),
     );
     cleanups.push(() => proxy.close());
@@ -121,6 +131,7 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
       (name) => join(logDir, `lambda-${name}.log`),
       options.lambdaConcurrency,
       (spec, durationMs) => meter.invocation(spec.name, spec.memoryMb, durationMs),
+      (name) => faults.killsAfterHandler(name),
     );
     cleanups.push(() => lambdas.close());
 
@@ -139,7 +150,9 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
       },
     });
     const functionUrl = assembly.ofType('AWS::Lambda::Url')[0];
-    const api = await startHttpFront(lambdas, apiRoutes(assembly, resolve), options.port, options.host, apiCors(assembly), () => meter.apiRequest());
+    const routes = apiRoutes(assembly, resolve);
+    for (const route of routes) apiFunctions.add(route.functionName);
+    const api = await startHttpFront(lambdas, routes, options.port, options.host, apiCors(assembly), () => meter.apiRequest());
     cleanups.push(
       () =>
         new Promise<void>((done) => {
@@ -150,6 +163,7 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     apiUrl = api.url;
     if (functionUrl) {
       const target = String(resolve(functionUrl.stack, functionUrl.resource.Properties?.TargetFunctionArn)).split(':').pop() as string;
+      apiFunctions.add(target);
       const front = await startHttpFront(lambdas, { functionName: target }, await freePort(), options.host, corsOf(functionUrl.resource.Properties?.Cors));
       cleanups.push(
         () =>
@@ -202,6 +216,7 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
     });
     await ecs.start();
     cleanups.push(() => ecs.stop());
+    faults.attachEcs(ecs);
     const reconcile = () => void ecs.reconcile().catch((error: unknown) => options.onEvent(`ECS: ${(error as Error).message}`));
     const scheduler = setInterval(reconcile, 1000);
     cleanups.push(() => clearInterval(scheduler));
@@ -251,7 +266,7 @@ export async function startAwsLocal(options: AwsLocalOptions): Promise<AwsLocal>
       announceRunningEmulation(dataDir, { dynamoDbEndpoint: dynalite.endpoint, tablePrefix: options.prefix, region: EMULATED_REGION, pid: process.pid }),
     );
 
-    return { url: api.url, awaitUrl, bootstrapKey, ecs, clients, usage: () => meter.usage(), close };
+    return { url: api.url, awaitUrl, bootstrapKey, ecs, clients, usage: () => meter.usage(), faults, close };
   } catch (error) {
     await close();
     throw error;

@@ -15,12 +15,17 @@ export interface ObservedCall {
 export interface RefusedCall {
   status: number;
   headers: Record<string, string>;
+  /** Sent as JSON; a string (S3's XML) as it is. */
   body: unknown;
 }
 
 export type CallObserver = (call: ObservedCall) => void;
-/** Answers a call in AWS's place where AWS would refuse what moto allows (a limit moto lacks); null passes it on. */
-export type CallRefuser = (target: string, request: unknown) => RefusedCall | null;
+/**
+ * Answers a call in AWS's place where AWS would refuse what moto allows (a limit moto lacks, a
+ * fault injected: faults.ts); null passes it on. Asked of every request: `target` is empty and
+ * `request` null for the protocols other than JSON.
+ */
+export type CallRefuser = (target: string, request: unknown, named: NamedRequest) => RefusedCall | null;
 
 /**
  * The endpoint the product's AWS clients talk to (AWS_ENDPOINT_URL): every request goes to
@@ -42,11 +47,12 @@ export function startAwsProxy(
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
       const body = Buffer.concat(chunks);
-      count(nameRequest(incoming.method ?? 'GET', incoming.url ?? '/', incoming.headers, body));
+      const named = nameRequest(incoming.method ?? 'GET', incoming.url ?? '/', incoming.headers, body);
+      count(named);
       const operation = incoming.headers['x-amz-target'];
-      const refused = typeof operation === 'string' ? refuse(operation, parse(body)) : null;
+      const refused = typeof operation === 'string' ? refuse(operation, parse(body), named) : refuse('', null, named);
       if (refused) {
-        const answer = Buffer.from(JSON.stringify(refused.body));
+        const answer = Buffer.from(typeof refused.body === 'string' ? refused.body : JSON.stringify(refused.body));
         outgoing.writeHead(refused.status, { ...refused.headers, 'content-length': String(answer.length) });
         return void outgoing.end(answer);
       }

@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
+import type { RefusedCall } from './awsProxy.js';
 import { DynamoDbIndexMeter } from './dynamoDbIndexMeter.js';
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
@@ -27,9 +28,14 @@ interface Answer {
  * sees is unchanged. A Query or Scan that finds nothing is counted at DynamoDB's minimum, one read
  * (half for an eventually consistent one), which dynalite reports as zero. dynalite reports a
  * write's table units only: its index units are counted from the items before and after it
- * (dynamoDbIndexMeter.ts).
+ * (dynamoDbIndexMeter.ts). A request `refuse` answers (a fault injected: faults.ts) is counted,
+ * and dynalite never sees it.
  */
-export function startDynamoDbFront(dynaliteEndpoint: string, counter: DynamoDbCounter): Promise<{ endpoint: string; close(): Promise<void> }> {
+export function startDynamoDbFront(
+  dynaliteEndpoint: string,
+  counter: DynamoDbCounter,
+  refuse: (operation: string) => RefusedCall | null = () => null,
+): Promise<{ endpoint: string; close(): Promise<void> }> {
   const target = new URL(dynaliteEndpoint);
   const indexes = new DynamoDbIndexMeter(dynaliteEndpoint);
   const forward = (incoming: IncomingMessage, body: Buffer) =>
@@ -50,6 +56,8 @@ export function startDynamoDbFront(dynaliteEndpoint: string, counter: DynamoDbCo
     const header = incoming.headers['x-amz-target'];
     const operation = typeof header === 'string' ? header.slice(header.indexOf('.') + 1) : '';
     counter.request(operation || 'unknown');
+    const refused = refuse(operation);
+    if (refused) return { status: refused.status, headers: refused.headers, body: Buffer.from(JSON.stringify(refused.body)) };
     const request = parse(body);
     if (request && TABLE_CHANGES.has(operation) && typeof request.TableName === 'string') indexes.forget(request.TableName);
     const metered = request !== null && (READS.has(operation) || WRITES.has(operation));

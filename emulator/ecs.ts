@@ -301,7 +301,7 @@ function taskStoppedDetail(task: StoppedTask, cluster: string, code: number | nu
 }
 
 /** A task's processes share its process group, as a container's share its namespace. */
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try {
     if (child.pid) process.kill(-child.pid, signal);
   } catch {

@@ -76,6 +76,8 @@ export class LambdaService {
     accountConcurrency: number = DEFAULT_ACCOUNT_CONCURRENCY,
     /** Told of each invocation that ran (a cold start's init included, as Lambda bills it), throttled ones not. */
     private readonly onInvoked: (spec: LambdaFunctionSpec, durationMs: number) => void = () => undefined,
+    /** Asked as each handler returns: true kills its environment before the answer goes back (a fault injected: emulator/faults.ts). */
+    private readonly killsAfterHandler: (functionName: string) => boolean = () => false,
   ) {
     this.concurrency = new ConcurrencyPool(accountConcurrency);
     this.reaper = setInterval(() => this.reap(), 30_000);
@@ -138,8 +140,15 @@ export class LambdaService {
       environment.frozen = false;
     }
     environment.child.send({ id, event, requestId: id, functionArn: spec.arn, deadline: Date.now() + spec.timeoutMs });
-    const outcome = await reply;
+    let outcome = await reply;
     clearTimeout(timer);
+    if (outcome.type !== 'exit' && !environment.dead && this.killsAfterHandler(name)) {
+      // The handler's work is done; the environment dies as a crash would, and its exit is the answer.
+      outcome = await new Promise<Reply>((resolve) => {
+        environment.pending = { id, settle: resolve };
+        this.destroy(environment);
+      });
+    }
     environment.pending = undefined;
     if (outcome.type === 'exit') {
       this.destroy(environment);

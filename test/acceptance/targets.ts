@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startAwsLocal, type AwsLocalOptions } from '../../emulator/awsLocal.js';
 import type { AwsClients } from '../../emulator/awsClients.js';
 import type { EcsEmulator } from '../../emulator/ecs.js';
+import type { Faults } from '../../emulator/faults.js';
 import { expect } from 'vitest';
 import { api, startTestService } from '../e2e/support/testService.js';
 
@@ -28,8 +29,8 @@ export async function startLocalTarget(): Promise<Target> {
   return { name: 'local', url: service.url, awaitBase: `${service.url}/`, key: service.key, close: () => service.close() };
 }
 
-/** `npm run aws:local`'s deployment, with what the AWS-only specs look into: the emulated ECS, the emulated services' clients and the data folder. */
-export type AwsTarget = Target & { ecs: EcsEmulator; clients: AwsClients; dataDir: string };
+/** `npm run aws:local`'s deployment, with what the AWS-only specs look into: the emulated ECS, the emulated services' clients, the faults to inject and the data folder. */
+export type AwsTarget = Target & { ecs: EcsEmulator; clients: AwsClients; faults: Faults; dataDir: string };
 
 /** `npm run aws:local`'s deployment: the AWS composition on moto and dynalite, on a free port. */
 export async function startAwsTarget(overrides: Partial<AwsLocalOptions> = {}): Promise<AwsTarget> {
@@ -56,6 +57,7 @@ export async function startAwsTarget(overrides: Partial<AwsLocalOptions> = {}): 
     key: emulation.bootstrapKey.key,
     ecs: emulation.ecs,
     clients: emulation.clients,
+    faults: emulation.faults,
     dataDir,
     async close() {
       await emulation.close();
