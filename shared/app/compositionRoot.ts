@@ -98,7 +98,8 @@ export async function composeLocalApp(
   const store = withPublishedLogs(localStore, logFeed);
   const clock = createSystemClock();
   // Build logs and replicas' lines: batched into the store by one kind of writer.
-  const openLog: OpenLogLines = (labels) => new LogWriter(store.logs, clock, labels);
+  const openLog: OpenLogLines = (labels) =>
+    new LogWriter(store.logs, clock, labels, { onRefused: (error, lines) => logger.warn({ err: error, jobId: labels.jobId, lines }, 'log lines not stored') });
   const metrics = new ServiceMetrics();
   const telemetry = telemetryOf(logTelemetry(logger), metrics);
   const servicePublicUrl = () => config.publicUrl ?? publicUrl();

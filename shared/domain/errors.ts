@@ -65,3 +65,18 @@ export const unprocessable = (message: string) => new ServiceError('unprocessabl
 /** The organization's monthly budget is spent (402). */
 export const paymentRequired = (message: string) => new ServiceError('payment_required', message);
 export const unauthorized = () => new ServiceError('unauthorized', 'Unauthorized - valid API Key required.');
+
+/**
+ * A write refused for lack of room: SQLite's SQLITE_FULL (better-sqlite3's `code`) and the file
+ * system's ENOSPC, or EDQUOT (a quota spent reads the same to a client). Wrapped errors carry
+ * theirs in `cause`, a few levels deep at most.
+ */
+export function isStorageFull(error: unknown): boolean {
+  let cause = error;
+  for (let depth = 0; depth < 5 && typeof cause === 'object' && cause !== null; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}

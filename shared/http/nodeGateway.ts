@@ -10,6 +10,7 @@ import { createRouteHandler } from './routeHandler.js';
 import { RouteMatcher } from './routeMatcher.js';
 import { TurnBudget } from './turnBudget.js';
 import { stringifyJson } from './json.js';
+import { errorAnswer } from './errorAnswer.js';
 import { nextRequestId, toApiGatewayEvent } from './apiGatewayEvent.js';
 import { readBody } from './readBody.js';
 import { parseTarget } from './requestTarget.js';
@@ -98,8 +99,13 @@ export function createNodeGateway(options: NodeGatewayOptions): NodeGateway {
   const server = createServer((request, response) => {
     if (options.logger.debug && options.logger.isLevelEnabled?.('debug') !== false) logWhenFinished(options.logger, request, response);
     serve(request, response).catch((error: unknown) => {
-      options.logger.error({ err: error }, 'gateway failed');
-      if (!response.headersSent) send(response, 500, { detail: 'Internal server error.' });
+      const answer = errorAnswer(error);
+      if (answer.logAs) options.logger.error({ err: error, path: (request.url ?? '').split('?')[0] }, answer.logAs);
+      if (response.headersSent) return;
+      // A body left unread (an upload cut short) would be taken for the next request.
+      if (!request.complete) response.setHeader('connection', 'close');
+      if (answer.headers) setHeaders(response, answer.headers);
+      send(response, answer.status, answer.body);
     });
   });
   // Both bound how long the request takes to arrive, not the answer: await still holds one for minutes.

@@ -2,12 +2,18 @@ import type { JobOutput, JobRecord, RestartEntry, RestartType } from '../domain/
 import { MAX_JOB_ATTEMPTS } from '../domain/job.js';
 import { newShortId } from '../domain/ids.js';
 import { retryDelaySeconds } from '../domain/scheduling.js';
+import { isStorageFull } from '../domain/errors.js';
 import { missedStartError, startDeadline } from '../domain/startDeadline.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobQueue } from '../ports/jobQueue.js';
 import type { JobReports } from '../ports/jobReports.js';
 import type { Store } from '../ports/store.js';
 import type { JobNotifier } from './jobNotifier.js';
+
+/** How long a move the disk had no room for waits before it is tried again. */
+const STORAGE_RETRY_MS = 1000;
+/** A job whose start was not stored runs again after this: each run costs its function's time, so not at once. */
+const RUN_AGAIN_AFTER_S = 5;
 
 /**
  * The moves a job makes while it runs, as the worker agent reports them. Each is a
@@ -21,6 +27,9 @@ export class JobLifecycle implements JobReports {
     private readonly notifier: JobNotifier,
     private readonly clock: Clock,
   ) {}
+
+  /** Jobs running whose start the disk had no room for: their rows still say queued. */
+  private readonly unstoredStarts = new Set<string>();
 
   /**
    * queued -> processing; null when the job is no longer queued (cancelled meanwhile). The job
@@ -38,7 +47,10 @@ export class JobLifecycle implements JobReports {
       return null;
     }
     // A commit that fails is reported to the writes waiting on it (the run's end among them).
-    if (job) this.notifier.notify({ type: 'started', job }).catch(() => undefined);
+    if (job)
+      this.notifier.notify({ type: 'started', job }).catch((error: unknown) => {
+        if (isStorageFull(error)) this.unstoredStarts.add(job.id);
+      });
     return job;
   }
 
@@ -115,15 +127,42 @@ export class JobLifecycle implements JobReports {
   }
 
   /** processing -> queued under a new run id; enqueued after `delaySeconds`, or not at all when null (the caller will). */
-  private async requeue(job: JobRecord, entry: RestartEntry, delaySeconds: number | null): Promise<JobRecord | null> {
-    const restarts = [...job.restarts, entry];
-    const requeued = await this.store.jobs.transition(job.id, ['processing'], { status: 'queued', startedAt: null, runId: newShortId(), restarts });
-    if (requeued && delaySeconds !== null) await this.queue.enqueue(requeued, delaySeconds > 0 ? { delaySeconds } : undefined);
-    return requeued;
+  private requeue(job: JobRecord, entry: RestartEntry, delaySeconds: number | null): Promise<JobRecord | null> {
+    return this.endAttempt(job, async () => {
+      const restarts = [...job.restarts, entry];
+      const requeued = await this.store.jobs.transition(job.id, ['processing'], { status: 'queued', startedAt: null, runId: newShortId(), restarts });
+      if (requeued && delaySeconds !== null) await this.queue.enqueue(requeued, delaySeconds > 0 ? { delaySeconds } : undefined);
+      return requeued;
+    });
   }
 
   private complete(job: JobRecord, patch: { status: 'finished' | 'error'; error: string; restarts?: JobRecord['restarts'] }) {
-    return this.completeFrom(job.id, ['processing'], patch);
+    return this.endAttempt(job, () => this.completeFrom(job.id, ['processing'], patch));
+  }
+
+  /**
+   * The move that ends a running attempt, tried again while the disk has no room for it: the job
+   * keeps its last stored state meanwhile (the answer a user can wait for), never lost. An attempt
+   * whose start was not stored left its row queued, so its end moves nothing: the job is queued
+   * again, to run once there is room, as the next start would run it after a crash.
+   */
+  private async endAttempt(job: JobRecord, move: () => Promise<JobRecord | null>): Promise<JobRecord | null> {
+    for (;;) {
+      try {
+        const moved = await move();
+        const startUnstored = this.unstoredStarts.delete(job.id);
+        if (!moved && startUnstored) await this.runAgain(job.id);
+        return moved;
+      } catch (error) {
+        if (!isStorageFull(error)) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, STORAGE_RETRY_MS));
+    }
+  }
+
+  private async runAgain(jobId: string): Promise<void> {
+    const row = await this.store.jobs.get(jobId);
+    if (row?.status === 'queued') await this.queue.enqueue(row, { delaySeconds: RUN_AGAIN_AFTER_S });
   }
 
   /**

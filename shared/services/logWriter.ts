@@ -8,15 +8,18 @@ export interface LogWriterOptions {
   batchSize: number;
   /** Lines not yet stored past which `write` answers false: the producer should pause. */
   highWaterMark: number;
+  /** A batch the store refused (a full disk), which is dropped: for the operator's log. */
+  onRefused: (error: unknown, lines: number) => void;
 }
 
-const DEFAULTS: LogWriterOptions = { flushIntervalMs: 50, batchSize: 1000, highWaterMark: 20_000 };
+const DEFAULTS: LogWriterOptions = { flushIntervalMs: 50, batchSize: 1000, highWaterMark: 20_000, onRefused: () => undefined };
 
 /**
  * Collects output lines and appends them to the log store in batches: one write per
  * `flushIntervalMs` or per `batchSize` lines, whichever comes first. Writes happen one at a
  * time, in order, so lines are stored as they were printed. `write` answers false once too
  * many lines wait, so a chatty process is paused rather than filling the service's memory.
+ * A batch the store refuses is lost (and reported): flush never rejects.
  */
 export class LogWriter implements LogLines {
   private pending: LogEntry[] = [];
@@ -50,9 +53,16 @@ export class LogWriter implements LogLines {
     const batch = this.pending;
     this.pending = [];
     if (batch.length > 0) {
+      // A refused batch is dropped, not kept for later: a job's lines matter less than its end,
+      // which waits for every flush, and a writer that failed once must still take the next lines.
       this.writing = this.writing.then(async () => {
-        await this.store.append(batch);
-        this.unstored -= batch.length;
+        try {
+          await this.store.append(batch);
+        } catch (error) {
+          this.options.onRefused(error, batch.length);
+        } finally {
+          this.unstored -= batch.length;
+        }
       });
     }
     return this.writing;

@@ -31,6 +31,8 @@ export class GroupCommit {
   private lastCommitAt = Number.NEGATIVE_INFINITY;
   private readonly rollbackListeners: (() => void)[] = [];
   private readonly beforeCommitListeners: (() => void)[] = [];
+  /** Why the open transaction is to be rolled back at its commit (SQLite rolled back the one before it). */
+  private doomed: { error: unknown } | null = null;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -64,7 +66,24 @@ export class GroupCommit {
       else setImmediate(() => this.commit());
     }
     this.writes += 1;
-    return work();
+    try {
+      return work();
+    } catch (error) {
+      if (!this.db.inTransaction) this.lostTransaction(error);
+      throw error;
+    }
+  }
+
+  /**
+   * Some errors (SQLITE_FULL among them) make SQLite roll back the whole transaction, not the
+   * statement alone: the turn's earlier writes are gone too, yet their callers may still wait on
+   * `durable` this turn. So a transaction is begun again, to be rolled back at the turn's commit:
+   * every write of this turn, and every wait for one, fails.
+   */
+  private lostTransaction(error: unknown): void {
+    for (const listener of this.rollbackListeners) listener();
+    this.db.exec('BEGIN IMMEDIATE');
+    this.doomed = { error };
   }
 
   /** Resolves once every write made so far is committed (at once when none is pending). */
@@ -106,9 +125,11 @@ export class GroupCommit {
     this.lastCommitAt = performance.now();
     if (!this.db.inTransaction) return;
     try {
+      if (this.doomed) throw this.doomed.error;
       this.writeKeptBack();
       this.db.exec('COMMIT');
     } catch (error) {
+      this.doomed = null;
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       for (const listener of this.rollbackListeners) listener();
       for (const waiter of waiting) waiter.reject(error);
