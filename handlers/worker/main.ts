@@ -16,6 +16,7 @@ import { agentCallbacks } from '../../shared/app/agentCallbacks.js';
 import { logTelemetry } from '../../shared/app/logTelemetry.js';
 import { LogWriter } from '../../shared/services/logWriter.js';
 import { SharedIdleUsage } from '../../shared/services/sharedIdleUsage.js';
+import { jobEndsRetried } from './jobEnds.js';
 import { workerReplicaProcess } from './replicaProcess.js';
 import { openReplicaOwnedFile } from './replicaOwnedFiles.js';
 import { workerSettings } from './workerSettings.js';
@@ -40,7 +41,8 @@ const fetchFiles = createHttpFileFetcher({ allowed: config.inputAllow, idleTimeo
 const callbacks = agentCallbacks(services, artifacts, () => settings.publicUrl, fetchFiles);
 const agent = new WorkerAgent({
   store,
-  lifecycle: services.lifecycle,
+  // A job's end the store refused for a while is tried again, then its message let go to come back.
+  lifecycle: jobEndsRetried(services.lifecycle, (job) => queue.letGo(job.versionId, job.id)),
   queue,
   openLog: (labels) => new LogWriter(store.logs, clock, labels),
   clock,

@@ -5,6 +5,8 @@ import { ECSClient } from '@aws-sdk/client-ecs';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { awsRetries } from '../adapters/aws/awsRetries.js';
 import { createCodeBuildBuilder } from '../adapters/aws/codeBuildBuilder.js';
 import { createDocumentClient, createDynamoDbStore } from '../adapters/aws/dynamodb/dynamoDbStore.js';
 import { createEcsCompute } from '../adapters/aws/ecsCompute.js';
@@ -13,7 +15,7 @@ import { unpublishedLogs } from '../adapters/aws/unpublishedLogs.js';
 import { createS3Artifacts } from '../adapters/aws/s3Artifacts.js';
 import { createS3Spill } from '../adapters/aws/s3Spill.js';
 import { dynamoDbJobLeases } from '../adapters/aws/dynamodb/jobLeases.js';
-import { createQueueUrlResolver, createSqsJobQueue } from '../adapters/aws/sqsJobQueue.js';
+import { createQueueUrlResolver, createSqsJobQueue, type SqsJobQueue } from '../adapters/aws/sqsJobQueue.js';
 import { createStepFunctionsScheduler } from '../adapters/aws/stepFunctionsScheduler.js';
 import { createInlineFirstAttemptScheduler, FIRST_ATTEMPT_TIMEOUT_MS } from '../adapters/aws/inlineFirstAttempt.js';
 import { dnsResolver } from '../adapters/dnsResolver.js';
@@ -23,7 +25,6 @@ import type { Config } from '../config.js';
 import type { MachineType } from '../domain/machineTypes.js';
 import type { Artifacts } from '../ports/artifacts.js';
 import type { Clock } from '../ports/clock.js';
-import type { JobQueue } from '../ports/jobQueue.js';
 import type { Store } from '../ports/store.js';
 import { DeploymentHealth } from '../services/deploymentHealth.js';
 import type { Services } from '../services/services.js';
@@ -43,7 +44,7 @@ export interface AwsApp {
   deploymentHealth: DeploymentHealth;
   /** For the worker agent, which drives jobs through these directly. */
   store: Store;
-  queue: JobQueue;
+  queue: SqsJobQueue;
   artifacts: Artifacts;
   clock: Clock;
 }
@@ -54,11 +55,11 @@ export interface AwsApp {
  */
 export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): AwsApp {
   const clock = createSystemClock();
-  const s3 = new S3Client({ region: aws.region });
+  const s3 = new S3Client({ region: aws.region, ...awsRetries() });
   // Inputs, outputs, errors and webhook payloads too large for an item go to the bucket's spill/.
-  const documents = createDocumentClient();
+  const documents = createDocumentClient(new DynamoDBClient(awsRetries()));
   const store = createDynamoDbStore({ client: documents, tablePrefix: config.tablePrefix, spill: createS3Spill({ client: s3, bucket: aws.bucket }) });
-  const sqs = new SQSClient({ region: aws.region });
+  const sqs = new SQSClient({ region: aws.region, ...awsRetries() });
   const queueUrlOf = createQueueUrlResolver({ client: sqs, prefix: config.tablePrefix });
   const queue = createSqsJobQueue({
     client: sqs,
@@ -74,9 +75,9 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
       compute.wake(versionId).catch((error: unknown) => logger.warn({ err: error, versionId }, 'could not wake the version’s tasks; its queue alarm will')),
   });
   const compute = createEcsCompute({
-    ecs: new ECSClient({ region: aws.region }),
-    autoScaling: new ApplicationAutoScalingClient({ region: aws.region }),
-    cloudWatch: new CloudWatchClient({ region: aws.region }),
+    ecs: new ECSClient({ region: aws.region, ...awsRetries() }),
+    autoScaling: new ApplicationAutoScalingClient({ region: aws.region, ...awsRetries() }),
+    cloudWatch: new CloudWatchClient({ region: aws.region, ...awsRetries() }),
     sqs,
     cluster: aws.cluster,
     queuePrefix: config.tablePrefix,
@@ -109,7 +110,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     store,
     artifacts,
     builder: createCodeBuildBuilder({
-      client: new CodeBuildClient({ region: aws.region }),
+      client: new CodeBuildClient({ region: aws.region, ...awsRetries() }),
       projectName: aws.codeBuildProject,
       store,
       clock,
@@ -126,8 +127,12 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     compute: () => compute,
     deliveryScheduler: (attempts) => {
       const onError = (error: unknown, deliveryId: string) =>
-        logger.error({ err: error, deliveryId }, 'could not attempt or start a webhook delivery; it stays pending for the sweeper');
-      const runs = createStepFunctionsScheduler({ client: new SFNClient({ region: aws.region }), stateMachineArn: aws.stateMachineArn, onError });
+        logger.error({ err: error, deliveryId }, 'could not attempt or start a webhook delivery here; a run takes it, or else the sweeper');
+      const runs = createStepFunctionsScheduler({
+        client: new SFNClient({ region: aws.region, ...awsRetries() }),
+        stateMachineArn: aws.stateMachineArn,
+        onError,
+      });
       const timeoutMs = Math.min(FIRST_ATTEMPT_TIMEOUT_MS, config.webhookTimeoutMs);
       return createInlineFirstAttemptScheduler({ runs, attempts, clock, timeoutMs, onError });
     },

@@ -18,7 +18,7 @@ export interface InlineFirstAttemptOptions {
   clock: Clock;
   /** The first attempt's bound on the receiver's answer; also what one job may spend on first attempts at a time. */
   timeoutMs: number;
-  /** An attempt or a run that failed on this side: the delivery stays pending, for the sweeper. */
+  /** An attempt or a read that failed on this side (a run then takes the delivery), or a run that could not start (it stays pending, for the sweeper). */
   onError: (error: unknown, deliveryId: string) => void;
 }
 
@@ -77,6 +77,9 @@ export function createInlineFirstAttemptScheduler(options: InlineFirstAttemptOpt
         await firstAttemptOrRun(delivery);
       } catch (error) {
         onError(error, delivery.id);
+        // The stored delivery could not be read here: a run reads it again, holds it behind an
+        // earlier one or attempts it, rather than leaving it to the sweeper's late pass.
+        await runs.start(delivery, 0).catch((startError: unknown) => onError(startError, delivery.id));
       }
     },
     reschedule: (delivery) => runs.reschedule(delivery),

@@ -91,7 +91,15 @@ export function createQueueUrlResolver(options: { client: SQSClient; prefix: str
  * message that comes back finds the lease held, and is replaced by a delayed watch message that
  * looks again later: when the lease has lapsed (the worker died), the job is reported abandoned.
  */
-export function createSqsJobQueue(options: SqsJobQueueOptions): JobQueue {
+export interface SqsJobQueue extends JobQueue {
+  /**
+   * Stops holding a taken job's message without deleting it: it comes back to a take, as
+   * redelivered, once its visibility lapses (a job whose end could not be written runs again).
+   */
+  letGo(versionId: string, jobId: string): void;
+}
+
+export function createSqsJobQueue(options: SqsJobQueueOptions): SqsJobQueue {
   const { client, queueUrlOf } = options;
   const visibilityTimeout = options.visibilityTimeoutSeconds ?? 60;
   const heartbeatMs = (options.heartbeatSeconds ?? 20) * 1000;
@@ -161,6 +169,17 @@ export function createSqsJobQueue(options: SqsJobQueueOptions): JobQueue {
     }
   };
 
+  /** The job's oldest lease, no longer heartbeaten nor remembered. */
+  const release = (versionId: string, jobId: string) => {
+    const key = keyOf(versionId, jobId);
+    const [lease, ...rest] = receipts.get(key) ?? [];
+    if (!lease) return undefined;
+    if (rest.length > 0) receipts.set(key, rest);
+    else receipts.delete(key);
+    clearInterval(lease.heartbeat);
+    return lease;
+  };
+
   return {
     async enqueue(entry, { delaySeconds } = {}) {
       const delay = delayOf(delaySeconds);
@@ -211,12 +230,8 @@ export function createSqsJobQueue(options: SqsJobQueueOptions): JobQueue {
     },
 
     async ack(versionId, jobId) {
-      const key = keyOf(versionId, jobId);
-      const [lease, ...rest] = receipts.get(key) ?? [];
+      const lease = release(versionId, jobId);
       if (!lease) return;
-      if (rest.length > 0) receipts.set(key, rest);
-      else receipts.delete(key);
-      clearInterval(lease.heartbeat);
       try {
         await client.send(new DeleteMessageCommand({ QueueUrl: lease.queueUrl, ReceiptHandle: lease.receiptHandle }));
       } catch (error) {
@@ -224,6 +239,10 @@ export function createSqsJobQueue(options: SqsJobQueueOptions): JobQueue {
         // the job took its place, and finds it ended. Otherwise the failure is the caller's.
         if (now() - lease.receivedAt < maxVisibilityMs) throw error;
       }
+    },
+
+    letGo(versionId, jobId) {
+      release(versionId, jobId);
     },
 
     depth() {

@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BillingClass } from '../../../domain/machineTypes.js';
 import type { UsageIncrement, UsageTotals } from '../../../domain/usage.js';
 import type { UsageQuery, UsageStore } from '../../../ports/store.js';
@@ -18,25 +18,61 @@ export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
   const HoursTableName = context.tables.usageHours;
   const JobsTableName = context.tables.usageJobs;
 
+  const hourKey = (increment: UsageIncrement) => ({ organization_id: increment.organizationId, usage_key: usageKey(increment) });
+  const sums = (increment: UsageIncrement) => ({
+    ':function': increment.functionId,
+    ':version': increment.versionId,
+    ':class': increment.billingClass,
+    ':hour': increment.hour,
+    ':seconds': increment.computeSeconds,
+    ':cost': increment.costDollars,
+  });
+  const SET_SUMS = 'SET function_id = :function, version_id = :version, billing_class = :class, #hour = :hour ADD compute_seconds :seconds, cost_dollars :cost';
+  // HOUR is a reserved word.
+  const HOUR_NAME = { '#hour': 'hour' };
+
   const add = async (increment: UsageIncrement) => {
     await context.client.send(
       new UpdateCommand({
         TableName: HoursTableName,
-        Key: { organization_id: increment.organizationId, usage_key: usageKey(increment) },
-        UpdateExpression:
-          'SET function_id = :function, version_id = :version, billing_class = :class, #hour = :hour ADD compute_seconds :seconds, cost_dollars :cost',
-        // HOUR is a reserved word.
-        ExpressionAttributeNames: { '#hour': 'hour' },
-        ExpressionAttributeValues: {
-          ':function': increment.functionId,
-          ':version': increment.versionId,
-          ':class': increment.billingClass,
-          ':hour': increment.hour,
-          ':seconds': increment.computeSeconds,
-          ':cost': increment.costDollars,
-        },
+        Key: hourKey(increment),
+        UpdateExpression: SET_SUMS,
+        ExpressionAttributeNames: HOUR_NAME,
+        ExpressionAttributeValues: sums(increment),
       }),
     );
+  };
+
+  /**
+   * A job's add, once even when sent again (the SDK's retry of an add whose answer was lost, a
+   * record after one that failed): the job's id joins the hour's `adding` set in the same write,
+   * on the condition that it is not in it yet.
+   */
+  const addOnce = async (jobId: string, increment: UsageIncrement) => {
+    const job = new Set([jobId]);
+    await writeIf(() =>
+      context.client.send(
+        new UpdateCommand({
+          TableName: HoursTableName,
+          Key: hourKey(increment),
+          UpdateExpression: `${SET_SUMS}, adding :job`,
+          ConditionExpression: 'NOT contains(adding, :id)',
+          ExpressionAttributeNames: HOUR_NAME,
+          ExpressionAttributeValues: { ...sums(increment), ':job': job, ':id': jobId },
+        }),
+      ),
+    );
+    // The marker now keeps it once: the set is emptied so the hour's item stays small.
+    await context.client
+      .send(
+        new UpdateCommand({
+          TableName: HoursTableName,
+          Key: hourKey(increment),
+          UpdateExpression: 'DELETE adding :job',
+          ExpressionAttributeValues: { ':job': job },
+        }),
+      )
+      .catch(() => undefined);
   };
 
   /** The aggregates of the hours asked for (of the version, when one is named). */
@@ -66,15 +102,20 @@ export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
   return {
     async recordJob(jobId, increment) {
       // No transaction (the port asks for none; dynalite has none): the marker is put first,
-      // conditionally, so of all calls for a job exactly one goes on to add. If the process dies
-      // (or the add fails) between the two writes, that job's usage is lost; it is never counted
-      // twice.
+      // conditionally, so of all calls for a job one goes on to add. An add that fails takes
+      // the marker back, so a later call can count the job; addOnce keeps it to once if the
+      // failed add did land. Only a process that dies between the two writes loses the usage.
       const marker: Item = { job_id: jobId, organization_id: increment.organizationId, hour: increment.hour };
       const first = await writeIf(() =>
         context.client.send(new PutCommand({ TableName: JobsTableName, Item: marker, ConditionExpression: 'attribute_not_exists(job_id)' })),
       );
       if (!first) return false;
-      await add(increment);
+      try {
+        await addOnce(jobId, increment);
+      } catch (error) {
+        await context.client.send(new DeleteCommand({ TableName: JobsTableName, Key: { job_id: jobId } })).catch(() => undefined);
+        throw error;
+      }
       return true;
     },
     add,
