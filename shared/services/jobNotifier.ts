@@ -27,6 +27,11 @@ export class JobNotifier {
   }
 
   async notify(event: JobEvent): Promise<void> {
+    // Asked before the observers run, while the move's own transaction is still open: once that
+    // commit has failed (a full disk), a later durable() finds nothing pending and would resolve,
+    // and the move, rolled back, would be taken for stored.
+    const moved = this.durable();
+    moved.catch(() => undefined); // awaited below, after the observers
     for (const observer of this.observers) {
       try {
         // Most events concern few observers: one that returns nothing costs no turn of the loop.
@@ -37,6 +42,7 @@ export class JobNotifier {
         this.onObserverError(error, event);
       }
     }
+    await moved;
     await this.durable();
     this.events.publish(event);
   }

@@ -17,11 +17,23 @@ export class JobWaits {
     const completion = this.subscribeCompletion(jobId, timeoutMs);
     try {
       const job = await readOwnJob(this.deps.store, principal, jobId);
-      if (isFinalJobStatus(job.status)) return this.deps.views.one(job, outputOffset);
+      if (isFinalJobStatus(job.status) && (await this.committed())) return this.deps.views.one(job, outputOffset);
       return this.deps.views.one(await completion.done, outputOffset);
     } finally {
       completion.cancel();
     }
+  }
+
+  /**
+   * Whether what was just read holds: a read may see a move whose commit is still to come (the
+   * group commit), and a commit can fail (a full disk), rolling the move back. Then the job has
+   * not ended, and its completion is waited for as usual.
+   */
+  private committed(): Promise<boolean> {
+    return this.deps.store.durable().then(
+      () => true,
+      () => false,
+    );
   }
 
   /** The job once it has ended, woken by the completion itself (an event), not by polling. */
