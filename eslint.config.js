@@ -19,7 +19,7 @@ const LAYERS = {
   adapters: ['domain', 'ports', 'system', 'packaging', 'runtime', 'adapters'],
   http: ['domain', 'ports', 'services', 'http'],
 };
-const ENTRY_POINTS = ['./cli', './bin', './handlers', './infra', './emulator', './web'];
+const ENTRY_POINTS = ['./cli', './bin', './handlers', './infra', './emulator', './web', './soak'];
 const layerZones = [
   ...Object.entries(LAYERS).map(([layer, allowed]) => ({
     target: `./shared/${layer}`,
@@ -132,8 +132,8 @@ export default tseslint.config(
     },
   },
   {
-    // The AWS emulation reads CloudFormation templates and AWS answers: untyped JSON by nature.
-    files: ['emulator/**'],
+    // The AWS emulation reads CloudFormation templates and AWS answers, the soak the API's: untyped JSON by nature.
+    files: ['emulator/**', 'soak/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {

@@ -7,6 +7,14 @@ import { accessSync, constants } from 'node:fs';
 
 const runs = (command, args) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
 const onPath = (command) => runs('sh', ['-c', `command -v ${command}`]);
+const exists = (path) => {
+  try {
+    accessSync(path, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
 const executable = (path) => {
   try {
     accessSync(path, constants.X_OK);
@@ -17,6 +25,7 @@ const executable = (path) => {
 };
 
 const chromium = process.env.SLUICE_CHROMIUM ?? '/usr/bin/chromium';
+const libfaketime = ['x86_64', 'aarch64'].some((arch) => exists(`/usr/lib/${arch}-linux-gnu/faketime/libfaketime.so.1`));
 const needs = [
   { what: 'python3', present: onPath('python3'), install: 'apt-get install python3 python3-venv' },
   {
@@ -27,6 +36,7 @@ const needs = [
   { what: 'bubblewrap (bwrap)', present: onPath('bwrap'), install: 'apt-get install bubblewrap' },
   { what: 'ffmpeg', present: onPath('ffmpeg'), install: 'apt-get install ffmpeg' },
   { what: `chromium (${chromium})`, present: executable(chromium), install: 'apt-get install chromium (or set SLUICE_CHROMIUM to a chromium binary)' },
+  { what: 'libfaketime (the soak: clock jumps)', present: libfaketime, install: 'apt-get install faketime' },
   { what: 'moto_server', present: onPath('moto_server'), install: "pip install 'moto[server]>=5' (with pip's scripts folder on PATH)" },
 ];
 const missing = needs.filter((need) => !need.present);
