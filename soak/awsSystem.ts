@@ -72,7 +72,9 @@ export async function startAwsSystem({ workDir, random }: AwsSystemOptions): Pro
     'sqs-throttle': window('sqs', 'throttle'),
     'sqs-fail': window('sqs', 'fail'),
     's3-throttle': window('s3', 'throttle'),
-    'clock-jump': async () => ({ detail: `wall clock of the Lambdas and tasks now ${clock.jump(random.between(30, 300))} s ahead` }),
+    // Steps of seconds, as AWS's time sync corrects them: retries waited for in Step Functions
+    // are due at timestamps the Lambdas compute, so a skew of minutes delays them by as much.
+    'clock-jump': async () => ({ detail: `wall clock of the Lambdas and tasks now ${clock.jump(random.between(1, 10))} s ahead` }),
   };
   const unavailableFaults: Record<string, string> = { 'disk-full': 'AWS storage does not fill: DynamoDB and S3 have no disk to fill' };
   const clockWhy = clock.unavailable();
