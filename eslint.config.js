@@ -32,7 +32,7 @@ const layerZones = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'python/', 'examples/', 'web/dist/', 'test-artifacts/', 'dist/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'python/', 'examples/', 'web/dist/', 'test-artifacts/', 'dist/', '.gpu/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

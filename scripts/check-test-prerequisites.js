@@ -7,25 +7,18 @@ import { accessSync, constants } from 'node:fs';
 
 const runs = (command, args) => spawnSync(command, args, { stdio: 'ignore' }).status === 0;
 const onPath = (command) => runs('sh', ['-c', `command -v ${command}`]);
-const exists = (path) => {
+const accessible = (path, mode) => {
   try {
-    accessSync(path, constants.R_OK);
+    accessSync(path, mode);
     return true;
   } catch {
     return false;
   }
 };
-const executable = (path) => {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const executable = (path) => accessible(path, constants.X_OK);
 
 const chromium = process.env.SLUICE_CHROMIUM ?? '/usr/bin/chromium';
-const libfaketime = ['x86_64', 'aarch64'].some((arch) => exists(`/usr/lib/${arch}-linux-gnu/faketime/libfaketime.so.1`));
+const libfaketime = ['x86_64', 'aarch64'].some((arch) => accessible(`/usr/lib/${arch}-linux-gnu/faketime/libfaketime.so.1`, constants.R_OK));
 const needs = [
   { what: 'python3', present: onPath('python3'), install: 'apt-get install python3 python3-venv' },
   {
