@@ -17,6 +17,8 @@ export interface PushRecord {
   refusals: string[];
   /** The repeats sent on purpose after a 200 (an idempotent client retrying a push it lost the answer of). */
   repeats: number;
+  /** The webhook event types the push subscribed to. */
+  subscribed?: string[];
   /** The stream length a `stream` push asked for. */
   count?: number;
   /** The digest a `file` push's output must hold. */

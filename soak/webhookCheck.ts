@@ -4,12 +4,14 @@ import type { Delivery, MoodyReceiver } from './receivers.js';
 
 const FINAL = new Set(['finished', 'error', 'cancelled']);
 
-/** What a receiver must have seen of an ended job: its completion, its start if it started, each output it streamed. */
+/** What a receiver must have seen of an ended job: its completion (both kinds it subscribed to), its start if it started, each output it streamed. */
 export function expectedEvents(record: PushRecord, job: StoredJob): string[] {
   if (!FINAL.has(job.status)) return [];
+  const subscribed = new Set(record.subscribed ?? []);
   const events = ['job.complete'];
+  if (subscribed.has('job.complete.no_output')) events.push('job.complete.no_output');
   if (job.startedAt !== null) events.push('job.start');
-  if (record.kind === 'stream') job.outputs.forEach((_, index) => events.push(`job.new_output#${index}`));
+  if (subscribed.has('job.new_output')) job.outputs.forEach((_, index) => events.push(`job.new_output#${index}`));
   return events;
 }
 

@@ -87,7 +87,14 @@ export class Workload {
   private pushBody(organization: SoakOrganization, record: PushRecord): Record<string, unknown> {
     const { tag } = record;
     const receiver = this.random.pick(this.receivers);
-    const hooks = ['job.start', 'job.complete', ...(record.kind === 'stream' ? ['job.new_output'] : [])].map((type) => ({
+    // Every job event type: streams also subscribe to each output, a third of the jobs to the completion without outputs.
+    record.subscribed = [
+      'job.start',
+      'job.complete',
+      ...(record.kind === 'stream' ? ['job.new_output'] : []),
+      ...(this.random.chance(1 / 3) ? ['job.complete.no_output'] : []),
+    ];
+    const hooks = record.subscribed.map((type) => ({
       type,
       url: receiver.url(`/${tag}`),
     }));
