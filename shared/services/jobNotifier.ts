@@ -1,3 +1,5 @@
+import { setTimeout as wait } from 'node:timers/promises';
+import { isStorageFull } from '../domain/errors.js';
 import type { JobEvent, JobEvents } from '../ports/jobEvents.js';
 
 /**
@@ -32,18 +34,27 @@ export class JobNotifier {
     // and the move, rolled back, would be taken for stored.
     const moved = this.durable();
     moved.catch(() => undefined); // awaited below, after the observers
-    for (const observer of this.observers) {
+    for (const observer of this.observers) await this.observeDurably(observer, event);
+    await moved;
+    await this.durable();
+    this.events.publish(event);
+  }
+
+  private async observeDurably(observer: JobObserver, event: JobEvent): Promise<void> {
+    for (let failures = 0; ; failures++) {
       try {
         // Most events concern few observers: one that returns nothing costs no turn of the loop.
         const pending = observer(event);
         if (pending) await pending;
+        return;
       } catch (error) {
         // The job's move stands; a failed observer is reported, not turned into a job failure.
         this.onObserverError(error, event);
+        // What a full disk refused (a webhook delivery, usage) must still come to exist: it is
+        // made again once there may be room, the move's caller waiting meanwhile.
+        if (!isStorageFull(error)) return;
+        await wait(Math.min(30_000, 1_000 * 2 ** failures));
       }
     }
-    await moved;
-    await this.durable();
-    this.events.publish(event);
   }
 }

@@ -42,4 +42,20 @@ describe('a job move told to waiters', () => {
     await notifier.notify(event);
     expect(published).toEqual([event]);
   });
+
+  it('makes again what an observer could not store for lack of room (a webhook delivery), then tells waiters', async () => {
+    const published: JobEvent[] = [];
+    let runs = 0;
+    const notifier = new JobNotifier(
+      { publish: (told: JobEvent) => published.push(told), subscribe: () => () => undefined } as never,
+      () => undefined,
+      () => Promise.resolve(),
+    );
+    notifier.observe(async () => {
+      if (++runs === 1) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    });
+    await notifier.notify(event);
+    expect(runs).toBe(2);
+    expect(published).toEqual([event]);
+  });
 });

@@ -61,11 +61,22 @@ export class LocalDeliveryScheduler implements DeliveryScheduler {
 
   private async drain(key: string): Promise<void> {
     const channel = this.channels.get(key) as WebhookDelivery[];
+    let failures = 0;
     while (channel.length > 0 && !this.stopped) {
       const head = channel[0] as WebhookDelivery;
       await this.sleep((head.nextAttemptAt - this.clock.now()) / 1000);
       if (this.stopped) break;
-      const after = await this.deliverer.attempt(head.id);
+      let after: WebhookDelivery | null;
+      try {
+        after = await this.deliverer.attempt(head.id);
+        failures = 0;
+      } catch (error) {
+        // An attempt that could not be recorded (a full disk) is made again later: the delivery
+        // stays pending in the store, and the channel must go on holding it and those behind it.
+        this.onError(error);
+        await this.sleep(Math.min(60_000, 1_000 * 2 ** failures++));
+        continue;
+      }
       if (after?.state === 'pending') channel[0] = after;
       else channel.shift();
     }
