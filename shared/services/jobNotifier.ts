@@ -33,14 +33,15 @@ export class JobNotifier {
     // commit has failed (a full disk), a later durable() finds nothing pending and would resolve,
     // and the move, rolled back, would be taken for stored.
     const moved = this.durable();
-    moved.catch(() => undefined); // awaited below, after the observers
-    for (const observer of this.observers) await this.observeDurably(observer, event);
+    let moveFailed = false;
+    moved.catch(() => (moveFailed = true)); // awaited below, after the observers
+    for (const observer of this.observers) await this.observeDurably(observer, event, () => moveFailed);
     await moved;
     await this.durable();
     this.events.publish(event);
   }
 
-  private async observeDurably(observer: JobObserver, event: JobEvent): Promise<void> {
+  private async observeDurably(observer: JobObserver, event: JobEvent, moveFailed: () => boolean): Promise<void> {
     for (let failures = 0; ; failures++) {
       try {
         // Most events concern few observers: one that returns nothing costs no turn of the loop.
@@ -51,8 +52,10 @@ export class JobNotifier {
         // The job's move stands; a failed observer is reported, not turned into a job failure.
         this.onObserverError(error, event);
         // What a full disk refused (a webhook delivery, usage) must still come to exist: it is
-        // made again once there may be room, the move's caller waiting meanwhile.
-        if (!isStorageFull(error)) return;
+        // made again once there may be room, the move's caller waiting meanwhile. Not when the
+        // move itself was rolled back: its caller makes the move again, and with it this (usage
+        // recorded for the undone move would bill its times, not the move's that stands).
+        if (!isStorageFull(error) || moveFailed()) return;
         await wait(Math.min(30_000, 1_000 * 2 ** failures));
       }
     }

@@ -58,4 +58,21 @@ describe('a job move told to waiters', () => {
     expect(runs).toBe(2);
     expect(published).toEqual([event]);
   });
+
+  it('does not make an observer’s record again when the move itself was rolled back: the move is made again, and the record with it', async () => {
+    let open = true;
+    const waiting: ((error: Error) => void)[] = [];
+    const full = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    setTimeout(() => {
+      open = false;
+      for (const reject of waiting) reject(full());
+    }, 1);
+    const durable = () => (open ? new Promise<void>((_, reject) => waiting.push(reject)) : Promise.resolve());
+    const notifier = new JobNotifier({ publish: () => undefined, subscribe: () => () => undefined } as never, () => undefined, durable);
+    let runs = 0;
+    // The usage record shares the move's commit, and fails with it.
+    notifier.observe(() => (++runs, durable()));
+    await expect(notifier.notify(event)).rejects.toMatchObject({ code: 'SQLITE_FULL' });
+    expect(runs).toBe(1);
+  });
 });
