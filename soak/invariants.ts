@@ -130,7 +130,8 @@ function billedOnce({ jobs, billedSeconds }: SoakEvidence): InvariantRow {
   const ran = new Map<string, number>();
   for (const job of jobs.values()) {
     if (job.startedAt === null || job.completedAt === null) continue;
-    ran.set(job.organization, (ran.get(job.organization) ?? 0) + (job.completedAt - job.startedAt) / 1e6);
+    // As billing counts it: a span is never negative (a cancel racing a start, stamped by two machines' clocks).
+    ran.set(job.organization, (ran.get(job.organization) ?? 0) + Math.max(0, job.completedAt - job.startedAt) / 1e6);
   }
   const summary: string[] = [];
   for (const [organization, billed] of billedSeconds) {

@@ -8,6 +8,13 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['finished', 'error', 'cancelled'];
 export const isFinalJobStatus = (status: JobStatus) => FINAL_JOB_STATUSES.includes(status);
 
+/**
+ * When a job that ends now ends: now, or its start where the clock stamping the end is behind
+ * the one that stamped the start (on AWS, a worker task's and a Lambda's: two machines). A job
+ * never ends before it started, so its usage span is never negative.
+ */
+export const endTime = (now: Micros, startedAt: Micros | null): Micros => (startedAt !== null && startedAt > now ? startedAt : now);
+
 /** When an await of a job its parent pushed answers: at once, at its next outputs (or its end), or at its end. */
 export const PUSHED_JOB_WAITS = ['now', 'output', 'end'] as const;
 export type PushedJobWait = (typeof PUSHED_JOB_WAITS)[number];

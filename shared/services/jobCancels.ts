@@ -1,5 +1,5 @@
 import { badRequest } from '../domain/errors.js';
-import { isFinalJobStatus } from '../domain/job.js';
+import { endTime, isFinalJobStatus } from '../domain/job.js';
 import type { Clock } from '../ports/clock.js';
 import type { Compute } from '../ports/compute.js';
 import type { Store } from '../ports/store.js';
@@ -23,7 +23,7 @@ export class JobCancels {
   async cancel(principal: Principal, jobId: string): Promise<JobView> {
     const job = await readOwnJob(this.deps.store, principal, jobId);
     if (isFinalJobStatus(job.status)) throw badRequest('Job is not processing.');
-    const cancelled = await this.deps.store.jobs.transition(job.id, ['queued', 'processing'], { status: 'cancelled', completedAt: this.deps.clock.now() });
+    const cancelled = await this.deps.store.jobs.transition(job.id, ['queued', 'processing'], { status: 'cancelled', completedAt: endTime(this.deps.clock.now(), job.startedAt) });
     if (!cancelled) return this.cancel(principal, jobId); // it moved meanwhile: look again
     if (job.status === 'processing' || cancelled.startedAt !== null) this.deps.compute.stopJob(job.id);
     await this.deps.notifier.notify({ type: 'completed', job: cancelled });

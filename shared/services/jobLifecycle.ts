@@ -1,7 +1,8 @@
 import type { JobOutput, JobRecord, RestartEntry, RestartType } from '../domain/job.js';
-import { MAX_JOB_ATTEMPTS } from '../domain/job.js';
+import { endTime, MAX_JOB_ATTEMPTS } from '../domain/job.js';
 import { newShortId } from '../domain/ids.js';
 import { retryDelaySeconds } from '../domain/scheduling.js';
+import type { Micros } from '../domain/time.js';
 import { isStorageFull } from '../domain/errors.js';
 import { missedStartError, startDeadline } from '../domain/startDeadline.js';
 import type { Clock } from '../ports/clock.js';
@@ -137,7 +138,7 @@ export class JobLifecycle implements JobReports {
   }
 
   private complete(job: JobRecord, patch: { status: 'finished' | 'error'; error: string; restarts?: JobRecord['restarts'] }) {
-    return this.endAttempt(job, () => this.completeFrom(job.id, ['processing'], patch));
+    return this.endAttempt(job, () => this.completeFrom(job.id, ['processing'], patch, job.startedAt));
   }
 
   /**
@@ -170,8 +171,8 @@ export class JobLifecycle implements JobReports {
    * deliveries): one commit holds them all, so a crash keeps all or none. Waiters hear of the end
    * only once it is durable (JobNotifier).
    */
-  private async completeFrom(jobId: string, from: readonly JobRecord['status'][], patch: Parameters<Store['jobs']['transition']>[2]) {
-    const done = await this.store.jobs.transition(jobId, from, { ...patch, completedAt: this.clock.now() }, { deferDurability: true });
+  private async completeFrom(jobId: string, from: readonly JobRecord['status'][], patch: Parameters<Store['jobs']['transition']>[2], startedAt: Micros | null = null) {
+    const done = await this.store.jobs.transition(jobId, from, { ...patch, completedAt: endTime(this.clock.now(), startedAt) }, { deferDurability: true });
     if (done) await this.notifier.notify({ type: 'completed', job: done });
     return done;
   }
