@@ -80,8 +80,8 @@ describe('the sweeper', () => {
     expect((await store.versions.get(fresh.id))?.buildStatus).toBe('queued');
   });
 
-  it('starts the run of a delivery pending 10 minutes past its due time whose start was lost', async () => {
-    const lost = aDelivery({ nextAttemptAt: NOW - 11 * MINUTE, createdAt: NOW - 11 * MINUTE });
+  it('starts the run of a delivery pending 2 minutes past its due time whose start was lost (its worker died after its first attempt)', async () => {
+    const lost = aDelivery({ nextAttemptAt: NOW - 3 * MINUTE, createdAt: NOW - 3 * MINUTE, attempts: [] });
     const due = aDelivery({ nextAttemptAt: NOW - MINUTE });
     for (const delivery of [lost, due]) await store.deliveries.create(delivery);
 
