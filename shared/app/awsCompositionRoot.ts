@@ -96,6 +96,8 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
       SLUICE_TABLE_PREFIX: config.tablePrefix,
       SLUICE_BUCKET: aws.bucket,
       SLUICE_STATE_MACHINE_ARN: aws.stateMachineArn,
+      // A child job a worker pushes to an idle version wakes that version's service, as a push does.
+      SLUICE_CLUSTER: aws.cluster,
       SLUICE_PUBLIC_URL: aws.publicUrl,
       // A worker makes the first attempt of its jobs' webhooks: by the same rules as the deliver Lambda.
       SLUICE_WEBHOOK_ALLOW: config.webhookAllow.join(','),

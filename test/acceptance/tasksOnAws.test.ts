@@ -28,6 +28,14 @@ def long(seconds: float) -> str:
 def starved(x: str) -> str:
     return x
 
+@sluice.function(name="woken")
+def woken(x: str) -> str:
+    return x
+
+@sluice.function(name="caller")
+def caller(x: str) -> str:
+    return sluice.function.get("local/woken").run(x=x)
+
 @sluice.function(name="unstartable")
 def unstartable(x: str) -> str:
     return x
@@ -78,6 +86,15 @@ describe('worker tasks on AWS', () => {
     // Idle for its scale-down window, five (emulated) minutes: back to the minimum, zero.
     await until(async () => tasksOf(version).length === 0, 60_000, 200);
   }, 180_000);
+
+  it('wakes a version idle for hours at once for a child job a running job pushes, as for a push', async () => {
+    const parent = await push('caller', { x: 'hello' });
+    await until(async () => (await job(parent)).status === 'finished', 90_000, 200);
+    expect((await job(parent)).outputs[0].data).toBe('hello');
+    const [child] = (await call('GET', '/v2/functions/local/woken/jobs?limit=1')).body.data;
+    // The child's queue alarm could not fire within 15 s: its version was started by the wake.
+    expect(Date.parse(`${child.started_at}Z`) - Date.parse(`${(await job(parent)).started_at}Z`)).toBeLessThan(10_000);
+  }, 120_000);
 
   it('starts worker tasks as their task definition says: no new privileges, only the capabilities the agent keeps', async () => {
     const version = (await latestVersion('long')).id as string;
