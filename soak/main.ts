@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { Command, InvalidArgumentError } from 'commander';
 import { startLocalSystem } from './localSystem.js';
 import { runSoak, type SoakOptions } from './soak.js';
@@ -33,11 +34,14 @@ if (flags.mode === 'local' && process.env.SLUICE_SOAK_NAMESPACE !== '1') {
   // A private mount namespace (unprivileged: in a user namespace), so the tmpfs ends with the soak.
   const unshare = process.getuid?.() === 0 ? ['-m', '--propagation', 'private'] : ['-Urm', '--propagation', 'private'];
   if (spawnSync('unshare', [...unshare, 'true']).status === 0) {
-    const inside = spawnSync('unshare', [...unshare, process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    const inside = spawn('unshare', [...unshare, process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
       stdio: 'inherit',
       env: { ...process.env, SLUICE_SOAK_NAMESPACE: '1' },
     });
-    process.exit(inside.status ?? 1);
+    // A stop meant for the soak reaches the soak inside, which stops the service before it exits.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => inside.kill(signal));
+    const [status] = (await once(inside, 'exit')) as [number | null];
+    process.exit(status ?? 1);
   }
 }
 

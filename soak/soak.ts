@@ -53,6 +53,13 @@ export async function runSoak(options: SoakOptions, startSystem: (workDir: strin
   const system = await startSystem(workDir, random);
   for (const kind of options.without) delete system.faults[kind];
   const receivers = [new MoodyReceiver(), new MoodyReceiver()];
+  // Interrupted (Ctrl-C, a CI timeout): the system's processes (the service, moto_server,
+  // dynalite, worker tasks and their replicas) must not outlive the soak.
+  const interrupted = (signal: NodeJS.Signals) => {
+    log(`${signal}: stopping the system`);
+    void system.close().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
     for (const receiver of receivers) await receiver.start();
     for (const organization of system.organizations) await deploy(system, organization.key, workDir);
@@ -101,6 +108,7 @@ export async function runSoak(options: SoakOptions, startSystem: (workDir: strin
     writeFileSync(join(workDir, 'history.json'), JSON.stringify({ records: workload.records, faults }, null, 1));
     return { rows, facts, report };
   } finally {
+    process.off('SIGINT', interrupted).off('SIGTERM', interrupted);
     for (const receiver of receivers) await receiver.close();
     await system.close();
   }
