@@ -1,5 +1,5 @@
 import type { JobOutput, JobRecord, RestartEntry, RestartType } from '../domain/job.js';
-import { endTime, MAX_JOB_ATTEMPTS } from '../domain/job.js';
+import { endTime, isFinalJobStatus, MAX_JOB_ATTEMPTS } from '../domain/job.js';
 import { newShortId } from '../domain/ids.js';
 import { retryDelaySeconds } from '../domain/scheduling.js';
 import type { Micros } from '../domain/time.js';
@@ -58,10 +58,13 @@ export class JobLifecycle implements JobReports {
   /**
    * A job handed out again because its last taker never acknowledged it (a worker that died):
    * if it still says processing, that attempt is over. It goes through `interrupt`, so it is
-   * queued again (or errors after its last attempt); the caller then starts it as usual.
+   * queued again (or errors after its last attempt); the caller then starts it as usual. If it
+   * has ended, its taker may have died between writing the end and what follows it: that is
+   * settled (JobNotifier.settle) before the message is let go.
    */
   async recoverAbandoned(jobId: string): Promise<JobRecord | null> {
     const job = await this.store.jobs.get(jobId);
+    if (job && isFinalJobStatus(job.status)) await this.notifier.settle({ type: 'completed', job });
     if (job?.status !== 'processing') return null;
     const requeued = await this.interrupt(job, 'preemption', 'The worker running the job stopped answering.', false);
     return requeued?.status === 'queued' ? this.start(jobId) : null;

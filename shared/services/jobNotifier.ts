@@ -16,6 +16,8 @@ export type JobObserver = (event: JobEvent) => Promise<void> | void;
  */
 export class JobNotifier {
   private readonly observers: JobObserver[] = [];
+  /** The observers whose work is done once however often they are called (`settle`). */
+  private readonly repeatable: JobObserver[] = [];
 
   constructor(
     private readonly events: JobEvents,
@@ -24,8 +26,19 @@ export class JobNotifier {
     private readonly durable: () => Promise<void>,
   ) {}
 
-  observe(observer: JobObserver): void {
+  /** `repeatable`: the observer's work is done once however often it hears of a move (usage: once per job). */
+  observe(observer: JobObserver, { repeatable = false } = {}): void {
     this.observers.push(observer);
+    if (repeatable) this.repeatable.push(observer);
+  }
+
+  /**
+   * Makes again what follows a move whose maker may have died before all of it was made (a
+   * worker task killed after writing a job's end): only the repeatable observers' work, which
+   * is done once whatever the calls; waiters heard of the move from the store already.
+   */
+  async settle(event: JobEvent): Promise<void> {
+    for (const observer of this.repeatable) await observer(event);
   }
 
   async notify(event: JobEvent): Promise<void> {

@@ -151,7 +151,8 @@ export function createServices<Scheduler extends DeliveryScheduler, Machines ext
   const budgets = new Budgets(store, webhooks, clock);
   const usage = new UsageService(store, versions, access, adapters.pricing, clock, budgets);
   // Usage first: its write joins the job's move in one commit (JobLifecycle.completeFrom).
-  notifier.observe((event) => usage.onJobEvent(event));
+  // Recorded once per job (its marker), so a worker that finds a job ended records it again.
+  notifier.observe((event) => usage.onJobEvent(event), { repeatable: true });
   notifier.observe((event) => webhooks.onJobEvent(event));
   // After the job's own events: a receiver of both hears budget.warning after job.complete.
   notifier.observe((event) => budgets.onJobEvent(event));
