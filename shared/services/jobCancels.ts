@@ -23,7 +23,10 @@ export class JobCancels {
   async cancel(principal: Principal, jobId: string): Promise<JobView> {
     const job = await readOwnJob(this.deps.store, principal, jobId);
     if (isFinalJobStatus(job.status)) throw badRequest('Job is not processing.');
-    const cancelled = await this.deps.store.jobs.transition(job.id, ['queued', 'processing'], { status: 'cancelled', completedAt: endTime(this.deps.clock.now(), job.startedAt) });
+    const cancelled = await this.deps.store.jobs.transition(job.id, ['queued', 'processing'], {
+      status: 'cancelled',
+      completedAt: endTime(this.deps.clock.now(), job.startedAt),
+    });
     if (!cancelled) return this.cancel(principal, jobId); // it moved meanwhile: look again
     if (job.status === 'processing' || cancelled.startedAt !== null) this.deps.compute.stopJob(job.id);
     await this.deps.notifier.notify({ type: 'completed', job: cancelled });

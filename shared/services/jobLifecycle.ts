@@ -174,7 +174,12 @@ export class JobLifecycle implements JobReports {
    * deliveries): one commit holds them all, so a crash keeps all or none. Waiters hear of the end
    * only once it is durable (JobNotifier).
    */
-  private async completeFrom(jobId: string, from: readonly JobRecord['status'][], patch: Parameters<Store['jobs']['transition']>[2], startedAt: Micros | null = null) {
+  private async completeFrom(
+    jobId: string,
+    from: readonly JobRecord['status'][],
+    patch: Parameters<Store['jobs']['transition']>[2],
+    startedAt: Micros | null = null,
+  ) {
     const done = await this.store.jobs.transition(jobId, from, { ...patch, completedAt: endTime(this.clock.now(), startedAt) }, { deferDurability: true });
     if (done) await this.notifier.notify({ type: 'completed', job: done });
     return done;

@@ -25,7 +25,11 @@ beforeEach(() => {
   store = createSqliteStore(':memory:');
   heardByUsage = [];
   heardByWebhooks = [];
-  const notifier = new JobNotifier(createMemoryJobEvents(), () => undefined, () => store.durable());
+  const notifier = new JobNotifier(
+    createMemoryJobEvents(),
+    () => undefined,
+    () => store.durable(),
+  );
   // Usage is recorded once per job whatever the calls (its marker): safe to make again.
   notifier.observe((event) => void heardByUsage.push(event), { repeatable: true });
   notifier.observe((event) => void heardByWebhooks.push(event));

@@ -34,7 +34,11 @@ const running = async (): Promise<JobRecord> => {
 describe('a job stamped by machines whose clocks differ', () => {
   it('is cancelled no earlier than it started, by a canceller whose clock is behind the worker’s', async () => {
     const job = await running();
-    const notifier = new JobNotifier(createMemoryJobEvents(), () => undefined, () => store.durable());
+    const notifier = new JobNotifier(
+      createMemoryJobEvents(),
+      () => undefined,
+      () => store.durable(),
+    );
     const views = { one: (record: JobRecord) => record } as unknown as JobViews;
     const compute = { stopJob: () => undefined } as unknown as Compute;
     const cancels = new JobCancels({ store, compute, notifier, views, clock: behind(3_000_000) });
