@@ -8,7 +8,7 @@ import { KeyService } from '../shared/services/keyService.js';
 import { ClockJump } from './clockJump.js';
 import { sleep } from './http.js';
 import type { Random } from './random.js';
-import { ORGANIZATION_NAMES, type SoakSystem } from './soakSystem.js';
+import { OPERATOR_TOKEN, ORGANIZATION_NAMES, type SoakSystem } from './soakSystem.js';
 
 export interface AwsSystemOptions {
   workDir: string;
@@ -38,7 +38,7 @@ export async function startAwsSystem({ workDir, random }: AwsSystemOptions): Pro
     timeScale: 60,
     python: 'python3',
     pipArgs: [],
-    lambdaEnvironment: { SLUICE_LOG_LEVEL: 'warn', ...WEBHOOK_SETTINGS, ...clock.environment() },
+    lambdaEnvironment: { SLUICE_LOG_LEVEL: 'warn', SLUICE_OPERATOR_TOKEN: OPERATOR_TOKEN, ...WEBHOOK_SETTINGS, ...clock.environment() },
     // A killed task's job comes back after 5 s instead of a minute.
     taskEnvironment: { SLUICE_QUEUE_VISIBILITY_S: '5', SLUICE_LOG_LEVEL: 'warn', ...WEBHOOK_SETTINGS, ...clock.environment() },
     onEvent: () => undefined,

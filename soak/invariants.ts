@@ -1,7 +1,8 @@
 import type { FaultRecord, PushRecord } from './history.js';
 import type { StoredJob } from './finalState.js';
 import { isDeepStrictEqual } from 'node:util';
-import { missingEvents, unstableIds } from './webhookCheck.js';
+import { budgetWarningProblems, missingEvents, unstableIds } from './webhookCheck.js';
+import { BUDGETED } from './soakSystem.js';
 import type { MoodyReceiver } from './receivers.js';
 
 export interface InvariantRow {
@@ -115,11 +116,11 @@ function outputsExact(evidence: SoakEvidence): InvariantRow {
 function webhooksDelivered({ records, jobs, receivers }: SoakEvidence): InvariantRow {
   const missing = missingEvents(records, jobs, receivers);
   const violations = [...missing].map(([tag, events]) => `${tag}: ${events.join(', ')} never arrived`);
-  violations.push(...unstableIds(receivers));
+  violations.push(...unstableIds(receivers), ...budgetWarningProblems(receivers, BUDGETED.organization));
   const deliveries = receivers.reduce((sum, receiver) => sum + receiver.deliveries.length, 0);
   const distinct = new Set(receivers.flatMap((receiver) => receiver.deliveries.map((delivery) => delivery.webhookId))).size;
   return row(
-    'every webhook event of every ended job delivered at least once, with a stable webhook-id',
+    'every webhook event of every ended job delivered at least once, with a stable webhook-id; budget.warning once',
     violations,
     `${deliveries} deliveries arrived, ${distinct} distinct ids (${deliveries - distinct} repeats dropped by id)`,
   );

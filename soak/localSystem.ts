@@ -9,7 +9,7 @@ import { ClockJump } from './clockJump.js';
 import { sleep } from './http.js';
 import { childrenOf, killGroup } from './processTree.js';
 import type { Random } from './random.js';
-import { ORGANIZATION_NAMES, type SoakSystem } from './soakSystem.js';
+import { OPERATOR_TOKEN, ORGANIZATION_NAMES, type SoakSystem } from './soakSystem.js';
 
 const SLUICE = fileURLToPath(new URL('../bin/sluice.js', import.meta.url));
 /** The data directory's filesystem when the soak mounts one: room for hours of jobs, small enough to fill in a moment. */
@@ -48,6 +48,7 @@ export async function startLocalSystem(options: LocalSystemOptions): Promise<Soa
     // Receivers' bad spells last seconds: retries a fifth as far apart as by default reach them within the soak.
     SLUICE_WEBHOOK_RETRY_BASE_MS: '200',
     SLUICE_WEBHOOK_TIMEOUT_S: '2',
+    SLUICE_OPERATOR_TOKEN: OPERATOR_TOKEN,
   };
   const keys = ORGANIZATION_NAMES.map((name) => ({ name, key: createKey(name, dataDir, environment) }));
 

@@ -12,7 +12,7 @@ import { checkInvariants, type InvariantRow } from './invariants.js';
 import { Random } from './random.js';
 import { MoodyReceiver } from './receivers.js';
 import { formatReport, type SoakFacts } from './report.js';
-import type { SoakSystem } from './soakSystem.js';
+import { BUDGETED, OPERATOR_TOKEN, type SoakSystem } from './soakSystem.js';
 import { missingEvents } from './webhookCheck.js';
 import { Workload } from './workload.js';
 
@@ -63,6 +63,13 @@ export async function runSoak(options: SoakOptions, startSystem: (workDir: strin
   try {
     for (const receiver of receivers) await receiver.start();
     for (const organization of system.organizations) await deploy(system, organization.key, workDir);
+    await retrying(() =>
+      request(`${system.url}/v2/operator/organizations/${BUDGETED.organization}/limits`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+        body: BUDGETED.limits,
+      }),
+    );
     log(`deployed the soak's functions for ${system.organizations.map((organization) => organization.name).join(', ')}`);
 
     const startedAt = Date.now();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { SoakOrganization } from './workload.js';
 
 /** One fault as the system injected it: what was done, and when it was over (when recovery is timed from). */
@@ -22,3 +23,12 @@ export interface SoakSystem {
 
 /** The organizations every soak runs: several, so one's faults and load meet another's. */
 export const ORGANIZATION_NAMES = ['local', 'acme', 'globex'];
+
+/** The operator's token (SLUICE_OPERATOR_TOKEN) each system is started with: the soak sets a budget with it. */
+export const OPERATOR_TOKEN = randomUUID();
+
+/**
+ * The organization the soak gives a monthly budget: one its jobs pass the warning threshold of
+ * within seconds of cpu time ($0.0001), so a short soak sends budget.warning too, and never spend.
+ */
+export const BUDGETED = { organization: 'acme', limits: { monthly_budget: 10, budget_warning_at: 0.00001 } };

@@ -62,3 +62,17 @@ export function unstableIds(receivers: MoodyReceiver[]): string[] {
   for (const [id, events] of eventsOfId) if (id && events.size > 1) problems.push(`${id} named ${[...events].join(', ')}`);
   return problems;
 }
+
+/**
+ * budget.warning, once a month per organization: the budgeted organization's receivers got it
+ * under exactly one webhook-id (repeats allowed, as for any delivery), and nobody else got one.
+ */
+export function budgetWarningProblems(receivers: MoodyReceiver[], budgeted: string): string[] {
+  const warnings = receivers.flatMap((receiver) => receiver.deliveries).filter((delivery) => delivery.type === 'budget.warning');
+  const problems = warnings
+    .filter((delivery) => delivery.body?.body?.organization !== budgeted || !delivery.path.startsWith(`/${budgeted}-`))
+    .map((delivery) => `budget.warning for ${delivery.body?.body?.organization} at ${delivery.path}`);
+  const ids = new Set(warnings.map((delivery) => delivery.webhookId));
+  if (ids.size !== 1) problems.push(`budget.warning of ${budgeted} arrived under ${ids.size} webhook-ids, not 1`);
+  return problems;
+}

@@ -4,6 +4,7 @@ import type { JobKind, PushRecord } from './history.js';
 import { isTransient, request, sleep } from './http.js';
 import type { Random } from './random.js';
 import type { MoodyReceiver } from './receivers.js';
+import { BUDGETED } from './soakSystem.js';
 
 export interface SoakOrganization {
   name: string;
@@ -98,6 +99,8 @@ export class Workload {
       type,
       url: receiver.url(`/${tag}`),
     }));
+    // The budgeted organization's jobs listen for budget.warning too: the one whose end passes the threshold gets it.
+    if (organization.name === BUDGETED.organization) hooks.push({ type: 'budget.warning', url: receiver.url(`/${tag}`) });
     const push = (fn: string, inputs: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
       function: `${organization.name}/${fn}`,
       inputs,
