@@ -18,8 +18,8 @@ export interface SweeperSettings {
 }
 
 // Deliveries held behind a lost one take it for lost after a minute (deliveryOrder.ts): the
-// sweeper restarts it soon after, rather than holding the job's later webhooks for ten minutes.
-// A run still going costs only a refused StartExecution and a DescribeExecution.
+// sweeper restarts it soon after, so the job's later webhooks wait minutes at most. A run
+// still going costs only a refused StartExecution and a DescribeExecution.
 export const SWEEPER_DEFAULTS: SweeperSettings = { stuckBuildSeconds: 5 * 60, overdueDeliverySeconds: 2 * 60, batch: 100 };
 
 /** What one sweep did, by id, and what it could not do: for the log, and for tests. */

@@ -28,7 +28,7 @@ function runsRecorded(refuse = false) {
  * A delivery's first attempt on AWS when the store cannot be read for it (DynamoDB throttled
  * past the SDK's retries): the delivery is stored, so a Step Functions run takes it at once (its
  * deliver Lambda reads it again, holds it or attempts it), instead of its waiting for the
- * sweeper, which restarts only deliveries ten minutes overdue.
+ * sweeper, which restarts only deliveries two minutes overdue.
  */
 describe('the inline first attempt when the stored delivery cannot be read', () => {
   const unreadable: DeliveryAttempts = { current: throttled, deliveryAhead: throttled, attempt: throttled };
