@@ -63,13 +63,15 @@ export async function runSoak(options: SoakOptions, startSystem: (workDir: strin
   try {
     for (const receiver of receivers) await receiver.start();
     for (const organization of system.organizations) await deploy(system, organization.key, workDir);
-    await retrying(() =>
+    const budget = await retrying(() =>
       request(`${system.url}/v2/operator/organizations/${BUDGETED.organization}/limits`, {
         method: 'POST',
         headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
         body: BUDGETED.limits,
       }),
     );
+    // Refused, the soak would end in a budget.warning violation that names the wrong cause.
+    if (budget.status !== 200) throw new Error(`setting ${BUDGETED.organization}'s budget was refused: ${budget.status} ${JSON.stringify(budget.body)}`);
     log(`deployed the soak's functions for ${system.organizations.map((organization) => organization.name).join(', ')}`);
 
     const startedAt = Date.now();
