@@ -13,7 +13,7 @@ import { Random } from './random.js';
 import { MoodyReceiver } from './receivers.js';
 import { formatReport, type SoakFacts } from './report.js';
 import { BUDGETED, OPERATOR_TOKEN, type SoakSystem } from './soakSystem.js';
-import { missingEvents } from './webhookCheck.js';
+import { budgetWarningProblems, missingEvents } from './webhookCheck.js';
 import { Workload } from './workload.js';
 
 const SLUICE = fileURLToPath(new URL('../bin/sluice.js', import.meta.url));
@@ -91,7 +91,8 @@ export async function runSoak(options: SoakOptions, startSystem: (workDir: strin
     await load;
 
     let jobs = await readFinalState(system, workload.records);
-    while (missingEvents(workload.records, jobs, receivers).size > 0 && Date.now() < drainUntil) {
+    const settled = () => missingEvents(workload.records, jobs, receivers).size === 0 && budgetWarningProblems(receivers, BUDGETED.organization).length === 0;
+    while (!settled() && Date.now() < drainUntil) {
       await sleep(2_000);
       jobs = await readFinalState(system, workload.records);
     }

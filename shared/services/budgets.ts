@@ -107,8 +107,8 @@ export class Budgets {
   }
 
   /**
-   * After the usage observer: a job's end that takes the spend past the warning threshold sends
-   * budget.warning. Nothing (not a promise) when the organization is known to need no check.
+   * After the usage observer: the first job's end past the warning threshold that has receivers
+   * sends budget.warning. Nothing (not a promise) when the organization is known to need no check.
    */
   onJobEvent(event: JobEvent): Promise<void> | undefined {
     if (event.type !== 'completed' || event.job.startedAt === null) return undefined;
@@ -128,6 +128,10 @@ export class Budgets {
     const threshold = warningThreshold(limits) as number;
     // The remembered spend first (most ends are below the threshold); confirmed by a fresh read.
     if ((await this.spentThisMonth(job.organizationId)) < threshold) return;
+    // A job nobody hears the warning through (a workflow's child, a push without webhooks)
+    // leaves it for the next end that has receivers: the spend stays past the threshold.
+    const receivers = await this.warningReceivers(job);
+    if (receivers.length === 0) return;
     const spent = await this.spentThisMonth(job.organizationId, true);
     if (spent < threshold) return;
     const month = budgetMonth(this.nowSeconds());
@@ -142,7 +146,7 @@ export class Budgets {
       budgetWarningAt: limits.budgetWarningAt,
       jobId: job.id,
     });
-    await this.webhooks.announce(job, 'budget.warning', await this.warningReceivers(job), payload);
+    await this.webhooks.announce(job, 'budget.warning', receivers, payload);
   }
 
   /**

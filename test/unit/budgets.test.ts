@@ -155,6 +155,21 @@ describe('budget.warning', () => {
     expect(scheduled.map((delivery) => JSON.parse(delivery.payload).body.month)).toEqual(['2026-11', '2026-11', '2026-12', '2026-12']);
   });
 
+  it('is sent by the first job past the threshold that has receivers: a child job or a push without webhooks does not use it up', async () => {
+    await setLimits({ monthlyBudgetDollars: 1, budgetWarningAt: 0.5 });
+    await store.functions.create(aBareFunction({ id: 'function-2', name: 'child', webhooks: [] }));
+    await endJob(0.6 / CPU_DOLLARS_A_SECOND, { functionId: 'function-2' });
+    expect(scheduled).toEqual([]);
+    const heard = await endJob(0.1 / CPU_DOLLARS_A_SECOND, {
+      functionId: 'function-2',
+      webhooks: [{ type: 'budget.warning', url: 'https://ops.example.com/job' }],
+    });
+    expect(scheduled.map((delivery) => [delivery.eventType, delivery.url, delivery.jobId])).toEqual([
+      ['budget.warning', 'https://ops.example.com/job', heard.id],
+    ]);
+    expect(JSON.parse((scheduled[0] as WebhookDelivery).payload).body.spent).toBeCloseTo(0.7, 9);
+  });
+
   it('is not sent for an organization without a budget', async () => {
     await endJob(1000 / CPU_DOLLARS_A_SECOND, { webhooks: [{ type: 'budget.warning', url: 'https://ops.example.com/job' }] });
     expect(scheduled).toEqual([]);
