@@ -34,6 +34,7 @@ export function jobEndsRetried(lifecycle: JobReports, letGo: (job: JobRecord) =>
     recoverAbandoned: (jobId) => lifecycle.recoverAbandoned(jobId),
     recordOutput: (job, output) => lifecycle.recordOutput(job, output),
     failQueued: (jobId, error) => lifecycle.failQueued(jobId, error),
+    settleEnded: (jobId) => lifecycle.settleEnded(jobId),
     finish: ending((job) => lifecycle.finish(job)),
     fail: ending((job, error: string, options?: { retryable?: boolean }) => lifecycle.fail(job, error, options)),
     interrupt: ending((job, type: Parameters<JobReports['interrupt']>[1], reason: string, enqueue?: boolean) =>

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Micros } from './time.js';
 import type { WebhookEventType } from './webhook.js';
 
@@ -47,4 +48,16 @@ export const MAX_DELIVERY_ATTEMPTS = 10;
 /** The wait before retry n (1-based): base, 2 x base, 4 x base, ... */
 export function retryDelayMs(retry: number, baseMs: number): number {
   return baseMs * 2 ** (retry - 1);
+}
+
+/**
+ * The id of one event's delivery to one webhook, the same each time the event is made: a worker
+ * that died after a job's move leaves what followed it to be made again (JobNotifier.settle),
+ * and a delivery made twice must be stored once and reach its receiver under one webhook-id.
+ * UUID-shaped (RFC 9562's version 8: the bits are a SHA-256 of the parts).
+ */
+export function eventDeliveryId(...parts: (string | number)[]): string {
+  const hex = createHash('sha256').update(parts.join('\n')).digest('hex');
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

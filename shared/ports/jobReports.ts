@@ -16,6 +16,11 @@ export interface JobReports {
   fail(job: JobRecord, error: string, options?: { retryable?: boolean }): Promise<JobRecord | null>;
   /** The attempt ended without a result: queued again (enqueued unless told not to), or error after its last attempt. */
   interrupt(job: JobRecord, type: RestartType, reason: string, enqueue?: boolean): Promise<JobRecord | null>;
+  /**
+   * A job ended by someone else while this worker ran it (a cancel): what follows its end is
+   * made again where missing, as the canceller may have died before making it.
+   */
+  settleEnded(jobId: string): Promise<void>;
   /** Ends a job that never started: its version's setup or build failed. */
   failQueued(jobId: string, error: string): Promise<JobRecord | null>;
 }

@@ -226,7 +226,11 @@ export interface ActiveJobCounts {
 }
 
 export interface DeliveryStore {
-  create(delivery: WebhookDelivery): Promise<void>;
+  /**
+   * Stores a new delivery; false (storing nothing) when one with its id exists: an event made
+   * again after a crash (eventDeliveryId) is stored once.
+   */
+  create(delivery: WebhookDelivery, options?: WriteOptions): Promise<boolean>;
   get(id: string): Promise<WebhookDelivery | null>;
   /**
    * Records an attempt and the state it leaves, only while the delivery is still pending
@@ -255,7 +259,7 @@ export interface UsageStore {
    * Adds a finished job's compute time, once: a second call for the same job id changes
    * nothing and answers false. (Any once-only marker works as the id: idle slots use it too.)
    */
-  recordJob(jobId: string, increment: UsageIncrement): Promise<boolean>;
+  recordJob(jobId: string, increment: UsageIncrement, options?: WriteOptions): Promise<boolean>;
   /** Adds time that belongs to no job (minimum replicas kept warm while idle). */
   add(increment: UsageIncrement): Promise<void>;
   /** Sums by billing class over the hours asked for. */

@@ -220,6 +220,8 @@ export class ReplicaPool {
       // Null when the job left `queued` meanwhile (cancelled, or already running elsewhere): skip it.
       const job = (taken.redelivered ? await lifecycle.recoverAbandoned(taken.jobId) : null) ?? (await lifecycle.start(taken.jobId));
       if (job) return job;
+      // Cancelled while queued, most often: what follows the cancel is made if its maker died first.
+      await lifecycle.settleEnded(taken.jobId);
       await queue.ack(this.version.id, taken.jobId);
     }
   }
@@ -561,7 +563,9 @@ export class ReplicaPool {
           const how = outcome.signal ? `was killed by ${outcome.signal}` : `exited with status ${outcome.exitCode}`;
           await lifecycle.interrupt(job, oom ? 'OOM' : 'error', `The replica ${how}${oom ? ' (most likely out of memory)' : ''}.`);
         }
-        // Killed by the agent otherwise: the job was cancelled, and its status says so already.
+        // Killed by the agent otherwise: the job was cancelled, and its status says so already;
+        // what follows the cancel is made here too if its maker (an API call) died first.
+        else await lifecycle.settleEnded(job.id);
         return;
     }
   }

@@ -135,9 +135,6 @@ export class Budgets {
     const spent = await this.spentThisMonth(job.organizationId, true);
     if (spent < threshold) return;
     const month = budgetMonth(this.nowSeconds());
-    const first = await this.store.organizations.markBudgetWarned(organization.id, month);
-    this.organizations.set(organization.id, { ...organization, budgetWarnedMonth: month });
-    if (!first) return;
     const payload = budgetWarningPayload({
       organization: organization.name,
       month,
@@ -146,7 +143,11 @@ export class Budgets {
       budgetWarningAt: limits.budgetWarningAt,
       jobId: job.id,
     });
-    await this.webhooks.announce(job, 'budget.warning', receivers, payload);
+    // Announced before the month is marked, under one id a month: jobs ending at once (or one
+    // made again after a crash) store it once, and a crash before the mark loses nothing.
+    await this.webhooks.announce(job, 'budget.warning', receivers, payload, `budget.warning\n${organization.id}\n${month}`);
+    await this.store.organizations.markBudgetWarned(organization.id, month);
+    this.organizations.set(organization.id, { ...organization, budgetWarnedMonth: month });
   }
 
   /**

@@ -63,11 +63,21 @@ export class JobLifecycle implements JobReports {
    * settled (JobNotifier.settle) before the message is let go.
    */
   async recoverAbandoned(jobId: string): Promise<JobRecord | null> {
-    const job = await this.store.jobs.get(jobId);
-    if (job && isFinalJobStatus(job.status)) await this.notifier.settle({ type: 'completed', job });
+    const job = await this.settled(jobId);
     if (job?.status !== 'processing') return null;
     const requeued = await this.interrupt(job, 'preemption', 'The worker running the job stopped answering.', false);
     return requeued?.status === 'queued' ? this.start(jobId) : null;
+  }
+
+  async settleEnded(jobId: string): Promise<void> {
+    await this.settled(jobId);
+  }
+
+  /** The job as stored, what follows its end made again where missing if it has ended (JobNotifier.settle). */
+  private async settled(jobId: string): Promise<JobRecord | null> {
+    const job = await this.store.jobs.get(jobId);
+    if (job && isFinalJobStatus(job.status)) await this.notifier.settle({ type: 'completed', job });
+    return job;
   }
 
   /** Stores one output of the running attempt. */

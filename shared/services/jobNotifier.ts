@@ -14,10 +14,15 @@ export type JobObserver = (event: JobEvent) => Promise<void> | void;
  * waiters (await, event streams) through JobEvents. A waiter never hears of a move that a crash
  * could still undo.
  */
+/** A failed observer (an AWS call given up on) is tried this many times in all before it is reported and left. */
+const OBSERVER_ATTEMPTS = 6;
+/** Its waits double from 1 s up to this: six tries span about a minute, longer than a throttle lasts. */
+const MAX_OBSERVER_WAIT_MS = 30_000;
+
 export class JobNotifier {
   private readonly observers: JobObserver[] = [];
-  /** The observers whose work is done once however often they are called (`settle`). */
-  private readonly repeatable: JobObserver[] = [];
+  /** What each observer makes again for an ended job whose maker may have died (`settle`). */
+  private readonly settlers: JobObserver[] = [];
 
   constructor(
     private readonly events: JobEvents,
@@ -26,19 +31,23 @@ export class JobNotifier {
     private readonly durable: () => Promise<void>,
   ) {}
 
-  /** `repeatable`: the observer's work is done once however often it hears of a move (usage: once per job). */
-  observe(observer: JobObserver, { repeatable = false } = {}): void {
+  /**
+   * `settle`: what the observer makes again, once however often it is called, for an ended job
+   * (usage: its marker; webhooks: each event's delivery id). Without it, nothing is made again.
+   */
+  observe(observer: JobObserver, { settle }: { settle?: JobObserver } = {}): void {
     this.observers.push(observer);
-    if (repeatable) this.repeatable.push(observer);
+    if (settle) this.settlers.push(settle);
   }
 
   /**
-   * Makes again what follows a move whose maker may have died before all of it was made (a
-   * worker task killed after writing a job's end): only the repeatable observers' work, which
-   * is done once whatever the calls; waiters heard of the move from the store already.
+   * Makes again what follows an ended job whose maker may have died before all of it was made (a
+   * worker task killed after writing a job's end): each observer's `settle`, which makes only
+   * what is missing; waiters heard of the move from the store already.
    */
   async settle(event: JobEvent): Promise<void> {
-    for (const observer of this.repeatable) await observer(event);
+    for (const settler of this.settlers) await this.observeDurably(settler, event, () => false);
+    await this.durable();
   }
 
   async notify(event: JobEvent): Promise<void> {
@@ -65,11 +74,12 @@ export class JobNotifier {
         // The job's move stands; a failed observer is reported, not turned into a job failure.
         this.onObserverError(error, event);
         // What a full disk refused (a webhook delivery, usage) must still come to exist: it is
-        // made again once there may be room, the move's caller waiting meanwhile. Not when the
-        // move itself was rolled back: its caller makes the move again, and with it this (usage
-        // recorded for the undone move would bill its times, not the move's that stands).
-        if (!isStorageFull(error) || moveFailed()) return;
-        await wait(Math.min(30_000, 1_000 * 2 ** failures));
+        // made again once there may be room, the move's caller waiting meanwhile; so is what a
+        // failing AWS call refused, for about a minute. Not when the move itself was rolled back:
+        // its caller makes the move again, and with it this (usage recorded for the undone move
+        // would bill its times, not the move's that stands).
+        if (moveFailed() || (!isStorageFull(error) && failures + 1 >= OBSERVER_ATTEMPTS)) return;
+        await wait(Math.min(MAX_OBSERVER_WAIT_MS, 1_000 * 2 ** failures));
       }
     }
   }

@@ -150,12 +150,13 @@ export function createServices<Scheduler extends DeliveryScheduler, Machines ext
   const webhooks = new WebhookService(store, deliveryScheduler, clock);
   const budgets = new Budgets(store, webhooks, clock);
   const usage = new UsageService(store, versions, access, adapters.pricing, clock, budgets);
-  // Usage first: its write joins the job's move in one commit (JobLifecycle.completeFrom).
-  // Recorded once per job (its marker), so a worker that finds a job ended records it again.
-  notifier.observe((event) => usage.onJobEvent(event), { repeatable: true });
-  notifier.observe((event) => webhooks.onJobEvent(event));
+  // Usage and deliveries join the job's move in one commit (JobLifecycle.completeFrom). Each is
+  // made once however often it is made (usage's marker, a delivery's id), so a worker that finds
+  // a job ended makes again what is missing (JobNotifier.settle).
+  notifier.observe((event) => usage.onJobEvent(event), { settle: (event) => usage.onJobEvent(event) });
+  notifier.observe((event) => webhooks.onJobEvent(event), { settle: (event) => webhooks.settle(event) });
   // After the job's own events: a receiver of both hears budget.warning after job.complete.
-  notifier.observe((event) => budgets.onJobEvent(event));
+  notifier.observe((event) => budgets.onJobEvent(event), { settle: (event) => budgets.onJobEvent(event) });
   notifier.observe((event) => {
     if (event.type !== 'output') telemetry.record({ kind: 'job', event });
   });

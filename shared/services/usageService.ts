@@ -50,15 +50,20 @@ export class UsageService {
     const version = await this.versionOf(job.versionId);
     if (!version) return;
     const usage = this.chargeOf(job, version);
-    const recorded = await this.store.usage.recordJob(job.id, {
-      organizationId: job.organizationId,
-      functionId: job.functionId,
-      versionId: job.versionId,
-      billingClass: usage.billingClass,
-      hour: hourOf((job.completedAt as number) / 1e6),
-      computeSeconds: usage.computeSeconds,
-      costDollars: usage.costDollars,
-    });
+    const recorded = await this.store.usage.recordJob(
+      job.id,
+      {
+        organizationId: job.organizationId,
+        functionId: job.functionId,
+        versionId: job.versionId,
+        billingClass: usage.billingClass,
+        hour: hourOf((job.completedAt as number) / 1e6),
+        computeSeconds: usage.computeSeconds,
+        costDollars: usage.costDollars,
+        // In the commit of the job's end (JobNotifier waits for it): a crash keeps both or neither.
+      },
+      { deferDurability: true },
+    );
     if (recorded) this.budgets?.addSpend(job.organizationId, usage.costDollars);
   }
 

@@ -68,11 +68,12 @@ export function describeDeliveryContract(store: CurrentStore): void {
       expect(await store().deliveries.get('no-such-id')).toBeNull();
     });
 
-    it('create refuses a second delivery with the same id', async () => {
+    it('stores a delivery made again under the same id once, keeping the first', async () => {
       const delivery = aDelivery();
-      await store().deliveries.create(delivery);
-      await expect(store().deliveries.create(aDelivery({ id: delivery.id, url: 'https://other.example.com/' }))).rejects.toThrow();
+      expect(await store().deliveries.create(delivery)).toBe(true);
+      expect(await store().deliveries.create(aDelivery({ id: delivery.id, url: 'https://other.example.com/' }))).toBe(false);
       expect(await store().deliveries.get(delivery.id)).toEqual(delivery);
+      expect(await store().deliveries.listByJob(delivery.jobId)).toEqual([delivery]);
     });
 
     it('recordAttempt appends the attempt, sets state and nextAttemptAt, and returns the updated delivery', async () => {

@@ -30,22 +30,22 @@ beforeEach(() => {
     () => undefined,
     () => store.durable(),
   );
-  // Usage is recorded once per job whatever the calls (its marker): safe to make again.
-  notifier.observe((event) => void heardByUsage.push(event), { repeatable: true });
+  // Usage is recorded once per job whatever the calls (its marker): it says how to make it again.
+  notifier.observe(() => undefined, { settle: (event) => void heardByUsage.push(event) });
+  // An observer that says nothing of it is not made again.
   notifier.observe((event) => void heardByWebhooks.push(event));
   lifecycle = new JobLifecycle(store, new MemoryJobQueue(), notifier, clock);
 });
 afterEach(async () => store.close());
 
 describe('a job whose worker died after writing its end', () => {
-  it('has what follows its end made again, where that is safe to repeat, by the worker that gets its message back', async () => {
+  it('has what follows its end made again, by the observers that say how, by the worker that gets its message back', async () => {
     const ended = aJob({ status: 'finished', startedAt: NOW - 2_000_000, completedAt: NOW - 1_000_000, runId: 'run-0', webhooks: [] });
     await store.jobs.create(ended);
 
     expect(await lifecycle.recoverAbandoned(ended.id)).toBeNull();
 
     expect(heardByUsage).toEqual([{ type: 'completed', job: ended }]);
-    // Deliveries are not made twice (each would carry a new webhook-id).
     expect(heardByWebhooks).toEqual([]);
     expect(await store.jobs.get(ended.id)).toEqual(ended);
   });

@@ -75,4 +75,20 @@ describe('a job move told to waiters', () => {
     await expect(notifier.notify(event)).rejects.toMatchObject({ code: 'SQLITE_FULL' });
     expect(runs).toBe(1);
   });
+
+  it('tries again an observer whose AWS call was given up on (a throttle outlasting the SDK’s retries), then tells waiters', async () => {
+    const published: JobEvent[] = [];
+    let runs = 0;
+    const notifier = new JobNotifier(
+      { publish: (told: JobEvent) => published.push(told), subscribe: () => () => undefined } as never,
+      () => undefined,
+      () => Promise.resolve(),
+    );
+    notifier.observe(async () => {
+      if (++runs === 1) throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+    });
+    await notifier.notify(event);
+    expect(runs).toBe(2);
+    expect(published).toEqual([event]);
+  });
 });

@@ -21,7 +21,16 @@ function lifecycleRefusingEnds(refusals: number): { lifecycle: JobReports; tries
   };
   const none = () => Promise.resolve(null);
   return {
-    lifecycle: { start: none, recoverAbandoned: none, recordOutput: () => Promise.resolve(), failQueued: none, finish: end, fail: end, interrupt: end },
+    lifecycle: {
+      start: none,
+      recoverAbandoned: none,
+      recordOutput: () => Promise.resolve(),
+      failQueued: none,
+      settleEnded: () => Promise.resolve(),
+      finish: end,
+      fail: end,
+      interrupt: end,
+    },
     tries: () => tries,
   };
 }

@@ -2,7 +2,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DeliveryAttempt, DeliveryState, WebhookDelivery } from '../../../domain/webhookDelivery.js';
 import type { DeliveryStore } from '../../../ports/store.js';
 import { getItems } from './batchReads.js';
-import { ifConditionHolds } from './conditionalWrite.js';
+import { ifConditionHolds, isConditionFailure } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
 import { getItem } from './itemReads.js';
 import { dataOf, withData } from './jsonData.js';
@@ -85,10 +85,16 @@ export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
   return {
     async create(delivery) {
       const { item, spilledKey } = await toItem(spill, delivery);
-      // A duplicate id is refused (it throws), as a primary key would.
-      await spill.writeItem([spilledKey], () =>
-        context.client.send(new PutCommand({ TableName, Item: item, ConditionExpression: 'attribute_not_exists(id)' })),
-      );
+      try {
+        await spill.writeItem([spilledKey], () =>
+          context.client.send(new PutCommand({ TableName, Item: item, ConditionExpression: 'attribute_not_exists(id)' })),
+        );
+        return true;
+      } catch (error) {
+        // A duplicate id stores nothing (its spilled copy discarded): the delivery made first stands.
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
     },
     async get(id) {
       const item = await getItem(context, TableName, { id });

@@ -17,7 +17,7 @@ interface StateRow {
  */
 export function sqliteDeliveryStore(db: SqliteDatabase, writes: GroupCommit): DeliveryStore {
   const insert = db.prepare<[string, string, string, number, string, number, string]>(
-    'INSERT INTO webhook_deliveries (id, job_id, url, sequence, state, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO webhook_deliveries (id, job_id, url, sequence, state, created_at, data) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING',
   );
   const byId = db.prepare<[string], string>('SELECT data FROM webhook_deliveries WHERE id = ?').pluck();
   const stateById = db.prepare<[string], StateRow>('SELECT state, data FROM webhook_deliveries WHERE id = ?');
@@ -42,10 +42,10 @@ export function sqliteDeliveryStore(db: SqliteDatabase, writes: GroupCommit): De
     .pluck();
 
   return {
-    async create(delivery) {
-      await writes.write(() =>
-        insert.run(delivery.id, delivery.jobId, delivery.url, delivery.sequence, delivery.state, delivery.createdAt, JSON.stringify(delivery)),
-      );
+    async create(delivery, options) {
+      const write = () =>
+        insert.run(delivery.id, delivery.jobId, delivery.url, delivery.sequence, delivery.state, delivery.createdAt, JSON.stringify(delivery)).changes > 0;
+      return options?.deferDurability ? writes.writeDeferred(write) : writes.write(write);
     },
     async get(id) {
       const data = byId.get(id);

@@ -89,12 +89,13 @@ export function sqliteUsageStore(db: SqliteDatabase, writes: GroupCommit): Usage
   };
 
   return {
-    async recordJob(jobId, increment) {
-      return writes.write(() => {
+    async recordJob(jobId, increment, options) {
+      const write = () => {
         if (mark.run(jobId).changes === 0) return false;
         keep(increment);
         return true;
-      });
+      };
+      return options?.deferDurability ? writes.writeDeferred(write) : writes.write(write);
     },
     async add(increment) {
       await writes.write(() => add(increment));
