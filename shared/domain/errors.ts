@@ -80,3 +80,17 @@ export function isStorageFull(error: unknown): boolean {
   }
   return false;
 }
+
+/** Throttles the AWS services Sluice calls answer as client errors (HTTP 400), by their names. */
+const THROTTLES = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'RequestThrottled', 'SlowDown']);
+
+/**
+ * A call to a service Sluice runs on (DynamoDB, SQS, S3, Step Functions) refused on its side past
+ * the SDK's retries: throttled, or failing (the AWS SDK marks those `$fault: 'server'`). The
+ * request was fine; asked again later, it can succeed.
+ */
+export function isDependencyUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null || !('$metadata' in error)) return false;
+  const { $fault, name } = error as { $fault?: unknown; name?: unknown };
+  return $fault === 'server' || THROTTLES.has(String(name));
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { openDatabase } from '../../shared/adapters/local/sqlite/database.js';
+import { InternalServerError, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { RateLimitedError, notFound } from '../../shared/domain/errors.js';
 import { errorResponder } from '../../shared/http/middlewares/errorResponder.js';
 
@@ -56,5 +57,20 @@ describe('answers to a full disk', () => {
     });
     expect(await answerTo(notFound('Job not found.'))).toMatchObject({ status: 404, body: { detail: 'Job not found.' }, logged: [] });
     expect(await answerTo(new RateLimitedError('Slow down.', 3))).toMatchObject({ status: 429, headers: { 'retry-after': '3' } });
+  });
+
+  it('answers an AWS service failing or throttling past the SDK’s retries with 503 and a Retry-After, not a 500', async () => {
+    const failing = new InternalServerError({ $metadata: { httpStatusCode: 500 }, message: 'Internal server error' });
+    const throttled = new ProvisionedThroughputExceededException({
+      $metadata: { httpStatusCode: 400 },
+      message: 'Rate of requests exceeds the allowed throughput.',
+    });
+    for (const error of [failing, throttled])
+      expect(await answerTo(error)).toMatchObject({
+        status: 503,
+        body: { detail: expect.stringMatching(/^A service Sluice depends on is failing or throttling requests/) },
+        headers: { 'retry-after': '2' },
+        logged: ['request failed: a service it depends on is unavailable'],
+      });
   });
 });
