@@ -5,6 +5,8 @@ export interface SweepSummary {
   buildsRestarted: string[];
   deliveriesRestarted: string[];
   jobsExpired: string[];
+  /** Queued jobs whose message was lost (a push that died before sending it), sent again. */
+  jobsSentAgain: string[];
   /** Queued jobs whose start_timeout passed before anyone took them: cancelled. */
   jobsPastStartDeadline: string[];
   /** Services set to the tasks their queue needs: raised for a backlog or buffer, lowered once idle. */
@@ -38,11 +40,12 @@ export async function handler(): Promise<SweepSummary> {
     buildsRestarted: report.buildsRestarted,
     deliveriesRestarted: report.deliveriesRestarted,
     jobsExpired: report.jobsExpired,
+    jobsSentAgain: report.jobsSentAgain,
     jobsPastStartDeadline: report.jobsPastStartDeadline,
     servicesScaled,
     failures,
   };
-  if (summary.buildsRestarted.length + summary.deliveriesRestarted.length + summary.jobsExpired.length > 0)
+  if (summary.buildsRestarted.length + summary.deliveriesRestarted.length + summary.jobsExpired.length + summary.jobsSentAgain.length > 0)
     logger.warn(summary, 'the sweeper picked up work a lost call left behind');
   if (summary.jobsPastStartDeadline.length > 0)
     logger.info({ jobsPastStartDeadline: summary.jobsPastStartDeadline }, 'the sweeper cancelled jobs not started by their start_timeout');

@@ -28,4 +28,10 @@ export interface JobQueue {
   ack(versionId: string, jobId: string): Promise<void>;
   /** How many jobs wait for this version (0 where the queue cannot say cheaply). */
   depth(versionId: string): number;
+  /**
+   * Whether the version's queue holds no message at all (waiting, taken or delayed). Only where a
+   * message can be lost (SQS: a push that died between storing its job and sending it); the
+   * sweeper sends again the old queued jobs of a queue that holds none.
+   */
+  holdsNothing?(versionId: string): Promise<boolean>;
 }

@@ -41,8 +41,10 @@ export class IdempotentPushes {
       try {
         return await this.jobs.push(principal, body, source, null, claim.jobId);
       } catch (error) {
-        // No job was made (a bad input, say): the key is free for the corrected request.
-        await this.store.idempotencyKeys.release(claim.organizationId, key, claim.jobId);
+        // No job was made (a bad input, say): the key is free for the corrected request. One
+        // made before the push failed (its message refused) keeps the key: a retry answers it.
+        if ((await this.store.jobs.get(claim.jobId).catch(() => undefined)) === null)
+          await this.store.idempotencyKeys.release(claim.organizationId, key, claim.jobId);
         throw error;
       }
     }
@@ -53,7 +55,10 @@ export class IdempotentPushes {
     }
     const job = await this.store.jobs.get(held.jobId);
     const version = job && (await this.store.versions.get(job.versionId));
-    if (job && version) return { job, version };
+    if (job && version) {
+      await this.jobs.sendAgainIfUnstarted(job, version);
+      return { job, version };
+    }
     if (now - held.createdAt < ABANDONED_AFTER_US) {
       throw new ServiceError('conflict', `A push with Idempotency-Key "${key}" is still being made: retry in a moment.`);
     }

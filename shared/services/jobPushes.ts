@@ -66,8 +66,11 @@ export class JobPushes {
     body: PushBody,
     source: PushSource,
     parentJobId: string | null = null,
-    jobId = newTimeOrderedId(),
+    /** An Idempotency-Key's job id: a failed push is retried as this job. */
+    keyedJobId?: string,
   ): Promise<{ job: JobRecord; version: VersionRecord }> {
+    const keyed = keyedJobId !== undefined;
+    const jobId = keyedJobId ?? newTimeOrderedId();
     const { store, queue, clock } = this.deps;
     const { fn, version } = await this.resolveTarget(principal, body);
     // A job's own calls are not refused: its workflow would fail for a backlog it did not make.
@@ -116,9 +119,27 @@ export class JobPushes {
     // A job for a version still building waits for it; releaseWaitingJobs enqueues it when the
     // build ends. Reading the status after the job exists closes the race with that release.
     const current = version.buildStatus === 'ready' ? version : await store.versions.get(version.id);
-    if (current?.buildStatus === 'ready') await queue.enqueue(job);
+    try {
+      if (current?.buildStatus === 'ready') await queue.enqueue(job);
+    } catch (error) {
+      // Stored, never sent (SQS refused it past the SDK's retries): a push without a key is not
+      // retried as this job, so it ends now rather than wait queued for a message that never
+      // comes. A keyed push leaves it queued: its retry sends it (sendAgainIfUnstarted).
+      if (!keyed) await this.deps.lifecycle.failQueued(job.id, `The job could not be queued: ${(error as Error).message}`).catch(() => null);
+      throw error;
+    }
     await store.durable();
     return { job, version };
+  }
+
+  /**
+   * A job a retried push answers: if it never left the queue, its message is sent again, for the
+   * push that made it may have died (a Lambda timed out while SQS refused it) after storing the
+   * job and before sending it. A second message of a job already sent is skipped by the
+   * conditional start.
+   */
+  async sendAgainIfUnstarted(job: JobRecord, version: VersionRecord): Promise<void> {
+    if (job.status === 'queued' && job.attempts === 0 && version.buildStatus === 'ready') await this.deps.queue.enqueue(job);
   }
 
   /**

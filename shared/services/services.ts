@@ -37,7 +37,7 @@ import { JobWaits } from './jobWaits.js';
 import { KeyService } from './keyService.js';
 import { OperatorLimits } from './operatorLimits.js';
 import { OrganizationKeys } from './organizationKeys.js';
-import { Sweeper } from './sweeper.js';
+import { Sweeper, SWEEPER_DEFAULTS } from './sweeper.js';
 import { LogService } from './logService.js';
 import { UsageService } from './usageService.js';
 import { VersionEdits } from './versionEdits.js';
@@ -204,7 +204,7 @@ export function createServices<Scheduler extends DeliveryScheduler, Machines ext
     usage,
     concurrency: new ConcurrencyService(store, access, clock),
     buildProgress: new BuildProgress(store, clock, (version) => jobPushes.releaseWaitingJobs(version), telemetry),
-    sweeper: new Sweeper(store, adapters.builder, deliveryScheduler, webhookDeliverer, lifecycle, clock),
+    sweeper: new Sweeper(store, adapters.builder, deliveryScheduler, webhookDeliverer, lifecycle, clock, SWEEPER_DEFAULTS, adapters.queue),
     compute,
     awaitTimeoutMs: adapters.awaitTimeoutMs,
     health: new HealthService(store),

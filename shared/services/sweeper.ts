@@ -1,5 +1,7 @@
 import { QUEUE_MESSAGE_EXPIRED, QUEUED_JOB_LIMIT_SECONDS, queuedSince } from '../domain/queueRetention.js';
+import type { JobRecord } from '../domain/job.js';
 import type { VersionRecord } from '../domain/version.js';
+import type { JobQueue } from '../ports/jobQueue.js';
 import type { Builder } from '../ports/builder.js';
 import type { Clock } from '../ports/clock.js';
 import type { DeliveryScheduler } from '../ports/deliveryScheduler.js';
@@ -13,6 +15,8 @@ export interface SweeperSettings {
   stuckBuildSeconds: number;
   /** A pending delivery this long past its due time has no run moving it (a lost StartExecution, an ended run). */
   overdueDeliverySeconds: number;
+  /** A job queued this long, in a queue that holds no message at all, lost its message (a push that died before sending it). */
+  unsentJobSeconds: number;
   /** At most this many deliveries and jobs a sweep; the next sweep takes the rest. */
   batch: number;
 }
@@ -20,13 +24,15 @@ export interface SweeperSettings {
 // Deliveries held behind a lost one take it for lost after a minute (deliveryOrder.ts): the
 // sweeper restarts it soon after, so the job's later webhooks wait minutes at most. A run
 // still going costs only a refused StartExecution and a DescribeExecution.
-export const SWEEPER_DEFAULTS: SweeperSettings = { stuckBuildSeconds: 5 * 60, overdueDeliverySeconds: 2 * 60, batch: 100 };
+export const SWEEPER_DEFAULTS: SweeperSettings = { stuckBuildSeconds: 5 * 60, overdueDeliverySeconds: 2 * 60, unsentJobSeconds: 5 * 60, batch: 100 };
 
 /** What one sweep did, by id, and what it could not do: for the log, and for tests. */
 export interface SweepReport {
   buildsRestarted: string[];
   deliveriesRestarted: string[];
   jobsExpired: string[];
+  /** Queued jobs whose message was lost, sent again. */
+  jobsSentAgain: string[];
   /** Queued jobs cancelled because nobody started them by their `start_timeout`. */
   jobsPastStartDeadline: string[];
   failures: { item: string; error: unknown }[];
@@ -37,7 +43,8 @@ export interface SweepReport {
  * wrong moment can lose one): versions stuck in queued get their build started again
  * (idempotent: CodeBuild's token, and the builder starts only queued versions); pending
  * deliveries long overdue get their run started again, or, if it ended without finishing them,
- * an attempt recorded and a new run; queued jobs whose queue message is about to expire are
+ * an attempt recorded and a new run; queued jobs minutes old in a queue holding no message are
+ * sent again (their push died between storing and sending); queued jobs whose message is about to expire are
  * ended in error; queued jobs past their start deadline are cancelled (StartDeadlines: the AWS
  * mode's only pass, so such a job ends up to a minute after its deadline). Each item stands
  * alone: one that fails is reported and retried next sweep.
@@ -53,12 +60,14 @@ export class Sweeper {
     private readonly lifecycle: JobLifecycle,
     private readonly clock: Clock,
     private readonly settings: SweeperSettings = SWEEPER_DEFAULTS,
+    /** Where messages can be lost (SQS): its jobs' messages are sent again when lost. */
+    private readonly queue?: Pick<JobQueue, 'enqueue' | 'holdsNothing'>,
   ) {
     this.startDeadlines = new StartDeadlines(store, lifecycle, clock);
   }
 
   async sweep(): Promise<SweepReport> {
-    const report: SweepReport = { buildsRestarted: [], deliveriesRestarted: [], jobsExpired: [], jobsPastStartDeadline: [], failures: [] };
+    const report: SweepReport = { buildsRestarted: [], deliveriesRestarted: [], jobsExpired: [], jobsSentAgain: [], jobsPastStartDeadline: [], failures: [] };
     const now = this.clock.now();
     const each = async <T>(items: T[], what: (item: T) => string, handle: (item: T) => Promise<void>) => {
       for (const item of items) {
@@ -116,11 +125,41 @@ export class Sweeper {
       },
     );
 
+    await each(
+      await this.unsentJobs(now, versionOf),
+      (job) => `job ${job.id}`,
+      async (job) => {
+        await this.queue?.enqueue(job);
+        report.jobsSentAgain.push(job.id);
+      },
+    );
+
     try {
       report.jobsPastStartDeadline = await this.startDeadlines.expire();
     } catch (error) {
       report.failures.push({ item: 'start deadlines', error });
     }
     return report;
+  }
+
+  /**
+   * Queued jobs whose message is lost: queued for minutes, of a ready version whose queue holds
+   * no message at all. SQS's counts lag by a minute at most, far less than those minutes; and a
+   * message sent twice is harmless (the second finds its job started, and is dropped).
+   */
+  private async unsentJobs(now: number, versionOf: (id: string) => Promise<VersionRecord | null>): Promise<JobRecord[]> {
+    const queue = this.queue;
+    if (!queue?.holdsNothing) return [];
+    const old = await this.store.jobs.listQueuedBefore(now - this.settings.unsentJobSeconds * 1e6, this.settings.batch);
+    const empty = new Map<string, Promise<boolean>>();
+    const unsent: JobRecord[] = [];
+    for (const job of old) {
+      const version = await versionOf(job.versionId);
+      if (version?.buildStatus !== 'ready' || now - queuedSince(job, version) < this.settings.unsentJobSeconds * 1e6) continue;
+      // A count that cannot be read now is read again next sweep.
+      if (!empty.has(version.id)) empty.set(version.id, queue.holdsNothing(version.id).catch(() => false));
+      if (await empty.get(version.id)) unsent.push(job);
+    }
+    return unsent;
   }
 }

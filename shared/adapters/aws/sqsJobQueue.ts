@@ -2,6 +2,7 @@ import {
   ChangeMessageVisibilityCommand,
   DeleteMessageBatchCommand,
   DeleteMessageCommand,
+  GetQueueAttributesCommand,
   GetQueueUrlCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
@@ -15,6 +16,8 @@ import { delayOf, MAX_DELAY_SECONDS, messageOf, RECEIVED_ATTRIBUTES, receivedMes
 
 /** SQS keeps a message invisible at most 12 hours from its receipt, however often it is extended. */
 export const SQS_MAX_VISIBILITY_SECONDS = 12 * 60 * 60;
+/** SQS's counts of a queue's messages: waiting, taken (in flight) and delayed (a retry's backoff, a watch). */
+const HELD_MESSAGE_COUNTS = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
 /** The most messages one ReceiveMessage returns: the jobs a take chooses among. */
 const SQS_MAX_BATCH = 10;
 
@@ -243,6 +246,13 @@ export function createSqsJobQueue(options: SqsJobQueueOptions): SqsJobQueue {
 
     letGo(versionId, jobId) {
       release(versionId, jobId);
+    },
+
+    async holdsNothing(versionId) {
+      const { Attributes = {} } = await client.send(
+        new GetQueueAttributesCommand({ QueueUrl: await queueUrlOf(versionId), AttributeNames: [...HELD_MESSAGE_COUNTS] }),
+      );
+      return HELD_MESSAGE_COUNTS.every((name) => Number(Attributes[name] ?? 0) === 0);
     },
 
     depth() {
