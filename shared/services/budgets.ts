@@ -143,11 +143,12 @@ export class Budgets {
       budgetWarningAt: limits.budgetWarningAt,
       jobId: job.id,
     });
-    // Announced before the month is marked, under one id a month: jobs ending at once (or one
-    // made again after a crash) store it once, and a crash before the mark loses nothing.
-    await this.webhooks.announce(job, 'budget.warning', receivers, payload, `budget.warning\n${organization.id}\n${month}`);
-    await this.store.organizations.markBudgetWarned(organization.id, month);
+    // The month is marked first: of jobs ending at once, each with its own receivers, only the
+    // one whose mark wins announces (an announce first would reach every one's receivers).
+    const first = await this.store.organizations.markBudgetWarned(organization.id, month);
     this.organizations.set(organization.id, { ...organization, budgetWarnedMonth: month });
+    if (!first) return;
+    await this.webhooks.announce(job, 'budget.warning', receivers, payload, `budget.warning\n${organization.id}\n${month}`);
   }
 
   /**

@@ -157,7 +157,11 @@ export class Sweeper {
       const version = await versionOf(job.versionId);
       if (version?.buildStatus !== 'ready' || now - queuedSince(job, version) < this.settings.unsentJobSeconds * 1e6) continue;
       // A count that cannot be read now is read again next sweep.
-      if (!empty.has(version.id)) empty.set(version.id, queue.holdsNothing(version.id).catch(() => false));
+      if (!empty.has(version.id))
+        empty.set(
+          version.id,
+          queue.holdsNothing(version.id).catch(() => false),
+        );
       if (await empty.get(version.id)) unsent.push(job);
     }
     return unsent;

@@ -170,6 +170,31 @@ describe('budget.warning', () => {
     expect(JSON.parse((scheduled[0] as WebhookDelivery).payload).body.spent).toBeCloseTo(0.7, 9);
   });
 
+  it('is sent once when jobs with different receivers pass the threshold at once on two workers', async () => {
+    await setLimits({ monthlyBudgetDollars: 1, budgetWarningAt: 0.5 });
+    const otherWorker = new Budgets(
+      store,
+      new WebhookService(store, { schedule: async (delivery) => void scheduled.push(delivery), reschedule: async () => 'started' }, clock),
+      clock,
+    );
+    otherWorker.remember((await store.organizations.getById('org-1'))!);
+    const ended = (url: string) =>
+      aJob({ status: 'finished', startedAt: now.us - 0.35e6 / CPU_DOLLARS_A_SECOND, completedAt: now.us, webhooks: [{ type: 'budget.warning', url }] });
+    const [first, second] = [ended('https://ops.example.com/a'), ended('https://ops.example.com/b')];
+    for (const job of [first, second]) {
+      await store.jobs.create(job);
+      await usage.onJobEvent({ type: 'completed', job });
+    }
+
+    await Promise.all([budgets.onJobEvent({ type: 'completed', job: first }), otherWorker.onJobEvent({ type: 'completed', job: second })]);
+
+    const warned = new Set(scheduled.map((delivery) => delivery.jobId));
+    expect(warned.size).toBe(1);
+    expect(scheduled.map((delivery) => delivery.url).sort()).toEqual(
+      ['https://ops.example.com/fn', warned.has(first.id) ? 'https://ops.example.com/a' : 'https://ops.example.com/b'].sort(),
+    );
+  });
+
   it('is not sent for an organization without a budget', async () => {
     await endJob(1000 / CPU_DOLLARS_A_SECOND, { webhooks: [{ type: 'budget.warning', url: 'https://ops.example.com/job' }] });
     expect(scheduled).toEqual([]);
