@@ -23,13 +23,17 @@ export class JobCancels {
   async cancel(principal: Principal, jobId: string): Promise<JobView> {
     const job = await readOwnJob(this.deps.store, principal, jobId);
     if (isFinalJobStatus(job.status)) throw badRequest('Job is not processing.');
-    const cancelled = await this.deps.store.jobs.transition(job.id, ['queued', 'processing'], {
-      status: 'cancelled',
-      completedAt: endTime(this.deps.clock.now(), job.startedAt),
-    });
+    // Deferred: the cancel, its usage and its deliveries share one commit (JobNotifier waits for it).
+    const cancelled = await this.deps.store.jobs.transition(
+      job.id,
+      ['queued', 'processing'],
+      { status: 'cancelled', completedAt: endTime(this.deps.clock.now(), job.startedAt) },
+      { deferDurability: true },
+    );
     if (!cancelled) return this.cancel(principal, jobId); // it moved meanwhile: look again
-    if (job.status === 'processing' || cancelled.startedAt !== null) this.deps.compute.stopJob(job.id);
     await this.deps.notifier.notify({ type: 'completed', job: cancelled });
+    // Stopped once the cancel is durable: a cancel a full disk rolled back leaves the run going.
+    if (job.status === 'processing' || cancelled.startedAt !== null) this.deps.compute.stopJob(job.id);
     return this.deps.views.one(cancelled, 0);
   }
 }

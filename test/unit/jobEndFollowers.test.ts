@@ -19,8 +19,10 @@ import type { WebhookDelivery } from '../../shared/domain/webhookDelivery.js';
 import type { Clock } from '../../shared/ports/clock.js';
 import type { Store } from '../../shared/ports/store.js';
 import { FunctionAccess } from '../../shared/services/functionAccess.js';
+import { JobCancels } from '../../shared/services/jobCancels.js';
 import { JobLifecycle } from '../../shared/services/jobLifecycle.js';
 import { JobNotifier } from '../../shared/services/jobNotifier.js';
+import { JobViews } from '../../shared/services/jobViews.js';
 import { UsageService } from '../../shared/services/usageService.js';
 import { VersionService } from '../../shared/services/versionService.js';
 import { WebhookService } from '../../shared/services/webhookService.js';
@@ -33,6 +35,7 @@ const HOOKS: Webhook[] = ['job.start', 'job.new_output', 'job.complete'].map((ty
 let dir: string;
 let store: Store;
 let scheduled: WebhookDelivery[];
+let notifier: JobNotifier;
 let lifecycle: JobLifecycle;
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sluice-end-followers-'));
@@ -42,7 +45,7 @@ beforeEach(async () => {
   const access = new FunctionAccess(store);
   const usage = new UsageService(store, new VersionService(store, access), access, { prices: DEFAULT_PRICES, customPrices: new Map() }, clock);
   // As services.ts composes them.
-  const notifier = new JobNotifier(
+  notifier = new JobNotifier(
     createMemoryJobEvents(),
     () => undefined,
     () => store.durable(),
@@ -64,6 +67,29 @@ const queued = async () => {
   await store.jobs.create(job);
   return job;
 };
+/** What each COMMIT made while `action` ran holds of job-1, read from a second connection as a restart would read it. */
+async function commitsWhile(action: () => Promise<unknown>): Promise<{ status: string; completions: number; usage: number }[]> {
+  const reader = new Database(join(dir, 'sluice.db'), { readonly: true });
+  const seen: { status: string; completions: number; usage: number }[] = [];
+  const exec = Database.prototype.exec;
+  const spy = vi.spyOn(Database.prototype, 'exec').mockImplementation(function (this: Database.Database, sql: string) {
+    const result = exec.call(this, sql);
+    if (sql === 'COMMIT')
+      seen.push({
+        status: JSON.parse(reader.prepare("SELECT data FROM jobs WHERE id = 'job-1'").pluck().get() as string).status,
+        completions: reader.prepare("SELECT count(*) FROM webhook_deliveries WHERE job_id = 'job-1' AND data LIKE '%job.complete%'").pluck().get() as number,
+        usage: reader.prepare("SELECT count(*) FROM usage_jobs WHERE job_id = 'job-1'").pluck().get() as number,
+      });
+    return result;
+  });
+  try {
+    await action();
+  } finally {
+    spy.mockRestore();
+    reader.close();
+  }
+  return seen;
+}
 const eventsOf = async (jobId: string) => (await store.deliveries.listByJob(jobId)).map((delivery) => delivery.eventType).sort();
 
 describe('what follows a job’s end', () => {
@@ -71,28 +97,29 @@ describe('what follows a job’s end', () => {
     const job = await queued();
     const started = (await lifecycle.start(job.id))!;
     await store.durable();
-    // A second connection sees each commit as a restart would.
-    const reader = new Database(join(dir, 'sluice.db'), { readonly: true });
-    const seen: { status: string; deliveries: number; usage: number }[] = [];
-    const exec = Database.prototype.exec;
-    vi.spyOn(Database.prototype, 'exec').mockImplementation(function (this: Database.Database, sql: string) {
-      const result = exec.call(this, sql);
-      if (sql === 'COMMIT')
-        seen.push({
-          status: JSON.parse(reader.prepare("SELECT data FROM jobs WHERE id = 'job-1'").pluck().get() as string).status,
-          deliveries: reader.prepare("SELECT count(*) FROM webhook_deliveries WHERE job_id = 'job-1' AND data LIKE '%job.complete%'").pluck().get() as number,
-          usage: reader.prepare("SELECT count(*) FROM usage_jobs WHERE job_id = 'job-1'").pluck().get() as number,
-        });
-      return result;
+
+    const commits = await commitsWhile(() => lifecycle.finish(started));
+
+    const ended = commits.filter((commit) => commit.status === 'finished');
+    expect(ended.length).toBeGreaterThan(0);
+    expect(ended[0]).toEqual({ status: 'finished', completions: 1, usage: 1 });
+    expect(scheduled.map((delivery) => delivery.eventType)).toContain('job.complete');
+  });
+
+  it('is committed with a cancel: a cancelled job has its deliveries in the same commit', async () => {
+    const job = await queued();
+    const cancels = new JobCancels({
+      store,
+      notifier,
+      clock,
+      compute: { stopJob: () => undefined } as never,
+      views: new JobViews({ store, artifacts: {} as never }),
     });
 
-    await lifecycle.finish(started);
+    const commits = await commitsWhile(() => cancels.cancel({ organizationId: job.organizationId, organizationName: 'acme' }, job.id));
 
-    reader.close();
-    const ended = seen.filter((commit) => commit.status === 'finished');
-    expect(ended.length).toBeGreaterThan(0);
-    expect(ended[0]).toEqual({ status: 'finished', deliveries: 1, usage: 1 });
-    expect(scheduled.map((delivery) => delivery.eventType)).toContain('job.complete');
+    const ended = commits.filter((commit) => commit.status === 'cancelled');
+    expect(ended[0]).toEqual({ status: 'cancelled', completions: 1, usage: 0 });
   });
 
   it('is made again, each delivery under the webhook-id it was first made with, by the worker that finds the job ended', async () => {
