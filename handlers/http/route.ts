@@ -1,4 +1,5 @@
-import { createRouteHandler } from '../../shared/http/routeHandler.js';
+import { invocationDeadline } from '../../shared/adapters/aws/invocationDeadline.js';
+import { createRouteHandler, type HttpHandler } from '../../shared/http/routeHandler.js';
 import { ROUTES } from '../../shared/http/routeTable.js';
 import { awsApp, logger } from '../lambdaApp.js';
 
@@ -10,4 +11,7 @@ import { awsApp, logger } from '../lambdaApp.js';
 const route = ROUTES.find((candidate) => candidate.name === process.env.SLUICE_ROUTE);
 if (!route) throw new Error(`SLUICE_ROUTE "${process.env.SLUICE_ROUTE}" names no route`);
 
-export const handler = createRouteHandler(route, async () => awsApp().services, logger);
+const routeHandler = createRouteHandler(route, async () => awsApp().services, logger);
+
+/** Its AWS calls stop retrying in time for an answer (a 503) before the function's timeout. */
+export const handler: HttpHandler = (event, context) => invocationDeadline.during(context, () => routeHandler(event, context));

@@ -7,6 +7,7 @@ import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { awsRetries } from '../adapters/aws/awsRetries.js';
+import { invocationDeadline } from '../adapters/aws/invocationDeadline.js';
 import { createCodeBuildBuilder } from '../adapters/aws/codeBuildBuilder.js';
 import { createDocumentClient, createDynamoDbStore } from '../adapters/aws/dynamodb/dynamoDbStore.js';
 import { createEcsCompute } from '../adapters/aws/ecsCompute.js';
@@ -55,11 +56,13 @@ export interface AwsApp {
  */
 export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): AwsApp {
   const clock = createSystemClock();
-  const s3 = new S3Client({ region: aws.region, ...awsRetries() });
+  // Inside a Lambda invocation, AWS calls stop retrying before it must answer (InvocationDeadline).
+  const deadline = () => invocationDeadline.get();
+  const s3 = new S3Client({ region: aws.region, ...awsRetries(deadline) });
   // Inputs, outputs, errors and webhook payloads too large for an item go to the bucket's spill/.
-  const documents = createDocumentClient(new DynamoDBClient(awsRetries()));
+  const documents = createDocumentClient(new DynamoDBClient(awsRetries(deadline)));
   const store = createDynamoDbStore({ client: documents, tablePrefix: config.tablePrefix, spill: createS3Spill({ client: s3, bucket: aws.bucket }) });
-  const sqs = new SQSClient({ region: aws.region, ...awsRetries() });
+  const sqs = new SQSClient({ region: aws.region, ...awsRetries(deadline) });
   const queueUrlOf = createQueueUrlResolver({ client: sqs, prefix: config.tablePrefix });
   const queue = createSqsJobQueue({
     client: sqs,
@@ -75,9 +78,9 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
       compute.wake(versionId).catch((error: unknown) => logger.warn({ err: error, versionId }, 'could not wake the version’s tasks; its queue alarm will')),
   });
   const compute = createEcsCompute({
-    ecs: new ECSClient({ region: aws.region, ...awsRetries() }),
-    autoScaling: new ApplicationAutoScalingClient({ region: aws.region, ...awsRetries() }),
-    cloudWatch: new CloudWatchClient({ region: aws.region, ...awsRetries() }),
+    ecs: new ECSClient({ region: aws.region, ...awsRetries(deadline) }),
+    autoScaling: new ApplicationAutoScalingClient({ region: aws.region, ...awsRetries(deadline) }),
+    cloudWatch: new CloudWatchClient({ region: aws.region, ...awsRetries(deadline) }),
     sqs,
     cluster: aws.cluster,
     queuePrefix: config.tablePrefix,
@@ -112,7 +115,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
     store,
     artifacts,
     builder: createCodeBuildBuilder({
-      client: new CodeBuildClient({ region: aws.region, ...awsRetries() }),
+      client: new CodeBuildClient({ region: aws.region, ...awsRetries(deadline) }),
       projectName: aws.codeBuildProject,
       store,
       clock,
@@ -131,7 +134,7 @@ export function composeAwsApp(config: Config, aws: AwsConfig, logger: Logger): A
       const onError = (error: unknown, deliveryId: string) =>
         logger.error({ err: error, deliveryId }, 'could not attempt or start a webhook delivery here; a run takes it, or else the sweeper');
       const runs = createStepFunctionsScheduler({
-        client: new SFNClient({ region: aws.region, ...awsRetries() }),
+        client: new SFNClient({ region: aws.region, ...awsRetries(deadline) }),
         stateMachineArn: aws.stateMachineArn,
         onError,
       });

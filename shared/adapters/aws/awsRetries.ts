@@ -18,8 +18,10 @@ const tokenOf = (retryCount: number, delayMs: number): RetryToken => ({ getRetry
  * end, its usage or a webhook delivery. AWS advises more attempts with exponential backoff and
  * jitter: here 10 attempts, full jitter, waits doubling up to 5 s (about 10 to 15 s in all on
  * average, at most about 33), and no shared quota: each call is bounded by its own attempts.
+ * `deadline` (epoch ms; InvocationDeadline in a Lambda) stops the retries that would pass it: a
+ * route Lambda's 29 s would otherwise end mid-retry, its client told nothing by API Gateway.
  */
-export function awsRetries(): { maxAttempts: number; retryStrategy: RetryStrategy } {
+export function awsRetries(deadline: () => number | undefined = () => undefined): { maxAttempts: number; retryStrategy: RetryStrategy } {
   return {
     maxAttempts: AWS_MAX_ATTEMPTS,
     retryStrategy: {
@@ -28,7 +30,12 @@ export function awsRetries(): { maxAttempts: number; retryStrategy: RetryStrateg
         const retries = token.getRetryCount() + 1;
         if ((errorType !== 'THROTTLING' && errorType !== 'TRANSIENT') || retries >= AWS_MAX_ATTEMPTS) return Promise.reject(new Error('no retry left'));
         const bound = Math.min(MAX_WAIT_MS, FIRST_WAIT_MS[errorType] * 2 ** (retries - 1));
-        return Promise.resolve(tokenOf(retries, Math.floor(Math.random() * bound)));
+        const wait = Math.floor(Math.random() * bound);
+        // A retry the caller could not wait for (a route must answer within API Gateway's 30 s):
+        // the call fails now, with the service's error, which the route answers 503.
+        const until = deadline();
+        if (until !== undefined && Date.now() + wait >= until) return Promise.reject(new Error('no time left for a retry'));
+        return Promise.resolve(tokenOf(retries, wait));
       },
       recordSuccess: () => undefined,
     },
