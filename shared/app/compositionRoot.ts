@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { rm, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalBuilder } from '../adapters/local/build/localBuilder.js';
 import { PythonEnvironments } from '../adapters/local/build/pythonEnvironments.js';
@@ -174,6 +174,10 @@ export async function composeLocalApp(
     // Made below, once the lifecycle it ends jobs through exists; no push is served before.
     onJobPushed: (job) => startDeadlines.watch(job),
     onObserverError: (error, event) => logger.error({ err: error, jobId: event.job.id, event: event.type }, 'job observer failed'),
+    freeBytes: async () => {
+      const space = await statfs(config.dataDir);
+      return space.bavail * space.bsize;
+    },
     telemetry,
   });
   const { compute: localAgent, deliveryScheduler } = services;

@@ -91,6 +91,8 @@ export interface Adapters<Scheduler extends DeliveryScheduler = DeliverySchedule
   /** Told of each job pushed (the local mode's start deadlines). */
   onJobPushed?: (job: JobRecord) => void;
   onObserverError: (error: unknown, event: JobEvent) => void;
+  /** The bytes free for the service's data (the local mode's disk; /healthz says when it is full). */
+  freeBytes?: () => Promise<number>;
   /** Where jobs', builds' and webhooks' moments go (the service log, metrics); none by default. */
   telemetry?: Telemetry;
 }
@@ -207,7 +209,7 @@ export function createServices<Scheduler extends DeliveryScheduler, Machines ext
     sweeper: new Sweeper(store, adapters.builder, deliveryScheduler, webhookDeliverer, lifecycle, clock, SWEEPER_DEFAULTS, adapters.queue),
     compute,
     awaitTimeoutMs: adapters.awaitTimeoutMs,
-    health: new HealthService(store),
+    health: new HealthService(store, adapters.freeBytes),
     budgets,
     operatorLimits: new OperatorLimits(store, (organization) => budgets.remember(organization)),
     operatorToken: adapters.operatorToken,

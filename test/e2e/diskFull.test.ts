@@ -108,6 +108,9 @@ describe.skipIf(!canMount)('a full disk in local mode (the data directory on a s
     expect(refused).toMatchObject({ status: 507, body: { detail: expect.stringMatching(/^The service's disk is full: /) } });
     expect((await call('GET', '/v2/jobs?limit=1')).status).toBe(200);
     expect(service.child.exitCode).toBeNull();
+    // Not ready: a monitor or a load balancer sees what every push is told.
+    const health = await fetch(`${service.url}/healthz`);
+    expect({ status: health.status, body: await health.json() }).toEqual({ status: 503, body: { status: 'unavailable', store: 'ok', disk: 'full' } });
   }, 120_000);
 
   it('refuses a deploy and an upload with 507 while the disk is full', async () => {
@@ -138,6 +141,7 @@ describe.skipIf(!canMount)('a full disk in local mode (the data directory on a s
 
   it('once there is room again, accepts pushes, and every job it acknowledged ends', async () => {
     free();
+    expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
     const after = await push('room again');
     expect(after.status).toBe(200);
     expect((await call('GET', `/v2/jobs/${after.body.id}/await`)).body).toMatchObject({ status: 'finished', outputs: [{ data: 10 }] });

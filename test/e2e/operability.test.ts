@@ -65,7 +65,7 @@ describe('operating the service', () => {
   it('answers /healthz without a key: live, and ready while its store answers', async () => {
     const response = await fetch(`${service.url}/healthz`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ok', store: 'ok' });
+    expect(await response.json()).toEqual({ status: 'ok', store: 'ok', disk: 'ok' });
   });
 
   it('logs one structured line per build state, replica start, job start and end, and a debug line per request', async () => {
