@@ -32,9 +32,15 @@ db.pragma('busy_timeout = 1000');
 // A pause after each pass, not a fixed rate: the service's connection finishes in that pause.
 let seen = -1;
 let timer = setTimeout(function pass() {
-  const [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
-  const found = log !== seen || log !== checkpointed;
-  seen = log;
+  let found = false;
+  try {
+    const [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)');
+    found = log !== seen || log !== checkpointed;
+    seen = log;
+  } catch {
+    // A full disk (SQLITE_FULL) or an I/O error: the frames stay in the WAL, and a later pass
+    // copies them once there is room. The thread must outlive it.
+  }
   if (found) parentPort.postMessage('checkpointed');
   timer = setTimeout(pass, found ? workerData.busyMs : workerData.idleMs);
 }, workerData.idleMs);
