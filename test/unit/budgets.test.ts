@@ -195,6 +195,23 @@ describe('budget.warning', () => {
     );
   });
 
+  it("reaches only the organization's own receivers when its job ran another organization's function", async () => {
+    await store.organizations.createIfAbsent(anOrganization({ id: 'org-2', name: 'globex' }));
+    const limits = await store.organizations.setLimits('org-2', { ...DEFAULT_ORGANIZATION_LIMITS, monthlyBudgetDollars: 1, budgetWarningAt: 0.5 });
+    budgets.remember(limits!);
+    // function-1 is acme's, with its own budget.warning receiver: never told of globex's spend.
+    await endJob(0.6 / CPU_DOLLARS_A_SECOND, { organizationId: 'org-2' });
+    expect(scheduled).toEqual([]);
+    const heard = await endJob(0.1 / CPU_DOLLARS_A_SECOND, {
+      organizationId: 'org-2',
+      webhooks: [{ type: 'budget.warning', url: 'https://globex.example.com/warn' }],
+    });
+    expect(scheduled.map((delivery) => [delivery.url, delivery.organizationId, delivery.jobId])).toEqual([
+      ['https://globex.example.com/warn', 'org-2', heard.id],
+    ]);
+    expect(JSON.parse((scheduled[0] as WebhookDelivery).payload).body.organization).toBe('globex');
+  });
+
   it('is not sent for an organization without a budget', async () => {
     await endJob(1000 / CPU_DOLLARS_A_SECOND, { webhooks: [{ type: 'budget.warning', url: 'https://ops.example.com/job' }] });
     expect(scheduled).toEqual([]);
