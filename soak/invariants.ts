@@ -10,6 +10,8 @@ export interface InvariantRow {
   held: boolean;
   /** The count it was checked over, and the first violations when it did not hold. */
   detail: string;
+  /** Every violation (the report shows the first five; violations.json all of them). */
+  violations: string[];
 }
 
 export interface SoakEvidence {
@@ -26,6 +28,7 @@ export interface SoakEvidence {
 const FINAL = new Set(['finished', 'error', 'cancelled']);
 const row = (invariant: string, violations: string[], checked: string): InvariantRow => ({
   invariant,
+  violations,
   held: violations.length === 0,
   detail: violations.length === 0 ? checked : `${violations.length} violations: ${violations.slice(0, 5).join('; ')}`,
 });

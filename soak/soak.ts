@@ -114,8 +114,12 @@ export async function runSoak(options: SoakOptions, startSystem: (workDir: strin
     };
     const report = formatReport(rows, facts);
     writeFileSync(join(workDir, 'report.md'), report);
-    // The whole history, to look into a violation: what each client was told, and each fault.
-    writeFileSync(join(workDir, 'history.json'), JSON.stringify({ records: workload.records, faults }, null, 1));
+    // The whole history, to look into a violation: what each client was told, each fault, and
+    // what each receiver got (without the bodies); then every violation, the report's first five.
+    const received = receivers.map((receiver) => receiver.deliveries.map(({ path, webhookId, type, at }) => ({ path, webhookId, type, at })));
+    writeFileSync(join(workDir, 'history.json'), JSON.stringify({ records: workload.records, faults, received }, null, 1));
+    const violated = rows.filter((row) => !row.held).map(({ invariant, violations }) => ({ invariant, violations }));
+    writeFileSync(join(workDir, 'violations.json'), JSON.stringify(violated, null, 1));
     return { rows, facts, report };
   } finally {
     process.off('SIGINT', interrupted).off('SIGTERM', interrupted);
