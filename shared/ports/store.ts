@@ -225,6 +225,12 @@ export interface ActiveJobCounts {
   processing: number;
 }
 
+/** Where a page of overdue deliveries ended: its last delivery's due time and id. */
+export interface OverdueCursor {
+  nextAttemptAt: number;
+  id: string;
+}
+
 export interface DeliveryStore {
   /**
    * Stores a new delivery; false (storing nothing) when one with its id exists: an event made
@@ -241,8 +247,11 @@ export interface DeliveryStore {
   listByJob(jobId: string): Promise<WebhookDelivery[]>;
   /** Every pending delivery, oldest first: to resume after a restart. */
   listPending(): Promise<WebhookDelivery[]>;
-  /** Pending deliveries whose next attempt was due before `dueBefore`, earliest due first, at most `limit` (the sweeper's). */
-  listOverdue(dueBefore: number, limit: number): Promise<WebhookDelivery[]>;
+  /**
+   * Pending deliveries whose next attempt was due before `dueBefore`, earliest due first, at most
+   * `limit`, after the delivery `after` names (the sweeper's, page by page).
+   */
+  listOverdue(dueBefore: number, limit: number, after?: OverdueCursor): Promise<WebhookDelivery[]>;
 }
 
 export interface UsageQuery {

@@ -5,7 +5,7 @@ import type { JobQueue } from '../ports/jobQueue.js';
 import type { Builder } from '../ports/builder.js';
 import type { Clock } from '../ports/clock.js';
 import type { DeliveryScheduler } from '../ports/deliveryScheduler.js';
-import type { Store } from '../ports/store.js';
+import type { OverdueCursor, Store } from '../ports/store.js';
 import type { JobLifecycle } from './jobLifecycle.js';
 import { StartDeadlines } from './startDeadlines.js';
 import type { WebhookDeliverer } from './webhookDeliverer.js';
@@ -24,6 +24,9 @@ export interface SweeperSettings {
 // Deliveries held behind a lost one take it for lost after a minute (deliveryOrder.ts): the
 // sweeper restarts it soon after, so the job's later webhooks wait minutes at most. A run
 // still going costs only a refused StartExecution and a DescribeExecution.
+/** Pages of overdue deliveries a sweep looks through at most (each `batch` long). */
+const OVERDUE_PAGES = 10;
+
 export const SWEEPER_DEFAULTS: SweeperSettings = { stuckBuildSeconds: 5 * 60, overdueDeliverySeconds: 2 * 60, unsentJobSeconds: 5 * 60, batch: 100 };
 
 /** What one sweep did, by id, and what it could not do: for the log, and for tests. */
@@ -89,20 +92,29 @@ export class Sweeper {
       },
     );
 
-    const overdue = await this.store.deliveries.listOverdue(now - this.settings.overdueDeliverySeconds * 1e6, this.settings.batch);
-    await each(
-      overdue,
-      (delivery) => `delivery ${delivery.id}`,
-      async (delivery) => {
-        const outcome = await this.scheduler.reschedule(delivery);
-        if (outcome === 'running') return;
-        if (outcome === 'ended') {
-          const after = await this.deliverer.recordFailure(delivery.id, 'The delivery’s run ended before the delivery did; it was started again.');
-          if (after?.state !== 'pending' || (await this.scheduler.reschedule(after)) === 'ended') return;
-        }
-        report.deliveriesRestarted.push(delivery.id);
-      },
-    );
+    // Page by page: overdue deliveries whose runs still go (held behind an earlier delivery to a
+    // receiver that is down) must not hide, page after page, the lost ones behind them.
+    const dueBefore = now - this.settings.overdueDeliverySeconds * 1e6;
+    let after: OverdueCursor | undefined;
+    for (let page = 0; page < OVERDUE_PAGES && report.deliveriesRestarted.length < this.settings.batch; page++) {
+      const overdue = await this.store.deliveries.listOverdue(dueBefore, this.settings.batch, after);
+      await each(
+        overdue,
+        (delivery) => `delivery ${delivery.id}`,
+        async (delivery) => {
+          const outcome = await this.scheduler.reschedule(delivery);
+          if (outcome === 'running') return;
+          if (outcome === 'ended') {
+            const failed = await this.deliverer.recordFailure(delivery.id, 'The delivery’s run ended before the delivery did; it was started again.');
+            if (failed?.state !== 'pending' || (await this.scheduler.reschedule(failed)) === 'ended') return;
+          }
+          report.deliveriesRestarted.push(delivery.id);
+        },
+      );
+      const last = overdue.at(-1);
+      if (overdue.length < this.settings.batch || !last) break;
+      after = { nextAttemptAt: last.nextAttemptAt, id: last.id };
+    }
 
     const versions = new Map<string, Promise<VersionRecord | null>>();
     const versionOf = (id: string) => {

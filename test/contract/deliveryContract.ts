@@ -197,6 +197,20 @@ export function describeDeliveryContract(store: CurrentStore): void {
       expect(await store().deliveries.listOverdue(T + 11, 10)).toEqual([early]);
     });
 
+    it('listOverdue goes on after the delivery a page ended with, ties in due time ordered by id', async () => {
+      const deliveries = await createAll(
+        ...[T + 5, T + 5, T + 5, T + 7, T + 9].map((nextAttemptAt, index) => aDelivery({ id: `d-${index}`, nextAttemptAt, createdAt: T })),
+      );
+      const first = await store().deliveries.listOverdue(T + 100, 2);
+      expect(ids(first)).toEqual(['d-0', 'd-1']);
+      const second = await store().deliveries.listOverdue(T + 100, 2, { nextAttemptAt: T + 5, id: 'd-1' });
+      expect(ids(second)).toEqual(['d-2', 'd-3']);
+      const third = await store().deliveries.listOverdue(T + 100, 2, { nextAttemptAt: T + 7, id: 'd-3' });
+      expect(ids(third)).toEqual(['d-4']);
+      expect(await store().deliveries.listOverdue(T + 100, 2, { nextAttemptAt: T + 9, id: 'd-4' })).toEqual([]);
+      expect(deliveries).toHaveLength(5);
+    });
+
     it('listOverdue follows recorded attempts: a retry is due at its new time, an ended delivery is gone', async () => {
       const [retried, ended] = await createAll(aDelivery({ nextAttemptAt: T }), aDelivery({ nextAttemptAt: T }));
       await store().deliveries.recordAttempt(retried.id, failedAttempt(T + 1), 'pending', T + 500);

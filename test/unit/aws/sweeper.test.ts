@@ -101,6 +101,18 @@ describe('the sweeper', () => {
     expect(await store.deliveries.get(held.id)).toEqual(held);
   });
 
+  it('finds a lost delivery behind more held ones than a sweep takes at once', async () => {
+    const held = Array.from({ length: 250 }, (_, index) => aDelivery({ nextAttemptAt: NOW - 60 * MINUTE + index }));
+    const lost = aDelivery({ nextAttemptAt: NOW - 10 * MINUTE, attempts: [] });
+    for (const delivery of [...held, lost]) await store.deliveries.create(delivery);
+    sfn.on(StartExecutionCommand).rejects(alreadyExists());
+    sfn.on(StartExecutionCommand, { name: `${lost.id}-0` }).resolves({ executionArn: 'arn', startDate: new Date() });
+    sfn.on(DescribeExecutionCommand).resolves({ status: 'RUNNING' });
+
+    const report = await sweeper.sweep();
+    expect(report).toMatchObject({ deliveriesRestarted: [lost.id], failures: [] });
+  });
+
   it('records an attempt for a delivery whose run ended without finishing it, and starts a new run', async () => {
     const orphan = aDelivery({ nextAttemptAt: NOW - 20 * MINUTE, attempts: [{ at: NOW - 21 * MINUTE, status: 503, error: 'HTTP 503' }] });
     await store.deliveries.create(orphan);

@@ -137,10 +137,14 @@ export function dynamoDbDeliveryStore(context: DynamoDbContext): DeliveryStore {
       });
       return (await deliveriesOf(await collect(items))).sort(byUrlThenSequence);
     },
-    async listOverdue(dueBefore, limit) {
+    async listOverdue(dueBefore, limit, after) {
+      // One condition on a sort key: BETWEEN, from just past the cursor's key ('\0' sorts first).
       const keys = pendingKeys(OVERDUE_INDEX, 'due_key', {
-        sortCondition: ' AND due_key < :before',
-        ExpressionAttributeValues: { ':before': sortableKey(dueBefore, '') },
+        sortCondition: after ? ' AND due_key BETWEEN :after AND :before' : ' AND due_key < :before',
+        ExpressionAttributeValues: {
+          ':before': sortableKey(dueBefore, ''),
+          ...(after ? { ':after': `${dueKey(after.nextAttemptAt, after.id)}\0` } : {}),
+        },
         Limit: pageSizeFor({ limit }),
       });
       return deliveriesOf(await collect(keys, { limit }), true);

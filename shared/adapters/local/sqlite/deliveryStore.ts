@@ -36,8 +36,8 @@ export function sqliteDeliveryStore(db: SqliteDatabase, writes: GroupCommit): De
 
   // Read from the pending index (the backlog alone); only the AWS mode's sweeper asks.
   const overdue = db
-    .prepare<[number, number], string>(
-      "SELECT data FROM webhook_deliveries WHERE state = 'pending' AND json_extract(data, '$.nextAttemptAt') < ? ORDER BY json_extract(data, '$.nextAttemptAt'), id LIMIT ?",
+    .prepare<[number, number, string, number], string>(
+      "SELECT data FROM webhook_deliveries WHERE state = 'pending' AND json_extract(data, '$.nextAttemptAt') < ? AND (json_extract(data, '$.nextAttemptAt'), id) > (?, ?) ORDER BY json_extract(data, '$.nextAttemptAt'), id LIMIT ?",
     )
     .pluck();
 
@@ -60,8 +60,8 @@ export function sqliteDeliveryStore(db: SqliteDatabase, writes: GroupCommit): De
     async listPending() {
       return pending.all().map(parse);
     },
-    async listOverdue(dueBefore, limit) {
-      return overdue.all(dueBefore, limit).map(parse);
+    async listOverdue(dueBefore, limit, after) {
+      return overdue.all(dueBefore, after?.nextAttemptAt ?? Number.MIN_SAFE_INTEGER, after?.id ?? '', limit).map(parse);
     },
   };
 }
