@@ -10,7 +10,11 @@ export interface JobReports {
   start(jobId: string): Promise<JobRecord | null>;
   /** A job handed out again because its last taker never acknowledged it: that attempt ends, the job starts again. */
   recoverAbandoned(jobId: string): Promise<JobRecord | null>;
-  recordOutput(job: JobRecord, output: Omit<JobOutput, 'jobId' | 'runId'>): Promise<void>;
+  /**
+   * Writes one output of the running attempt, resolving once it is written; `told` resolves once
+   * it is durable and told (waiters, webhooks), and rejects if its commit failed.
+   */
+  recordOutput(job: JobRecord, output: Omit<JobOutput, 'jobId' | 'runId'>): Promise<{ told: Promise<void> }>;
   finish(job: JobRecord): Promise<JobRecord | null>;
   /** `retryable`: the function raised (not FatalException), so the job may run again if it has retries left. */
   fail(job: JobRecord, error: string, options?: { retryable?: boolean }): Promise<JobRecord | null>;

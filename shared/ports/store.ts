@@ -196,7 +196,7 @@ export interface JobStore {
   /** Queued jobs created before `createdBefore`, oldest first, at most `limit`, read by index (the sweeper's). */
   listQueuedBefore(createdBefore: number, limit: number): Promise<JobRecord[]>;
   /** Stores one output; an output with the same job and index is stored once. */
-  appendOutput(output: JobOutput): Promise<void>;
+  appendOutput(output: JobOutput, options?: WriteOptions): Promise<void>;
   /**
    * A job's outputs by index, skipping the first `offset`. With `maxBytes`, only enough for one
    * answer (answerBudget.ts): those within `maxBytes` of stored data, the one that passes it, and

@@ -403,6 +403,7 @@ export class ReplicaPool {
     const inputs = await this.fetchInputs(replica, member, job);
     if (inputs === null) return;
     let outputs: Promise<void> = Promise.resolve();
+    const outputsTold: Promise<void>[] = [];
     let outputError: string | null = null;
     const limit = job.timeLimitSeconds ?? null;
     let timedOut = false;
@@ -428,7 +429,9 @@ export class ReplicaPool {
                 { replicaFile: (...file) => this.storeFile(member.process, ...file), agentFile: this.context.storeFile },
                 this.context.maxOutputBytes,
               );
-              await this.context.lifecycle.recordOutput(job, output);
+              // Written, not yet durable: the replica goes on, and the run's end waits for `told`.
+              const { told } = await this.context.lifecycle.recordOutput(job, output);
+              outputsTold.push(told);
             })
             .catch((error: unknown) => {
               outputError ??= `An output could not be stored: ${(error as Error).message}`;
@@ -444,7 +447,7 @@ export class ReplicaPool {
     member.log = member.versionLog;
     await outputs;
     await inputs.remove();
-    const result: RunOutcome = timedOut
+    let result: RunOutcome = timedOut
       ? { kind: 'error', error: `The job exceeded its time limit of ${limit} s.` }
       : outputError && outcome.kind === 'done'
         ? { kind: 'error', error: outputError }
@@ -452,9 +455,12 @@ export class ReplicaPool {
     // A fresh process for the next job after a failure, so state it left behind does not leak;
     // after a FatalException always, as Sieve restarts even with restart_on_error=False.
     if (result.kind === 'error' && (this.version.restartOnError || result.fatal)) replica.kill();
-    // The replica is free: it takes its next job while this one's end is recorded.
+    // The replica is free: it takes its next job while this one's outputs are committed and its
+    // end recorded. Its outputs ride the group commit; one whose commit failed fails the job.
     if (replica.state === 'idle') this.becameIdle(replica);
     await log.flush();
+    const unstored = (await Promise.allSettled(outputsTold)).find((told) => told.status === 'rejected');
+    if (unstored && result.kind === 'done') result = { kind: 'error', error: `An output could not be stored: ${(unstored.reason as Error).message}` };
     // Only an exception the function raised is retried: not FatalException, a time limit, or an output that could not be stored.
     await this.settle(job, result, result === outcome && outcome.kind === 'error' && !outcome.fatal);
     await this.context.queue.ack(this.version.id, job.id);

@@ -80,11 +80,17 @@ export class JobLifecycle implements JobReports {
     return job;
   }
 
-  /** Stores one output of the running attempt. */
-  async recordOutput(job: JobRecord, output: Omit<JobOutput, 'jobId' | 'runId'>): Promise<void> {
+  /**
+   * Writes one output of the running attempt into the open commit: the replica does not wait for
+   * it (a commit per output held each replica to one job per commit). Waiters and webhooks hear
+   * of it once durable (`told`), in order, and before the job's end (the run's end awaits it).
+   */
+  async recordOutput(job: JobRecord, output: Omit<JobOutput, 'jobId' | 'runId'>): Promise<{ told: Promise<void> }> {
     const stored: JobOutput = { ...output, jobId: job.id, runId: job.runId ?? '' };
-    await this.store.jobs.appendOutput(stored);
-    await this.notifier.notify({ type: 'output', job, output: stored });
+    await this.store.jobs.appendOutput(stored, { deferDurability: true });
+    const told = this.notifier.notify({ type: 'output', job, output: stored });
+    told.catch(() => undefined); // awaited by the run's end, which reports it
+    return { told };
   }
 
   async finish(job: JobRecord): Promise<JobRecord | null> {

@@ -24,7 +24,7 @@ function lifecycleRefusingEnds(refusals: number): { lifecycle: JobReports; tries
     lifecycle: {
       start: none,
       recoverAbandoned: none,
-      recordOutput: () => Promise.resolve(),
+      recordOutput: () => Promise.resolve({ told: Promise.resolve() }),
       failQueued: none,
       settleEnded: () => Promise.resolve(),
       finish: end,

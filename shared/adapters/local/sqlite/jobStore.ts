@@ -172,10 +172,12 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
     },
 
     // --- Outputs: written at once, never kept back ---------------------------------------------
-    async appendOutput(output) {
+    async appendOutput(output, options) {
       const { data, ...head } = output;
       remembered.gained(output.jobId);
-      await writes.write(() => sql.insertOutput.run(output.jobId, output.index, jsonBytes(data), JSON.stringify(head), JSON.stringify(output)));
+      const write = () => sql.insertOutput.run(output.jobId, output.index, jsonBytes(data), JSON.stringify(head), JSON.stringify(output));
+      if (options?.deferDurability) writes.writeDeferred(write);
+      else await writes.write(write);
     },
 
     // --- Reads of one job ------------------------------------------------------------------------
