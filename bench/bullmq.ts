@@ -36,7 +36,7 @@ interface Connection {
 export interface BullMQ {
   Queue: new (name: string, options: Connection) => BullQueue;
   QueueEvents: new (name: string, options: Connection) => BullQueueEvents;
-  Worker: new (name: string, processor: () => Promise<unknown>, options: Connection & { concurrency: number }) => BullWorker;
+  Worker: new (name: string, processor: (job: { data: { value: string } }) => Promise<unknown>, options: Connection & { concurrency: number }) => BullWorker;
 }
 
 export async function loadBullmq(): Promise<BullMQ> {

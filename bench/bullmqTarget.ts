@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { loadBullmq } from './bullmq.js';
 import type { Figures, Round } from './stats.js';
 import { cpuSeconds, figuresFrom, peakRssMb, runConcurrently, summedRounds, wallMs } from './stats.js';
+import { HEADLINE_FUNCTION, HEADLINE_VALUE } from './pushRequest.js';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -77,7 +78,7 @@ export async function openBullmq(options: {
     for (let i = 0; i < options.sequential; i++) {
       // BullMQ stamps processedOn and finishedOn in whole milliseconds: compare in whole milliseconds.
       const sent = Math.floor(wallMs());
-      const job = await queue.add('noop', {}, { removeOnComplete: false });
+      const job = await queue.add(HEADLINE_FUNCTION, { value: HEADLINE_VALUE }, { removeOnComplete: false });
       await job.waitUntilFinished(events);
       const received = wallMs();
       const done = await queue.getJob(job.id as string);
@@ -86,7 +87,7 @@ export async function openBullmq(options: {
       awaitWake.push(received - (done?.finishedOn ?? Number.NaN));
     }
     const job = async () => {
-      const added = await queue.add('noop', {}, { removeOnComplete: false });
+      const added = await queue.add(HEADLINE_FUNCTION, { value: HEADLINE_VALUE }, { removeOnComplete: false });
       await added.waitUntilFinished(events);
     };
     await runConcurrently(options.warmup, options.inFlight, job);

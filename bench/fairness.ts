@@ -2,6 +2,8 @@ import { parseTimestamp } from '../shared/domain/time.js';
 import type { WireJob } from '../shared/domain/wire/job.js';
 import type { createJsonClient } from './httpClient.js';
 import { runLoadGenerator } from './loadGenerator.js';
+import { holdReplicas } from './jobShapes.js';
+import { HEADLINE_FUNCTION, headlineBody } from './pushRequest.js';
 import { runConcurrently, wallMs } from './stats.js';
 
 type Client = ReturnType<typeof createJsonClient>;
@@ -18,7 +20,7 @@ export interface Fairness {
 
 const IN_FLIGHT = 32;
 
-const push = (call: Client) => call<{ id?: string }>('POST', '/v2/push', { function: 'local/noop', inputs: {} });
+const push = (call: Client) => call<{ id?: string }>('POST', '/v2/push', headlineBody());
 
 /** Pushes `count` jobs, `IN_FLIGHT` at once, without waiting for them to run; their ids. */
 async function pushMany(call: Client, count: number): Promise<string[]> {
@@ -43,19 +45,6 @@ async function completionTimes(call: Client, ids: string[]): Promise<number[]> {
     }),
   );
   return times;
-}
-
-/** Sets the noop function's replica bounds (min = max = `replicas`) and waits until that many run. */
-async function holdReplicas(call: Client, replicas: number): Promise<void> {
-  const { status } = await call('POST', '/v2/functions/local/noop/versions/latest/edit', { minimum_replicas: replicas, maximum_replicas: replicas });
-  if (status !== 200) throw new Error(`editing the noop function's replica bounds answered ${status}`);
-  for (;;) {
-    const workers = (
-      await call<{ current_workers?: { idle: number; active: number; starting: number; setup: number } }>('GET', '/v2/functions/local/noop/versions/latest')
-    ).body.current_workers;
-    if (workers && workers.idle + workers.active === replicas && workers.starting + workers.setup === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /**
@@ -94,10 +83,10 @@ export async function benchFairness(
   // The backlog is queued with no replica to run it, then drained by as many as before: pushed
   // while they run, most of it would end while it is pushed, and the drain would be a few
   // hundred jobs measured over a few dozen milliseconds.
-  await holdReplicas(call, 0);
+  await holdReplicas(call, HEADLINE_FUNCTION, 0);
   const drained = await pushMany(call, backlog);
   if (drained.length !== backlog) throw new Error(`only ${drained.length} of the ${backlog} backlog jobs were accepted`);
-  await holdReplicas(call, target.replicas);
+  await holdReplicas(call, HEADLINE_FUNCTION, target.replicas);
   await untilEnded(call, drained[drained.length - 1] as string);
   const drainRate = steadyRate(await completionTimes(call, drained));
 

@@ -1,5 +1,5 @@
 // A lean job load generator, run as its own process (through loadGenerator.ts) like httpLoad.ts:
-// `connections` keep-alive sockets, each pushing a no-op job (POST /v2/push), then awaiting it
+// `connections` keep-alive sockets, each pushing the headline job (POST /v2/push, bench/pushRequest.ts), then awaiting it
 // (GET /v2/jobs/{id}/await), then the next, until `total` jobs have ended (after `warmup` unmeasured
 // ones, before it says it is ready), once per run it is told to go. Raw sockets and the
 // minimal response reader (answerReader.ts), so the generator's CPU does not depress the
@@ -8,17 +8,19 @@
 // failures so far (and the first few), and the generator's own CPU microseconds during the run.
 import { converse } from './keepAliveConnection.js';
 import { awaitGo } from './loadGenerator.js';
-import { noopPushRequest, pushedJobId } from './noopPush.js';
+import { pushedJobId, pushRequest } from './pushRequest.js';
 
-const [target, apiKey, connections, total, warmup] = [
+const [target, apiKey, connections, total, warmup, body] = [
   new URL(process.argv[2] as string),
   process.argv[3] ?? '',
   Number(process.argv[4]),
   Number(process.argv[5]),
   Number(process.argv[6] ?? 0),
+  process.argv[7],
 ];
 const headers = `Host: ${target.host}\r\nX-API-Key: ${apiKey}\r\n`;
-const push = noopPushRequest(target, apiKey);
+// The push's body (JSON) when given, else the headline job's.
+const push = body === undefined ? pushRequest(target, apiKey) : pushRequest(target, apiKey, JSON.parse(body));
 const awaitJob = (id: string) => `GET /v2/jobs/${id}/await HTTP/1.1\r\n${headers}\r\n`;
 const MAX_REPORTED_FAILURES = 5;
 let claimed = 0;

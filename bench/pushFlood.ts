@@ -4,10 +4,10 @@
 // were refused (429), the seconds it ran, and any other answer (a failure).
 import { converse } from './keepAliveConnection.js';
 import { driveFor } from './loadGenerator.js';
-import { noopPushRequest, pushedJobId } from './noopPush.js';
+import { pushedJobId, pushRequest } from './pushRequest.js';
 
 const [target, apiKey, connections, seconds] = [new URL(process.argv[2] as string), process.argv[3] ?? '', Number(process.argv[4]), Number(process.argv[5])];
-const push = noopPushRequest(target, apiKey);
+const push = pushRequest(target, apiKey);
 const accepted: string[] = [];
 const failures: string[] = [];
 let refused = 0;

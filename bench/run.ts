@@ -17,7 +17,7 @@ const PER_ROUND = Math.ceil(TOTAL / ROUNDS);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2000);
 const IN_FLIGHT = 32;
 const REPLICAS = 2;
-// Sections to run: `queue` (Sluice vs BullMQ on no-op jobs), `workloads` (the examples that install
+// Sections to run: `queue` (Sluice vs BullMQ on jobs returning their input), `workloads` (the examples that install
 // packages), `aws` (the AWS mode's cost model, on npm run aws:local: bench/awsSection.ts), and on
 // request `fair-share` (one organization's backlog against another's jobs, over a minute: bench/fairShare.ts).
 const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'queue,workloads').split(','));
@@ -53,13 +53,13 @@ const format = (value: number) => (Number.isNaN(value) ? 'n/a' : value >= 100 ? 
 
 if (SECTIONS.has('queue')) {
   process.stdout.write(
-    `Sluice vs BullMQ on ${(await import('node:os')).cpus().length} cores: no-op jobs, ${REPLICAS} warm workers, ${SEQUENTIAL} sequential jobs for latencies, ${WARMUP} unmeasured jobs at full concurrency before the throughput run\n`,
+    `Sluice vs BullMQ on ${(await import('node:os')).cpus().length} cores: jobs that return their input (a short string), ${REPLICAS} warm workers, ${SEQUENTIAL} sequential jobs for latencies, ${WARMUP} unmeasured jobs at full concurrency before the throughput run\n`,
   );
   process.stdout.write(
     'Sluice: HTTP push + await, SQLite (WAL), Python replicas as child processes; throughput load from its own lean process (bench/jobLoad.ts: raw keep-alive sockets)\n',
   );
   process.stdout.write(
-    'BullMQ: Queue.add + waitUntilFinished from the bench process (its client library is part of its cost), Redis 7 (no persistence), a no-op worker process; its job times are whole milliseconds\n',
+    'BullMQ: Queue.add + waitUntilFinished from the bench process (its client library is part of its cost), Redis 7 (no persistence), a worker process returning job.data.value; its job times are whole milliseconds\n',
   );
   process.stdout.write(
     `Throughput: ${ROUNDS} rounds of ${PER_ROUND} jobs a side, the sides taking turns (BENCH_TOTAL, BENCH_ROUNDS); each side's rate is its jobs over its rounds' seconds\n\n`,
@@ -134,6 +134,30 @@ if (SECTIONS.has('queue')) {
       '',
       `${(trivialGet.sluice / trivialGet.plain).toFixed(2)}x plain node:http (${format(trivialGet.plain)} req/s)`,
     ]),
+  );
+  if (extras.wrk)
+    process.stdout.write(
+      line([
+        'wrk, headline jobs (bench/wrk/pushAwait.lua)',
+        `${format(extras.wrk.jobsPerSecond)} jobs/s`,
+        `${extras.wrk.failures} failed`,
+        `${(extras.wrk.jobsPerSecond / sluice.throughput).toFixed(2)}x the built-in generator`,
+      ]),
+    );
+  else process.stdout.write('wrk is not installed (apt-get install wrk): the independent generator was not run\n');
+  // Issue 33: the headline's service CPU per job against a job with no output's (target: at most 1.2x).
+  for (const shape of extras.shapes)
+    process.stdout.write(
+      line([
+        `${shape.name} (one round)`,
+        `${format(shape.jobsPerSecond)} jobs/s`,
+        `${format(shape.serviceMicrosPerJob)} µs/job`,
+        `headline's service CPU ${(sluice.cpuPerJob.service / shape.serviceMicrosPerJob).toFixed(2)}x`,
+      ]),
+    );
+  const stream = extras.streamLatency;
+  process.stdout.write(
+    line([`streamed output, yield -> client p50/p99`, `${ms(stream.p50)} / ${ms(stream.p99)}`, `max ${ms(stream.max)}`, `${stream.outputs} outputs`]),
   );
   process.stdout.write(line([`drain rate (${BACKLOG} queued, middle 80%)`, `${format(fairness.drainRate)} jobs/s`, '', '']));
   process.stdout.write(

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,10 @@ export interface BenchService {
 
 /** `sluice start` as its own process on a free port over `dataDir`, once it is listening. */
 export async function startBenchService(dataDir: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<BenchService> {
+  // It logs as `npm start` does (info, one line per job: its cost is part of the figures), into a
+  // file, not the bench's output; BENCH_LOG_LEVEL=warn measures without it.
+  const logPath = join(dataDir, 'service.log');
+  const log = openSync(logPath, 'a');
   const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(new URL('../bin/sluice.js', import.meta.url)), 'start'], {
     // Its own user config: `sluice start` remembers its service there, and a bench's temporary
     // one must not become the CLI's (`sluice keys` then pointed at a folder long deleted). The
@@ -26,12 +31,13 @@ export async function startBenchService(dataDir: string, env: Record<string, str
       ...pipConfiguration(process.env).env,
       PORT: '0',
       SLUICE_DATA_DIR: dataDir,
-      SLUICE_LOG_LEVEL: 'warn',
+      SLUICE_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       XDG_CONFIG_HOME: join(dataDir, 'config'),
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', log],
   }) as unknown as ChildProcessWithoutNullStreams;
+  closeSync(log); // the child holds its own
   const stop = async () => {
     if (child.exitCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -47,7 +53,7 @@ export async function startBenchService(dataDir: string, env: Record<string, str
         const key = /API key for organization "local"(?: \(new\))?: (\S+)/.exec(out)?.[1];
         if (url && key) resolve({ url, key });
       });
-      child.on('exit', (code) => reject(new Error(`sluice start exited with ${code}: ${out}`)));
+      child.on('exit', (code) => reject(new Error(`sluice start exited with ${code}: ${out}${readFileSync(logPath, 'utf8').slice(-2000)}`)));
     });
     return { url, key, process: child, stop };
   } catch (error) {

@@ -1,11 +1,8 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseTimestamp } from '../shared/domain/time.js';
 import type { WireJob } from '../shared/domain/wire/job.js';
-import type { WireVersion } from '../shared/domain/wire/version.js';
-import { inspectFunctions } from '../shared/packaging/inspectFunctions.js';
-import { packDirectory } from '../shared/packaging/packDirectory.js';
 import { benchFairness, type Fairness } from './fairness.js';
 import { createJsonClient } from './httpClient.js';
 import { startLoadGenerator } from './loadGenerator.js';
@@ -13,16 +10,18 @@ import { loopDelayProbe, type LoopDelay } from './loopDelay.js';
 import { startServiceProcess } from './serviceProcess.js';
 import type { Figures, Round } from './stats.js';
 import { benchTrivialGet } from './trivialGet.js';
+import { benchShapes, deployWarm, type ShapeRound } from './jobShapes.js';
+import { hasWrk, wrkLoad, type WrkLoad } from './wrkLoad.js';
+import { benchStreamLatency, type StreamLatency } from './streamLatency.js';
+import { HEADLINE_FUNCTION, headlineBody, headlineDefinition } from './pushRequest.js';
 import { cpuSeconds, figuresFrom, peakRssMb, summedRounds, wallMs } from './stats.js';
 
-/** The no-op function's warm replicas, as many as BullMQ's worker runs at once. */
-const NOOP_REPLICAS = 2;
-const NOOP = `import sluice
-
-@sluice.function(name="noop", minimum_replicas=${NOOP_REPLICAS}, maximum_replicas=${NOOP_REPLICAS})
-def noop() -> None:
-    pass
-`;
+/** The headline function's warm replicas, as many as BullMQ's worker runs at once. */
+const HEADLINE_REPLICAS = 2;
+/** wrk's run: long enough to count thousands of jobs. */
+const WRK_SECONDS = 5;
+/** Jobs of 10 streamed outputs whose delay to a following client is measured, one at a time. */
+const STREAM_JOBS = 30;
 
 /** A wire timestamp to epoch milliseconds, keeping its microseconds. */
 const epochMs = (timestamp: string) => parseTimestamp(timestamp) / 1000;
@@ -43,6 +42,12 @@ export interface SluiceExtras {
   kbWrittenPerJob: number;
   trivialGet: { sluice: number; plain: number };
   fairness: Fairness;
+  /** Milliseconds from a function's yield to the output's event reaching a client following the job. */
+  streamLatency: StreamLatency;
+  /** wrk's rate on the headline jobs (bench/wrkLoad.ts); null where wrk is not installed. */
+  wrk: WrkLoad | null;
+  /** One round each of jobs of other shapes (no output, 10 streamed outputs), after the headline's. */
+  shapes: ShapeRound[];
   /** The service's event-loop delay during the throughput rounds (each figure its worst round's) and during the flood. */
   loopDelay: { throughput: LoopDelay; flood: LoopDelay };
 }
@@ -57,7 +62,7 @@ export interface SluiceSide {
 }
 
 /**
- * The embedded service as its own process, a no-op Python function with two warm replicas: its
+ * The embedded service as its own process, the headline Python function with two warm replicas: its
  * latencies measured, its load generator warmed up, ready for throughput rounds of `perRound` jobs.
  */
 export async function openSluice(options: {
@@ -79,27 +84,12 @@ export async function openSluice(options: {
   } = await startServiceProcess([...profile, ...probe.nodeArgs], { ...probe.env, SLUICE_MAX_QUEUED_PER_VERSION: String(options.backlog) });
   try {
     const call = createJsonClient(url, key, options.inFlight);
-    const functionDir = join(dataDir, 'noop-function');
-    const { mkdir } = await import('node:fs/promises');
-    await mkdir(functionDir);
-    await writeFile(join(functionDir, 'main.py'), NOOP);
-    const inspected = await inspectFunctions(functionDir, 'python3');
-    if (!inspected.ok) throw new Error(inspected.errors.join('; '));
-    await call('POST', '/v2/functions/local/noop/versions', {
-      metadata: inspected.functions[0],
-      bundle: (await packDirectory(functionDir)).toString('base64'),
-    });
-    for (;;) {
-      const version = (await call<WireVersion>('GET', '/v2/functions/local/noop/versions/latest')).body;
-      if (version.build_status === 'error') throw new Error('the no-op function failed to build');
-      if (version.current_workers?.idle === 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await deployWarm(call, dataDir, HEADLINE_FUNCTION, headlineDefinition, HEADLINE_REPLICAS);
 
     const samples: { sent: number; acknowledged: number; received: number; created: number; started: number; completed: number }[] = [];
     for (let i = 0; i < options.sequential; i++) {
       const sent = wallMs();
-      const pushed = (await call<{ id: string }>('POST', '/v2/push', { function: 'local/noop', inputs: {} })).body;
+      const pushed = (await call<{ id: string }>('POST', '/v2/push', headlineBody())).body;
       const acknowledged = wallMs();
       const job = (await call<WireJob>('GET', `/v2/jobs/${pushed.id}/await`)).body;
       const received = wallMs();
@@ -163,13 +153,27 @@ export async function openSluice(options: {
         const figures = figuresFrom(latencies, { ...run, peakRssMb: await peakRssMb(service.pid as number) });
         const trivialGet = await benchTrivialGet(url, key, JSON.stringify((await call('GET', '/v2/organization')).body));
         let floodDelay: LoopDelay | undefined;
-        const fairness = await benchFairness(call, { url, key, replicas: NOOP_REPLICAS }, options.backlog, options.floodSeconds, {
+        const fairness = await benchFairness(call, { url, key, replicas: HEADLINE_REPLICAS }, options.backlog, options.floodSeconds, {
           start: async () => void (await probe.read(service)),
           end: async () => void (floodDelay = await probe.read(service)),
         });
+        // The independent generator, on the same service and function, before the shapes take its replicas.
+        const wrk = hasWrk() ? await wrkLoad(url, key, headlineBody(), options.inFlight, WRK_SECONDS) : null;
+        const shapes = await benchShapes(
+          { url, key, call, workDir: dataDir },
+          { replicas: HEADLINE_REPLICAS, inFlight: options.inFlight, jobs: options.perRound, warmup: options.warmup },
+          async () => {
+            const { own } = await cpuSeconds(service.pid as number);
+            return own;
+          },
+        );
+        const streamLatency = await benchStreamLatency({ url, key, call, workDir: dataDir }, STREAM_JOBS);
         return {
           figures,
           extras: {
+            wrk,
+            streamLatency,
+            shapes,
             writesPerJob: written.syscw / run.jobs,
             kbWrittenPerJob: written.wchar / 1024 / run.jobs,
             trivialGet,
