@@ -3,12 +3,17 @@ import { accessSync, constants } from 'node:fs';
 import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
 
 export interface MotoServer {
   /** http://127.0.0.1:<port>, for a client's endpoint or AWS_ENDPOINT_URL. */
   endpoint: string;
   /** An S3 client for it, with fake credentials and path-style addressing; close() destroys it. */
   s3(): S3Client;
+  /** An SQS client for it, with fake credentials; close() destroys it. */
+  sqs(): SQSClient;
+  /** Forgets every queue, bucket and message (moto's reset), for the next spec. */
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -41,13 +46,22 @@ export async function startMotoServer(): Promise<MotoServer> {
     child.kill();
     throw new Error(`moto_server did not start: ${(error as Error).message}\n${stderr}`);
   }
-  const clients: S3Client[] = [];
+  const clients: { destroy(): void }[] = [];
+  const credentials = { accessKeyId: 'fake', secretAccessKey: 'fake' };
   return {
     endpoint,
     s3() {
-      const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'fake', secretAccessKey: 'fake' } });
+      const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials });
       clients.push(client);
       return client;
+    },
+    sqs() {
+      const client = new SQSClient({ endpoint, region: 'us-east-1', credentials });
+      clients.push(client);
+      return client;
+    },
+    async reset() {
+      await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
     },
     close: () =>
       new Promise((resolve) => {

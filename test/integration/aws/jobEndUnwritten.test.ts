@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jobEndsRetried } from '../../../handlers/worker/jobEnds.js';
 import { createSqsJobQueue, type SqsJobQueue } from '../../../shared/adapters/aws/sqsJobQueue.js';
@@ -48,14 +48,13 @@ describe.runIf(onPath)('a job whose end could not be written (moto SQS)', () => 
 
   beforeAll(async () => {
     moto = await startMotoServer();
-    client = new SQSClient({ endpoint: moto.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'fake', secretAccessKey: 'fake' } });
+    client = moto.sqs();
   }, 60_000);
   afterAll(async () => {
-    client?.destroy();
     await moto?.close();
   });
   beforeEach(async () => {
-    await fetch(`${moto.endpoint}/moto-api/reset`, { method: 'POST' });
+    await moto.reset();
     const { QueueUrl = '' } = await client.send(new CreateQueueCommand({ QueueName: 'sluice-v-spec' }));
     // Heartbeats every 0.3 s keep a taken message hidden; let go, it is back after 1 s.
     queue = createSqsJobQueue({ client, queueUrlOf: async () => QueueUrl, visibilityTimeoutSeconds: 1, heartbeatSeconds: 0.3, waitTimeSeconds: 0 });

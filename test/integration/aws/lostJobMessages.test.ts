@@ -1,4 +1,4 @@
-import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSqsJobQueue, type SqsJobQueue } from '../../../shared/adapters/aws/sqsJobQueue.js';
 import { createSqliteStore } from '../../../shared/adapters/local/sqlite/sqliteStore.js';
@@ -34,14 +34,13 @@ describe.runIf(onPath)('the sweeper, for queued jobs whose message was never sen
 
   beforeAll(async () => {
     moto = await startMotoServer();
-    client = new SQSClient({ endpoint: moto.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'fake', secretAccessKey: 'fake' } });
+    client = moto.sqs();
   }, 60_000);
   afterAll(async () => {
-    client?.destroy();
     await moto?.close();
   });
   beforeEach(async () => {
-    await fetch(`${moto.endpoint}/moto-api/reset`, { method: 'POST' });
+    await moto.reset();
     const { QueueUrl = '' } = await client.send(new CreateQueueCommand({ QueueName: 'sluice-v-spec' }));
     queue = createSqsJobQueue({ client, queueUrlOf: async () => QueueUrl, waitTimeSeconds: 0 });
     store = createSqliteStore(':memory:');

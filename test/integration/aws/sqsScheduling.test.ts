@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSqsJobQueue, type SqsJobQueueOptions } from '../../../shared/adapters/aws/sqsJobQueue.js';
 import type { QueueEntry } from '../../../shared/domain/scheduling.js';
@@ -26,7 +26,7 @@ describe.runIf(onPath)('scheduling on the SQS job queue (moto)', () => {
 
   beforeAll(async () => {
     moto = await startMotoServer();
-    client = new SQSClient({ endpoint: moto.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'fake', secretAccessKey: 'fake' } });
+    client = moto.sqs();
     client.middlewareStack.add(
       (next, context) => (args) => {
         requests.set(context.commandName ?? '', (requests.get(context.commandName ?? '') ?? 0) + 1);
@@ -36,12 +36,11 @@ describe.runIf(onPath)('scheduling on the SQS job queue (moto)', () => {
     );
   }, 60_000);
   afterAll(async () => {
-    client?.destroy();
     await moto?.close();
   });
 
   beforeEach(async () => {
-    await fetch(`${moto.endpoint}/moto-api/reset`, { method: 'POST' });
+    await moto.reset();
     ({ QueueUrl: deadLetterUrl = '' } = await client.send(new CreateQueueCommand({ QueueName: 'sluice-dlq' })));
     const { Attributes } = await client.send(new GetQueueAttributesCommand({ QueueUrl: deadLetterUrl, AttributeNames: ['QueueArn'] }));
     const redrivePolicy = JSON.stringify({ deadLetterTargetArn: Attributes?.QueueArn, maxReceiveCount: MAX_RECEIVE_COUNT });
