@@ -8,17 +8,17 @@ import type { JobEvent, JobEvents } from '../ports/jobEvents.js';
  */
 export type JobObserver = (event: JobEvent) => Promise<void> | void;
 
+/** A failed observer (an AWS call given up on) is tried this many times in all before it is reported and left. */
+const OBSERVER_ATTEMPTS = 6;
+/** Its waits double from 1 s up to this: six tries span about a minute, longer than a throttle lasts. */
+const MAX_OBSERVER_WAIT_MS = 30_000;
+
 /**
  * Tells everyone of a job's move: the observers first, awaited in order, so the move's caller
  * continues only once their records exist; then, once the store has made all of it durable,
  * waiters (await, event streams) through JobEvents. A waiter never hears of a move that a crash
  * could still undo.
  */
-/** A failed observer (an AWS call given up on) is tried this many times in all before it is reported and left. */
-const OBSERVER_ATTEMPTS = 6;
-/** Its waits double from 1 s up to this: six tries span about a minute, longer than a throttle lasts. */
-const MAX_OBSERVER_WAIT_MS = 30_000;
-
 export class JobNotifier {
   private readonly observers: JobObserver[] = [];
   /** What each observer makes again for an ended job whose maker may have died (`settle`). */

@@ -21,12 +21,12 @@ export interface SweeperSettings {
   batch: number;
 }
 
-// Deliveries held behind a lost one take it for lost after a minute (deliveryOrder.ts): the
-// sweeper restarts it soon after, so the job's later webhooks wait minutes at most. A run
-// still going costs only a refused StartExecution and a DescribeExecution.
 /** Pages of overdue deliveries a sweep looks through at most (each `batch` long). */
 const OVERDUE_PAGES = 10;
 
+// Deliveries held behind a lost one take it for lost after a minute (deliveryOrder.ts): the
+// sweeper restarts it soon after, so the job's later webhooks wait minutes at most. A run
+// still going costs only a refused StartExecution and a DescribeExecution.
 export const SWEEPER_DEFAULTS: SweeperSettings = { stuckBuildSeconds: 5 * 60, overdueDeliverySeconds: 2 * 60, unsentJobSeconds: 5 * 60, batch: 100 };
 
 /** What one sweep did, by id, and what it could not do: for the log, and for tests. */

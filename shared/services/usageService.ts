@@ -50,6 +50,7 @@ export class UsageService {
     const version = await this.versionOf(job.versionId);
     if (!version) return;
     const usage = this.chargeOf(job, version);
+    // In the commit of the job's end (JobNotifier waits for it): a crash keeps both or neither.
     const recorded = await this.store.usage.recordJob(
       job.id,
       {
@@ -60,7 +61,6 @@ export class UsageService {
         hour: hourOf((job.completedAt as number) / 1e6),
         computeSeconds: usage.computeSeconds,
         costDollars: usage.costDollars,
-        // In the commit of the job's end (JobNotifier waits for it): a crash keeps both or neither.
       },
       { deferDurability: true },
     );

@@ -45,7 +45,7 @@ export function sqliteDeliveryStore(db: SqliteDatabase, writes: GroupCommit): De
     async create(delivery, options) {
       const write = () =>
         insert.run(delivery.id, delivery.jobId, delivery.url, delivery.sequence, delivery.state, delivery.createdAt, JSON.stringify(delivery)).changes > 0;
-      return options?.deferDurability ? writes.writeDeferred(write) : writes.write(write);
+      return writes.writeAs(write, options);
     },
     async get(id) {
       const data = byId.get(id);

@@ -1,3 +1,4 @@
+import type { WriteOptions } from '../../../ports/store.js';
 import type { SqliteDatabase } from './database.js';
 
 interface Waiter {
@@ -51,6 +52,16 @@ export class GroupCommit {
       return Promise.reject(error);
     }
     return this.durable().then(() => value);
+  }
+
+  /** `write`, or `writeDeferred` where the caller waits for durability itself (WriteOptions.deferDurability). */
+  writeAs<T>(work: () => T, options: WriteOptions | undefined): Promise<T> {
+    if (!options?.deferDurability) return this.write(work);
+    try {
+      return Promise.resolve(this.writeDeferred(work));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**

@@ -151,16 +151,13 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
         remembered.remember(job, inputs[1].length, true);
         if (job.parentJobId !== null) remembered.gained(job.parentJobId);
       };
-      if (options?.deferDurability) writes.writeDeferred(insertJob);
-      else await writes.write(insertJob);
+      await writes.writeAs(insertJob, options);
     },
 
     // --- Start and end (and cancel, requeue): each one move ------------------------------------
     async transition(id, from, patch, options) {
       if (from.length === 0) return null;
-      const deferred = options?.deferDurability === true;
-      const work = () => move(id, from, patch, deferred);
-      return deferred ? writes.writeDeferred(work) : writes.write(work);
+      return writes.writeAs(() => move(id, from, patch, options?.deferDurability === true), options);
     },
 
     async addReplay(id, replayId, keep) {
@@ -176,8 +173,7 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
       const { data, ...head } = output;
       remembered.gained(output.jobId);
       const write = () => sql.insertOutput.run(output.jobId, output.index, jsonBytes(data), JSON.stringify(head), JSON.stringify(output));
-      if (options?.deferDurability) writes.writeDeferred(write);
-      else await writes.write(write);
+      await writes.writeAs(write, options);
     },
 
     // --- Reads of one job ------------------------------------------------------------------------

@@ -95,7 +95,7 @@ export function sqliteUsageStore(db: SqliteDatabase, writes: GroupCommit): Usage
         keep(increment);
         return true;
       };
-      return options?.deferDurability ? writes.writeDeferred(write) : writes.write(write);
+      return writes.writeAs(write, options);
     },
     async add(increment) {
       await writes.write(() => add(increment));
