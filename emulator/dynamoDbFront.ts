@@ -5,7 +5,7 @@ import type { RefusedCall } from './awsProxy.js';
 import { DynamoDbIndexMeter } from './dynamoDbIndexMeter.js';
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan']);
-const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 const TABLE_CHANGES = new Set(['CreateTable', 'UpdateTable', 'DeleteTable']);
 
 export interface DynamoDbCounter {

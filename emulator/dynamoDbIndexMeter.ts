@@ -95,6 +95,12 @@ function itemWrites(operation: string, request: Record<string, any>): ItemWrite[
         return entry?.PutRequest?.Item ? [{ table, item: entry.PutRequest.Item as WireKey }] : [];
       }),
     );
+  if (operation === 'TransactWriteItems')
+    return (Array.isArray(request.TransactItems) ? request.TransactItems : []).flatMap((entry: Record<string, any>): ItemWrite[] => {
+      const action = entry?.Put ?? entry?.Update ?? entry?.Delete;
+      if (typeof action?.TableName !== 'string') return [];
+      return entry.Put ? [{ table: action.TableName, item: action.Item as WireKey }] : [{ table: action.TableName, key: action.Key as WireKey }];
+    });
   if (typeof request.TableName !== 'string') return [];
   if (operation === 'PutItem') return request.Item ? [{ table: request.TableName, item: request.Item as WireKey }] : [];
   return request.Key ? [{ table: request.TableName, key: request.Key as WireKey }] : [];

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../shared/adapters/aws/dynamodb/createTables.js';
 import { createDocumentClient, createDynamoDbStore, type DynamoDbStoreOptions } from '../../shared/adapters/aws/dynamodb/dynamoDbStore.js';
 import { createS3Spill } from '../../shared/adapters/aws/s3Spill.js';
-import { aJob, aLogEntry, anOutput } from '../support/fixtures.js';
+import { aJob, aLogEntry, anIncrement, anOutput } from '../support/fixtures.js';
 import { startMotoServer, type MotoServer } from '../support/motoServer.js';
 import { startDynalite } from './dynaliteServer.js';
 import { describeStoreContract } from './storeContract.js';
@@ -137,6 +137,46 @@ describe('DynamoDB store', () => {
   it('without a spill, refuses an item past 400 KB as DynamoDB does', async () => {
     const { store } = await start({ spill: undefined });
     await expect(store.jobs.create(aJob({ inputs: { image: 'x'.repeat(500_000) } }))).rejects.toThrow(/size/);
+  });
+
+  describe("a job's usage under DynamoDB's failures", () => {
+    const day = { organizationId: 'org-1', fromHour: anIncrement().hour, toHour: anIncrement().hour + 3600 };
+    const seconds = async () => (await running?.store.usage.totals(day))?.get('a100')?.computeSeconds;
+    /** Every call from the `from`-th on fails as DynamoDB's InternalServerError does, until `ends()`. */
+    const anOutage = (client: { middlewareStack: any }, from: number, landing = false) => {
+      let calls = 0;
+      let on = true;
+      client.middlewareStack.add(
+        (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+          calls += 1;
+          if (!on || calls < from) return next(args);
+          // `landing`: the call is made, and its answer lost.
+          if (landing) await next(args);
+          throw Object.assign(new Error('Internal server error'), { name: 'InternalServerError', $fault: 'server' });
+        },
+        { step: 'initialize' },
+      );
+      return { ends: () => (on = false) };
+    };
+
+    it.each([1, 2, 3])('an outage from the call %i on leaves it to be counted, once, by the next record', async (from) => {
+      const { store, client } = await start();
+      const outage = anOutage(client, from);
+      await store.usage.recordJob('job-1', anIncrement({ computeSeconds: 60 })).catch(() => undefined);
+      outage.ends();
+      await store.usage.recordJob('job-1', anIncrement({ computeSeconds: 60 }));
+      await store.usage.recordJob('job-1', anIncrement({ computeSeconds: 60 }));
+      expect(await seconds()).toBe(60);
+    });
+
+    it.each([1, 2])('a call made and its answer lost (from the call %i on) counts it once, and a record again changes nothing', async (from) => {
+      const { store, client } = await start();
+      const outage = anOutage(client, from, true);
+      await store.usage.recordJob('job-1', anIncrement({ computeSeconds: 60 })).catch(() => undefined);
+      outage.ends();
+      await store.usage.recordJob('job-1', anIncrement({ computeSeconds: 60 }));
+      expect(await seconds()).toBe(60);
+    });
   });
 });
 

@@ -35,7 +35,7 @@ describe('AWS calls refused for a while, as the product’s clients retry them',
   let store: Store;
   let sqs: SQSClient;
   let queueUrl = '';
-  /** Answers lost once, after DynamoDB applied the write: the next UpdateItem that matches. */
+  /** Answers lost once, after DynamoDB applied the write: the next write that matches. */
   let loseAnswerOf: ((input: Record<string, unknown>) => boolean) | null = null;
 
   beforeAll(async () => {
@@ -87,11 +87,11 @@ describe('AWS calls refused for a while, as the product’s clients retry them',
     expect(sent.$metadata.attempts).toBe(5);
   }, 60_000);
 
-  it('counts a job’s usage on a later record when its add was refused past every retry', async () => {
+  it('counts a job’s usage on a later record when its write was refused past every retry', async () => {
     const before = await billed();
     faults.fail('dynamodb', 60_000, 0.5);
-    // The marker is written; the add is refused at each of its ten attempts.
-    plan = [false, ...Array<boolean>(10).fill(true)];
+    // The marker and the add, one transaction, refused at each of its ten attempts.
+    refuseNext(10);
     await expect(store.usage.recordJob('job-add-refused', usage(3))).rejects.toThrow('Internal server error');
     faults.fail('dynamodb', 0);
     expect(await billed()).toBe(before);
@@ -101,7 +101,8 @@ describe('AWS calls refused for a while, as the product’s clients retry them',
 
   it('bills a job once when the answer to its usage write was lost after the write landed', async () => {
     const before = await billed();
-    loseAnswerOf = (input) => input.TableName === 'spec-usage_hours' && String(input.UpdateExpression).includes('ADD');
+    loseAnswerOf = (input) => Array.isArray(input.TransactItems);
+    // The SDK's retry carries the ClientRequestToken the SDK gave the call: DynamoDB answers it as the write that landed.
     expect(await store.usage.recordJob('job-answer-lost', usage(5))).toBe(true);
     expect(loseAnswerOf).toBeNull();
     expect((await billed()) - before).toBe(5);

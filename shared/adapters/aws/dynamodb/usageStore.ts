@@ -1,8 +1,8 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BillingClass } from '../../../domain/machineTypes.js';
 import type { UsageIncrement, UsageTotals } from '../../../domain/usage.js';
 import type { UsageQuery, UsageStore } from '../../../ports/store.js';
-import { writeIf } from './conditionalWrite.js';
 import type { DynamoDbContext, Item } from './context.js';
 import { collect, queryItems } from './pagedItems.js';
 import { sortableKey, sortableRange } from './sortableKey.js';
@@ -12,7 +12,7 @@ const usageKey = (increment: UsageIncrement) => sortableKey(increment.hour, `${i
 
 /**
  * Usage in DynamoDB: one item per (organization, hour, version, billing class) whose sums
- * grow by ADD, an atomic increment, and a marker item per job counted.
+ * grow by ADD, an atomic increment, and a marker item per job counted, written together.
  */
 export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
   const HoursTableName = context.tables.usageHours;
@@ -43,38 +43,6 @@ export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
     );
   };
 
-  /**
-   * A job's add, once even when sent again (the SDK's retry of an add whose answer was lost, a
-   * record after one that failed): the job's id joins the hour's `adding` set in the same write,
-   * on the condition that it is not in it yet.
-   */
-  const addOnce = async (jobId: string, increment: UsageIncrement) => {
-    const job = new Set([jobId]);
-    await writeIf(() =>
-      context.client.send(
-        new UpdateCommand({
-          TableName: HoursTableName,
-          Key: hourKey(increment),
-          UpdateExpression: `${SET_SUMS}, adding :job`,
-          ConditionExpression: 'NOT contains(adding, :id)',
-          ExpressionAttributeNames: HOUR_NAME,
-          ExpressionAttributeValues: { ...sums(increment), ':job': job, ':id': jobId },
-        }),
-      ),
-    );
-    // The marker now keeps it once: the set is emptied so the hour's item stays small.
-    await context.client
-      .send(
-        new UpdateCommand({
-          TableName: HoursTableName,
-          Key: hourKey(increment),
-          UpdateExpression: 'DELETE adding :job',
-          ExpressionAttributeValues: { ':job': job },
-        }),
-      )
-      .catch(() => undefined);
-  };
-
   /** The aggregates of the hours asked for (of the version, when one is named). */
   const hourItems = async (query: UsageQuery): Promise<Item[]> => {
     // Hours are whole numbers: fromHour <= hour < toHour is the key range [ceil(from), ceil(to) - 1].
@@ -101,22 +69,32 @@ export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
 
   return {
     async recordJob(jobId, increment) {
-      // No transaction (the port asks for none; dynalite has none): the marker is put first,
-      // conditionally, so of all calls for a job one goes on to add. An add that fails takes
-      // the marker back, so a later call can count the job; addOnce keeps it to once if the
-      // failed add did land. Only a process that dies between the two writes loses the usage.
+      // One transaction: the job's marker, put only if absent, and the hour's add. Both or
+      // neither land, so no failure or crash between them can leave a marker that was never
+      // added (which no later call could count) or an add without its marker.
       const marker: Item = { job_id: jobId, organization_id: increment.organizationId, hour: increment.hour };
-      const first = await writeIf(() =>
-        context.client.send(new PutCommand({ TableName: JobsTableName, Item: marker, ConditionExpression: 'attribute_not_exists(job_id)' })),
-      );
-      if (!first) return false;
       try {
-        await addOnce(jobId, increment);
+        await context.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: JobsTableName, Item: marker, ConditionExpression: 'attribute_not_exists(job_id)' } },
+              {
+                Update: {
+                  TableName: HoursTableName,
+                  Key: hourKey(increment),
+                  UpdateExpression: SET_SUMS,
+                  ExpressionAttributeNames: HOUR_NAME,
+                  ExpressionAttributeValues: sums(increment),
+                },
+              },
+            ],
+          }),
+        );
+        return true;
       } catch (error) {
-        await context.client.send(new DeleteCommand({ TableName: JobsTableName, Key: { job_id: jobId } })).catch(() => undefined);
+        if (markerExisted(error)) return false;
         throw error;
       }
-      return true;
     },
     add,
     async totals(query) {
@@ -144,4 +122,9 @@ function addTo(totals: Map<BillingClass, UsageTotals>, item: Item): void {
   sum.computeSeconds += item.compute_seconds as number;
   sum.costDollars += item.cost_dollars as number;
   totals.set(billingClass, sum);
+}
+
+/** The transaction was refused because the job's marker was there: the job is counted already. */
+function markerExisted(error: unknown): boolean {
+  return error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
 }
