@@ -57,8 +57,32 @@ interface RouteFigures {
   p99: number;
 }
 
-/** Each route's request, given the sample's number (so that reads by id vary). */
-function routesOf(shape: HistoryShape, jobIds: string[]): [string, (i: number) => string][] {
+/** Per service: the deepest offset a walk of each list was handed (lists named as in deepLists). */
+type DeepOffsets = Record<keyof ReturnType<typeof deepLists>, number>[];
+
+/** The lists whose last pages are read: a walk by next_offset resumes there at the cost of one page (issue 33). */
+const deepLists = (shape: HistoryShape) => ({
+  organization: '/v2/jobs',
+  finished: '/v2/jobs?status=finished',
+  function: `/v2/functions/local/${shape.busy.name}/jobs`,
+});
+
+/**
+ * The deepest `next_offset` a walk of `list` by pages of 1,000 is handed before its last page:
+ * the offset of a page near the end, which the service then answers as the walk's next page.
+ */
+async function deepOffset(call: ReturnType<typeof createJsonClient>, list: string): Promise<number> {
+  let deepest = 0;
+  for (let offset = 0; ;) {
+    const { status, body } = await call<{ next_offset: number }>('GET', `${list}${list.includes('?') ? '&' : '?'}limit=1000&offset=${offset}`);
+    if (status !== 200) throw new Error(`${list} at offset ${offset} answered ${status}`);
+    if (body.next_offset === -1) return deepest;
+    deepest = offset = body.next_offset;
+  }
+}
+
+/** Each route's request, given the sample's number (so that reads by id vary) and the service's index. */
+function routesOf(shape: HistoryShape, jobIds: string[], deep: DeepOffsets = []): [string, (i: number, service: number) => string][] {
   const pick = (i: number) => jobIds[(i * 7919) % jobIds.length] as string;
   const [v1] = shape.busy.versionIds;
   return [
@@ -81,6 +105,16 @@ function routesOf(shape: HistoryShape, jobIds: string[]): [string, (i: number) =
     ['usage (organization)', () => '/v2/usage'],
     ['usage by function', () => `/v2/usage/function/local/${shape.busy.name}`],
     ['concurrency now', () => '/v2/user/concurrency'],
+    // The deepest an offset is counted (COUNTED_OFFSET_LIMIT), and a walk's page near the end.
+    ['organization jobs at offset 2,000', () => '/v2/jobs?limit=20&offset=2000'],
+    ['org ?status=finished at offset 2,000', () => '/v2/jobs?limit=20&status=finished&offset=2000'],
+    ...(deep.length === 0
+      ? []
+      : ([
+          ['organization jobs near the end', (_, service) => `/v2/jobs?limit=20&offset=${deep[service]?.organization}`],
+          ['org ?status=finished near the end', (_, service) => `/v2/jobs?limit=20&status=finished&offset=${deep[service]?.finished}`],
+          ['function jobs near the end', (_, service) => `/v2/functions/local/${shape.busy.name}/jobs?limit=20&offset=${deep[service]?.function}`],
+        ] as [string, (i: number, service: number) => string][])),
   ];
 }
 
@@ -89,13 +123,17 @@ function routesOf(shape: HistoryShape, jobIds: string[]): [string, (i: number) =
  * queue's), the routes taken in turn and each request made of every service in turn: the
  * machine's other load, and its speed drifting over minutes, fall on all of them alike.
  */
-async function measure(services: readonly BenchService[], emptyKey: string, routes: [string, (i: number) => string][]): Promise<Map<string, RouteFigures>[]> {
+async function measure(
+  services: readonly BenchService[],
+  emptyKey: string,
+  routes: [string, (i: number, service: number) => string][],
+): Promise<Map<string, RouteFigures>[]> {
   const clients = services.map((service) => ({ busy: createJsonClient(service.url, service.key, 1), empty: createJsonClient(service.url, emptyKey, 1) }));
   const times = services.map(() => new Map<string, number[]>(routes.map(([label]) => [label, []])));
   for (let i = 0; i < SAMPLES + WARM_UP; i++) {
     for (const [label, path] of routes) {
-      const target = path(i);
       for (const [index, client] of clients.entries()) {
+        const target = path(i, index);
         const [call, url] = target.startsWith('EMPTY ') ? [client.empty, target.slice(6)] : [client.busy, target];
         const started = wallMs();
         const { status } = await call('GET', url);
@@ -172,7 +210,21 @@ export async function benchReads(): Promise<boolean> {
       if (index === 0) await cp(dataDir, smallDir, { recursive: true });
     }
     const services = [await startBenchService(smallDir, env), await startBenchService(dataDir, env)];
-    const results = await measure(services, emptyKey, routesOf(shape, jobIds)).finally(() => Promise.all(services.map((running) => running.stop())));
+    const results = await (async () => {
+      const walked = wallMs();
+      const deep: DeepOffsets = [];
+      for (const service of services) {
+        const call = createJsonClient(service.url, service.key, 1);
+        const lists = deepLists(shape);
+        deep.push({
+          organization: await deepOffset(call, lists.organization),
+          finished: await deepOffset(call, lists.finished),
+          function: await deepOffset(call, lists.function),
+        });
+      }
+      out(`  walked each list to its end by next_offset in ${((wallMs() - walked) / 1000).toFixed(0)} s: ${JSON.stringify(deep)}\n`);
+      return measure(services, emptyKey, routesOf(shape, jobIds, deep));
+    })().finally(() => Promise.all(services.map((running) => running.stop())));
     const passes = report(results as [Map<string, RouteFigures>, Map<string, RouteFigures>], out);
     await readsWhileRetentionDeletes(dataDir, shape, emptyKey, now, out);
     return passes;

@@ -33,6 +33,7 @@ export const LEGACY_INDEXES: Record<TableId, LegacyIndex[]> = {
   ],
   usageJobs: [],
   usageHours: [],
+  pageEnds: [],
   idempotencyKeys: [],
 };
 

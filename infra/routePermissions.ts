@@ -108,8 +108,9 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
     startBuilds: true,
     ecs: ['describe'],
   },
-  listFunctionJobs: { tables: { functions: 'read', ...READ_JOBS }, bucket: SIGN_FILES },
-  listVersionJobs: { tables: { ...READ_FUNCTIONS, ...READ_JOBS }, bucket: SIGN_FILES },
+  // A job list remembers where each page ended (page_ends), for the walk that goes on from it.
+  listFunctionJobs: { tables: { functions: 'read', ...READ_JOBS, pageEnds: 'readWrite' }, bucket: SIGN_FILES },
+  listVersionJobs: { tables: { ...READ_FUNCTIONS, ...READ_JOBS, pageEnds: 'readWrite' }, bucket: SIGN_FILES },
   // An Idempotency-Key is claimed (or released, when the push fails) beside the job.
   // A job queued on an idle version starts its service's first task (taskScaling.ts).
   // The organization's budget reads its spend this month (usage_hours).
@@ -117,7 +118,7 @@ export const ROUTE_PERMISSIONS: Record<string, Permissions> = {
   // A push (as pushJob's), after reading the original job and checking its File uploads are still kept.
   replayJob: { tables: { ...READ_FUNCTIONS, jobs: 'readWrite', usageHours: 'read' }, bucket: { read: ['uploads/'] }, queues: ['send'], ecs: ['wake'] },
   getJob: { tables: READ_JOBS, bucket: SIGN_FILES },
-  listJobs: { tables: READ_JOBS, bucket: SIGN_FILES },
+  listJobs: { tables: { ...READ_JOBS, pageEnds: 'readWrite' }, bucket: SIGN_FILES },
   // Waits by reading the job (polling JobEvents): reads only.
   awaitJob: { tables: READ_JOBS, bucket: SIGN_FILES },
   // Reads the job, its outputs (signing file URLs) and its log lines, every second for a bounded wait.

@@ -2,6 +2,7 @@ import { serializeFunction, serializeTruncatedFunction } from '../domain/wire/fu
 import { serializeVersion } from '../domain/wire/version.js';
 import type { VersionRecord } from '../domain/version.js';
 import { serializeJob } from '../domain/wire/job.js';
+import type { ListedPage } from '../services/jobReads.js';
 import type { JobView } from '../services/jobViews.js';
 import { pageWithNext } from './schemas.js';
 import { ANSWER_BYTES, answerBytes, leadingFit } from '../domain/answerBudget.js';
@@ -33,14 +34,16 @@ export function jobView(view: JobView) {
  * would pass the answer's budget (answerBudget.ts: its values are bounded by listPreview.ts, but
  * not its errors and envelopes, nor the escaping Lambda counts); `next_offset` then goes on from there.
  */
-export function jobPage(views: JobView[], page: { limit: number; offset: number }) {
-  const { data, next_offset } = pageWithNext(views, page.limit, page.offset);
+export async function jobPage(listed: ListedPage, page: { limit: number; offset: number }) {
+  const { data, next_offset } = pageWithNext(listed.views, page.limit, page.offset);
   // Replays are shown on one job's view only: AWS's list indexes do not hold them.
   const jobs = data.map((view) => jobView({ ...view, job: { ...view.job, replays: undefined } }));
   const kept = leadingFit(
     jobs.map((job) => answerBytes(job) + 1),
     ANSWER_BYTES,
   );
-  if (kept < jobs.length) return { data: jobs.slice(0, kept), next_offset: page.offset + kept };
-  return { data: jobs, next_offset };
+  const answer = kept < jobs.length ? { data: jobs.slice(0, kept), next_offset: page.offset + kept } : { data: jobs, next_offset };
+  // The next page, at next_offset, resumes after this one's last job.
+  if (answer.next_offset !== -1) await listed.ended(answer.data.length);
+  return answer;
 }

@@ -10,12 +10,14 @@ import type { LogEntry } from '../domain/log.js';
 import type { Organization } from '../domain/organization.js';
 import type { OrganizationLimits } from '../domain/organizationLimits.js';
 import type { IdempotencyRecord } from '../domain/idempotency.js';
+import type { ListKey } from '../domain/listOffsets.js';
+import type { PageEndStore } from './pageEnds.js';
 import type { ReplicaBounds, VersionPatch, VersionRecord } from '../domain/version.js';
 
 /**
  * The persistence port. Every adapter (SQLite, DynamoDB) passes the same contract suite
- * in test/contract. Writes that race are conditional on a single item, so adapters need
- * no multi-item transactions.
+ * in test/contract. Writes that race are conditional on a single item; the one write of two
+ * items that must land together (a job's usage: its marker and the hour's sum) is a transaction.
  */
 export interface Store {
   organizations: OrganizationStore;
@@ -27,6 +29,7 @@ export interface Store {
   deliveries: DeliveryStore;
   usage: UsageStore;
   idempotencyKeys: IdempotencyKeyStore;
+  pageEnds: PageEndStore;
   /**
    * Resolves once every write made so far is durable: at once where each write is durable when
    * it returns (DynamoDB); at the next commit where writes are committed in batches (SQLite).
@@ -38,6 +41,8 @@ export interface Store {
 export interface Page {
   limit: number;
   offset: number;
+  /** Job lists: start after this job (where an earlier page ended) instead of counting `offset`. */
+  after?: ListKey;
 }
 
 /** Pushes' Idempotency-Keys, per organization. */

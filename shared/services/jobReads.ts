@@ -1,4 +1,5 @@
 import { notFound } from '../domain/errors.js';
+import { COUNTED_OFFSET_LIMIT, offsetNotHandedOut } from '../domain/listOffsets.js';
 import type { FileSlot } from '../domain/fileOutputs.js';
 import type { JobRecord, JobStatus } from '../domain/job.js';
 import type { Artifacts } from '../ports/artifacts.js';
@@ -8,6 +9,13 @@ import type { JobView, JobViews } from './jobViews.js';
 import { readOwnJob } from './ownJob.js';
 import type { Principal } from './principal.js';
 import type { VersionService } from './versionService.js';
+
+/** A page of a job list, and where it ended once its route knows how many of its jobs it shows. */
+export interface ListedPage {
+  views: JobView[];
+  /** The page shows its first `shown` jobs and hands out offset + shown as next_offset: remember where it ends. */
+  ended(shown: number): Promise<void>;
+}
 
 export interface JobReadsDeps {
   store: Store;
@@ -37,20 +45,39 @@ export class JobReads {
     return this.committed(() => this.deps.views.outputsFrom(jobId, outputOffset));
   }
 
-  async listForFunction(principal: Principal, ownerName: string, name: string, status: JobStatus | undefined, page: Page): Promise<JobView[]> {
+  async listForFunction(principal: Principal, ownerName: string, name: string, status: JobStatus | undefined, page: Page): Promise<ListedPage> {
     const fn = await this.deps.access.readable(principal, ownerName, name);
-    return this.committed(async () =>
-      this.listed(await this.deps.store.jobs.listByFunction(fn.id, { organizationId: principal.organizationId, status }, page)),
-    );
+    const filter = { organizationId: principal.organizationId, status };
+    return this.page(`function-jobs:${fn.id}:${filter.organizationId}:${status ?? ''}`, page, (at) => this.deps.store.jobs.listByFunction(fn.id, filter, at));
   }
 
-  async listForVersion(principal: Principal, ownerName: string, name: string, slug: string, page: Page): Promise<JobView[]> {
+  async listForVersion(principal: Principal, ownerName: string, name: string, slug: string, page: Page): Promise<ListedPage> {
     const { version } = await this.deps.versions.get(principal, ownerName, name, slug);
-    return this.committed(async () => this.listed(await this.deps.store.jobs.listByVersion(version.id, { organizationId: principal.organizationId }, page)));
+    const filter = { organizationId: principal.organizationId };
+    return this.page(`version-jobs:${version.id}:${filter.organizationId}`, page, (at) => this.deps.store.jobs.listByVersion(version.id, filter, at));
   }
 
-  async list(principal: Principal, status: JobStatus | undefined, page: Page): Promise<JobView[]> {
-    return this.committed(async () => this.listed(await this.deps.store.jobs.listByOrganization({ organizationId: principal.organizationId, status }, page)));
+  async list(principal: Principal, status: JobStatus | undefined, page: Page): Promise<ListedPage> {
+    const filter = { organizationId: principal.organizationId, status };
+    return this.page(`jobs:${filter.organizationId}:${status ?? ''}`, page, (at) => this.deps.store.jobs.listByOrganization(filter, at));
+  }
+
+  /**
+   * A page of the list named `list`: after the job where a page of it ended at this offset
+   * (store.pageEnds), else counted up to COUNTED_OFFSET_LIMIT, else refused with the way there.
+   */
+  private async page(list: string, { limit, offset }: Page, read: (page: Page) => Promise<JobRecord[]>): Promise<ListedPage> {
+    const { pageEnds } = this.deps.store;
+    const after = offset > 0 ? await pageEnds.find(list, offset) : undefined;
+    if (!after && offset > COUNTED_OFFSET_LIMIT) throw offsetNotHandedOut(offset, await pageEnds.nearest(list, offset));
+    const jobs = await this.committed(() => read(after ? { limit, offset: 0, after } : { limit, offset }));
+    return {
+      views: await this.listed(jobs),
+      async ended(shown) {
+        const last = jobs[shown - 1];
+        if (last) await pageEnds.remember(list, offset + shown, { createdAt: last.createdAt, id: last.id });
+      },
+    };
   }
 
   /** `read`, answered once what it saw is durable; read again if that commit failed (what it saw was undone). */

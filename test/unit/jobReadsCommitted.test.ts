@@ -56,7 +56,7 @@ describe('a read of a job whose move is not committed yet', () => {
     const listedJob = aJob({ id: 'job-2', status: 'processing', startedAt: 1, organizationId: 'org-1', createdAt: job.createdAt + 1 });
     await store.jobs.create(listedJob);
     await store.jobs.transition(listedJob.id, ['processing'], { status: 'error', error: 'boom', completedAt: 2 }, { deferDurability: true });
-    const [listed] = await reads.list(principal, undefined, { limit: 1, offset: 0 });
+    const [listed] = (await reads.list(principal, undefined, { limit: 1, offset: 0 })).views;
     expect(listed?.job).toMatchObject({ id: 'job-2', status: 'error' });
     expect(committedStatus(listedJob.id)).toBe('error');
   });

@@ -1,49 +1,31 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { PAGE_END_KEPT_MS, PageBoundaries } from '../../shared/adapters/local/sqlite/pageBoundaries.js';
+import { memoryPageEnds } from '../../shared/adapters/local/memoryPageEnds.js';
 import { createSqliteStore, type SqliteStore } from '../../shared/adapters/local/sqlite/sqliteStore.js';
 import type { JobRecord } from '../../shared/domain/job.js';
+import { PAGE_END_KEPT_S } from '../../shared/domain/listOffsets.js';
 import { aJob } from '../support/fixtures.js';
 
 const ids = (jobs: JobRecord[]) => jobs.map((job) => job.id);
 const org = { organizationId: 'org-1' };
 
-describe('SQLite job lists paged by offset', () => {
+describe('SQLite job lists paged by offset or after a job', () => {
   let store: SqliteStore;
   afterEach(() => store.close());
 
-  /** What a client does: read limit + 1 rows (to know whether more follow), go on at offset + limit. */
-  async function walk(limit: number, between: (page: number) => Promise<void> = async () => {}): Promise<string[]> {
-    const seen: string[] = [];
-    for (let offset = 0, page = 0; ; offset += limit, page++) {
-      const rows = await store.jobs.listByOrganization(org, { limit: limit + 1, offset });
-      seen.push(...ids(rows.slice(0, limit)));
-      if (rows.length <= limit) return seen;
-      await between(page);
-    }
-  }
-
-  it('walks every job once, newest first, while newer jobs are pushed between pages', async () => {
+  it('answers a page after a given job (a keyset seek), whatever was pushed since', async () => {
     store = createSqliteStore(':memory:');
-    for (let i = 0; i < 10; i++) await store.jobs.create(aJob({ id: `old-${i}`, createdAt: 100 + i }));
-    const walked = await walk(3, (page) => store.jobs.create(aJob({ id: `new-${page}`, createdAt: 1000 + page })));
-    expect(walked).toEqual(Array.from({ length: 10 }, (_, i) => `old-${9 - i}`));
+    for (let i = 0; i < 10; i++) await store.jobs.create(aJob({ id: `job-${i}`, createdAt: 100 + i }));
+    await store.jobs.create(aJob({ id: 'newer', createdAt: 1000 }));
+    expect(ids(await store.jobs.listByOrganization(org, { limit: 3, offset: 0, after: { createdAt: 107, id: 'job-7' } }))).toEqual(['job-6', 'job-5', 'job-4']);
+    const inStatus = await store.jobs.listByFunction(
+      'function-1',
+      { ...org, status: 'queued' },
+      { limit: 2, offset: 0, after: { createdAt: 102, id: 'job-2' } },
+    );
+    expect(ids(inStatus)).toEqual(['job-1', 'job-0']);
   });
 
-  it('walks a status filter once each, while jobs leave the status between pages', async () => {
-    store = createSqliteStore(':memory:');
-    for (let i = 0; i < 9; i++) await store.jobs.create(aJob({ id: `q-${i}`, createdAt: 100 + i }));
-    const seen: string[] = [];
-    for (let offset = 0; ; offset += 2) {
-      const rows = await store.jobs.listByFunction('function-1', { ...org, status: 'queued' }, { limit: 3, offset });
-      seen.push(...ids(rows.slice(0, 2)));
-      if (rows.length <= 2) break;
-      // A job of the page read starts: an offset counted again would skip one job.
-      await store.jobs.transition((rows[0] as JobRecord).id, ['queued'], { status: 'processing' });
-    }
-    expect(seen).toEqual(Array.from({ length: 9 }, (_, i) => `q-${8 - i}`));
-  });
-
-  it('answers an offset no page ended at by counting rows, as OFFSET does', async () => {
+  it('answers an offset by counting rows, as OFFSET does', async () => {
     store = createSqliteStore(':memory:');
     for (let i = 0; i < 10; i++) await store.jobs.create(aJob({ id: `job-${i}`, createdAt: 100 + i }));
     expect(ids(await store.jobs.listByOrganization(org, { limit: 2, offset: 5 }))).toEqual(['job-4', 'job-3']);
@@ -51,21 +33,21 @@ describe('SQLite job lists paged by offset', () => {
   });
 });
 
-describe('page ends remembered for offset walks', () => {
-  it('resumes at an offset a page ended at within the last minute, and counts it after that', () => {
+describe('page ends kept in memory (the local service)', () => {
+  it('finds where a page ended for the hour it is kept, and the nearest offset a list handed out below another', async () => {
     let now = 0;
-    const boundaries = new PageBoundaries(() => now);
-    boundaries.remember('list', 0, [
-      { createdAt: 3, id: 'c' },
-      { createdAt: 2, id: 'b' },
-      { createdAt: 1, id: 'a' },
-    ]);
-    // The routes read limit + 1 rows: the next page starts after the second row, or the third.
-    expect(boundaries.find('list', 2)).toEqual({ createdAt: 2, id: 'b' });
-    expect(boundaries.find('list', 3)).toEqual({ createdAt: 1, id: 'a' });
-    expect(boundaries.find('list', 1)).toBeUndefined();
-    expect(boundaries.find('other list', 2)).toBeUndefined();
-    now = PAGE_END_KEPT_MS + 1;
-    expect(boundaries.find('list', 2)).toBeUndefined();
+    const ends = memoryPageEnds(() => now);
+    await ends.remember('list', 10, { createdAt: 2, id: 'b' });
+    await ends.remember('list', 20, { createdAt: 1, id: 'a' });
+    await ends.remember('other list', 30, { createdAt: 0, id: 'z' });
+    expect(await ends.find('list', 10)).toEqual({ createdAt: 2, id: 'b' });
+    expect(await ends.find('list', 11)).toBeUndefined();
+    expect(await ends.find('other list', 10)).toBeUndefined();
+    expect(await ends.nearest('list', 100)).toBe(20);
+    expect(await ends.nearest('list', 20)).toBe(10);
+    expect(await ends.nearest('list', 10)).toBeUndefined();
+    now = PAGE_END_KEPT_S * 1000 + 1;
+    expect(await ends.find('list', 10)).toBeUndefined();
+    expect(await ends.nearest('list', 100)).toBeUndefined();
   });
 });

@@ -16,6 +16,6 @@ export const listFunctionJobs = defineRoute({
   query: z.object({ ...pageQuery, ...jobStatusQuery }),
   handle: async ({ params, query, principal, services }) => {
     const page = { limit: query.limit + 1, offset: query.offset };
-    return { body: jobPage(await services.jobs.listForFunction(principal, params.owner_name, params.function_name, query.status, page), query) };
+    return { body: await jobPage(await services.jobs.listForFunction(principal, params.owner_name, params.function_name, query.status, page), query) };
   },
 });

@@ -25,6 +25,6 @@ export const listJobs = defineRoute({
   response: { schema: jobPageWireSchema },
   query: z.object({ ...pageQuery, ...jobStatusQuery }),
   handle: async ({ query, principal, services }) => ({
-    body: jobPage(await services.jobs.list(principal, query.status, { limit: query.limit + 1, offset: query.offset }), query),
+    body: await jobPage(await services.jobs.list(principal, query.status, { limit: query.limit + 1, offset: query.offset }), query),
   }),
 });

@@ -15,6 +15,6 @@ export const listVersionJobs = defineRoute({
   query: z.object(pageQuery),
   handle: async ({ params, query, principal, services }) => {
     const page = { limit: query.limit + 1, offset: query.offset };
-    return { body: jobPage(await services.jobs.listForVersion(principal, params.owner_name, params.function_name, params.version_slug, page), query) };
+    return { body: await jobPage(await services.jobs.listForVersion(principal, params.owner_name, params.function_name, params.version_slug, page), query) };
   },
 });

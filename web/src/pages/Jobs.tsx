@@ -111,7 +111,7 @@ export function Jobs({ query }: { query: URLSearchParams }) {
           Newer
         </button>
         <span class="muted">{jobs.data && jobs.data.data.length > 0 ? `${offset + 1}–${offset + jobs.data.data.length}` : ''}</span>
-        <button disabled={!jobs.data || jobs.data.next_offset <= 0} onClick={() => go({ offset: offset + PAGE_SIZE })}>
+        <button disabled={!jobs.data || jobs.data.next_offset <= 0} onClick={() => jobs.data && go({ offset: jobs.data.next_offset })}>
           Older
         </button>
       </div>

@@ -9,6 +9,7 @@ import { dynamoDbIdempotencyKeyStore } from './idempotencyKeyStore.js';
 import { dynamoDbJobStore } from './jobStore.js';
 import { dynamoDbLogStore } from './logStore.js';
 import { dynamoDbOrganizationStore } from './organizationStore.js';
+import { dynamoDbPageEndStore } from './pageEndStore.js';
 import { createSpiller, type SpillStorage } from './spill.js';
 import { dynamoDbUsageStore } from './usageStore.js';
 import { dynamoDbVersionStore } from './versionStore.js';
@@ -51,6 +52,7 @@ export function createDynamoDbStore(options: DynamoDbStoreOptions): Store {
     deliveries: dynamoDbDeliveryStore(context),
     usage: dynamoDbUsageStore(context),
     idempotencyKeys: dynamoDbIdempotencyKeyStore(context),
+    pageEnds: dynamoDbPageEndStore(context, options.now),
     // Every write is durable when DynamoDB answers it.
     durable: () => Promise.resolve(),
     async close() {

@@ -76,10 +76,13 @@ export function dynamoDbJobLists(context: DynamoDbContext): JobLists {
       conditions.push('#status = :status');
       values[':status'] = filter.status;
     }
+    // Resumed where an earlier page ended: the index's keys after that job's (newest first: below it).
+    if (page.after) values[':after'] = sortableKey(page.after.createdAt, page.after.id);
     const query = {
       TableName,
       IndexName,
       partitionKey: key,
+      sortCondition: page.after ? ' AND created_key < :after' : undefined,
       FilterExpression: conditions.length > 0 ? conditions.join(' AND ') : undefined,
       ExpressionAttributeValues: values,
       ScanIndexForward: false,

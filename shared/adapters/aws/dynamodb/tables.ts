@@ -264,6 +264,16 @@ export const IDEMPOTENCY_KEYS_TABLE: TableDefinition = {
   timeToLiveAttribute: 'ttl',
 };
 
+export const PAGE_ENDS_TABLE: TableDefinition = {
+  nameSuffix: 'page_ends',
+  // Where pages of a job list ended, by the offset each handed out: a list's ends are one key
+  // range, so the nearest below an offset is one query.
+  partitionKey: text('list'),
+  sortKey: { name: 'offset', type: 'N' },
+  globalSecondaryIndexes: [],
+  timeToLiveAttribute: 'ttl',
+};
+
 export const TABLES = {
   organizations: ORGANIZATIONS_TABLE,
   apiKeys: API_KEYS_TABLE,
@@ -276,6 +286,7 @@ export const TABLES = {
   usageJobs: USAGE_JOBS_TABLE,
   usageHours: USAGE_HOURS_TABLE,
   idempotencyKeys: IDEMPOTENCY_KEYS_TABLE,
+  pageEnds: PAGE_ENDS_TABLE,
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableId = keyof typeof TABLES;

@@ -11,9 +11,8 @@
  * each part bounded by bytes (a job with large inputs is never remembered). A record also says
  * whether its job is bare: pushed here, no output nor child job written for it since.
  * `unwrittenMoves` (UnwrittenMoves, unwrittenMoves.ts) holds the starts made in memory only,
- * each with the status its row still has. (`pageEnds`, PageBoundaries, remembers where recent
- * list pages ended: a read aid, not write-behind. RecordCache is the function and version
- * stores' read cache; no job is in it.)
+ * each with the status its row still has. (RecordCache is the function and version stores'
+ * read cache; no job is in it.)
  *
  * When it is written. Every write runs in the group commit (GroupCommit, groupCommit.ts): the
  * writes of one event-loop turn share one transaction, begun by the first of them and committed
@@ -49,7 +48,6 @@ import type { SqliteDatabase } from './database.js';
 import type { GroupCommit } from './groupCommit.js';
 import { applyPatch, parse, parseOutput, withCappedError, withoutInputs } from './jobRows.js';
 import { prepareJobStatements, type NewestFirstList } from './jobStatements.js';
-import { PageBoundaries } from './pageBoundaries.js';
 import { RememberedJobs } from './rememberedJobs.js';
 import { inEveryStatusParameters } from './statusIndexes.js';
 import { UnwrittenMoves } from './unwrittenMoves.js';
@@ -64,7 +62,6 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
   writes.onRollback(() => remembered.clear());
   writes.beforeCommit(() => unwrittenMoves.flush());
   writes.onRollback(() => unwrittenMoves.clear());
-  const pageEnds = new PageBoundaries();
 
   /** A job as remembered, else as its row has it. */
   const read = (id: string): JobRecord | null => {
@@ -123,23 +120,17 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
   };
 
   /**
-   * One page of a newest-first list whose statements bind `parameters`: resumed after the row
-   * where a page this list served ended (pageEnds), else counted by OFFSET. `name` and the
-   * parameters tell the lists apart.
+   * One page of a newest-first list whose statements bind `parameters`: after the job where an
+   * earlier page ended (a keyset seek, O(page)), else counted by OFFSET.
    */
-  const listPage = (list: NewestFirstList, name: string, parameters: unknown[], page: Page): JobRecord[] => {
-    const key = `${name}\u0000${parameters.join('\u0000')}`;
-    const after = page.offset === 0 ? undefined : pageEnds.find(key, page.offset);
-    const rows = writes
+  const listPage = (list: NewestFirstList, parameters: unknown[], page: Page): JobRecord[] =>
+    writes
       .current(() =>
-        after
-          ? list.resumed.all(...list.bind([...parameters, after.createdAt, after.id]), page.limit)
+        page.after
+          ? list.resumed.all(...list.bind([...parameters, page.after.createdAt, page.after.id]), page.limit)
           : list.counted.all(...list.bind(parameters), page.limit, page.offset),
       )
       .map(parse);
-    pageEnds.remember(key, page.offset, rows);
-    return rows;
-  };
 
   return {
     // --- Push: the row inserted, the job remembered as bare (its parent is not any more) -------
@@ -222,15 +213,15 @@ export function sqliteJobStore(db: SqliteDatabase, writes: GroupCommit, remember
 
     // --- Lists, newest first, a page at a time -------------------------------------------------
     async listByFunction(functionId, { organizationId, status }, page) {
-      if (status === undefined) return listPage(sql.functionJobs, 'function', [functionId, organizationId], page);
-      return listPage(sql.functionJobsInStatus, 'function', [functionId, organizationId, status], page);
+      if (status === undefined) return listPage(sql.functionJobs, [functionId, organizationId], page);
+      return listPage(sql.functionJobsInStatus, [functionId, organizationId, status], page);
     },
     async listByVersion(versionId, { organizationId }, page) {
-      return listPage(sql.versionJobs, 'version', [versionId, organizationId], page);
+      return listPage(sql.versionJobs, [versionId, organizationId], page);
     },
     async listByOrganization({ organizationId, status }, page) {
-      if (status === undefined) return listPage(sql.organizationJobs, 'organization', [organizationId], page);
-      return listPage(sql.organizationJobsInStatus, 'organization', [organizationId, status], page);
+      if (status === undefined) return listPage(sql.organizationJobs, [organizationId], page);
+      return listPage(sql.organizationJobsInStatus, [organizationId, status], page);
     },
 
     // --- Lists, oldest first: start-up, the queue and the sweeper, metrics, usage ---------------

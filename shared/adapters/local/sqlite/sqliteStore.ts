@@ -1,4 +1,5 @@
 import type { Store } from '../../../ports/store.js';
+import { memoryPageEnds } from '../memoryPageEnds.js';
 import { sqliteApiKeyStore } from './apiKeyStore.js';
 import { openDatabase } from './database.js';
 import { sqliteDeliveryStore } from './deliveryStore.js';
@@ -40,6 +41,8 @@ export function createSqliteStore(path: string, onCheckpointError?: (error: unkn
     deliveries: sqliteDeliveryStore(db, writes),
     usage: sqliteUsageStore(db, writes),
     idempotencyKeys: sqliteIdempotencyKeyStore(db, writes),
+    // A read aid of this one process, kept in its memory.
+    pageEnds: memoryPageEnds(),
     retention: sqliteRetention(db, writes, remembered),
     durable: () => writes.durable(),
     async close() {
