@@ -3,6 +3,7 @@ import dynalite from 'dynalite';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import { DynaliteTransactions, type DynaliteCall, type TransactionAnswer } from './dynaliteTransactions.js';
 import { RequestGate } from './requestGate.js';
@@ -33,14 +34,20 @@ export async function startDynalite(): Promise<DynaliteServer> {
   let port = 0;
   server.on('request', (incoming: IncomingMessage, outgoing: ServerResponse) => {
     if (incoming.headers[INTERNAL_HEADER] === internal) return void serve(incoming, outgoing);
+    // A client gone before its turn must not keep the gate: its close is heard from the start.
+    let gone = false;
+    outgoing.once('close', () => (gone = true));
     const transaction = String(incoming.headers['x-amz-target'] ?? '').endsWith('.TransactWriteItems');
-    void gate.enter(transaction).then((release) => {
+    void (async () => {
+      // The body first, so that a slow sender holds no one else up at the gate.
+      const body = await bodyOf(incoming);
+      const release = await gate.enter(transaction);
+      if (gone) return release();
       outgoing.once('close', release);
-      if (!transaction) return void serve(incoming, outgoing);
-      void answerTransaction(incoming, outgoing, (request, bytes) =>
-        transactions.transactWrite(request, bytes, selfCall(port, signedAs(incoming.headers, internal))),
-      );
-    });
+      if (!transaction) return serve(replayed(incoming, body), outgoing);
+      const call = selfCall(port, signedAs(incoming.headers, internal));
+      await answerTransaction(body, outgoing, (request, bytes) => transactions.transactWrite(request, bytes, call));
+    })().catch(() => outgoing.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -65,10 +72,18 @@ export async function startDynalite(): Promise<DynaliteServer> {
 
 type Transact = (request: Record<string, any>, bytes: number) => Promise<TransactionAnswer>;
 
-async function answerTransaction(incoming: IncomingMessage, outgoing: ServerResponse, transact: Transact): Promise<void> {
+async function bodyOf(incoming: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of incoming) chunks.push(chunk as Buffer);
-  const body = Buffer.concat(chunks);
+  return Buffer.concat(chunks);
+}
+
+/** The request again, its body read already, as dynalite's handler reads a request. */
+function replayed(incoming: IncomingMessage, body: Buffer): IncomingMessage {
+  return Object.assign(Readable.from([body]), { headers: incoming.headers, method: incoming.method, url: incoming.url }) as unknown as IncomingMessage;
+}
+
+async function answerTransaction(body: Buffer, outgoing: ServerResponse, transact: Transact): Promise<void> {
   let request: Record<string, any> = {};
   try {
     request = JSON.parse(body.toString('utf8'));

@@ -14,8 +14,14 @@ export interface ListKey {
  */
 export const COUNTED_OFFSET_LIMIT = 2_000;
 
-/** How long a page end is kept for the walk that was handed it. */
+/** How long a page end is kept for the walk that was handed it, past COUNTED_OFFSET_LIMIT. */
 export const PAGE_END_KEPT_S = 3_600;
+
+/**
+ * Up to COUNTED_OFFSET_LIMIT, a page end is followed only this fresh, at the pace of a walk: a
+ * client asking for offset 20 later means the 21st job now, not where someone's page ended.
+ */
+export const WALK_PAGE_END_S = 60;
 
 /** The answer to an offset past the limit that no page handed out: the way to get there instead. */
 export function offsetNotHandedOut(offset: number, nearest: number | undefined): ServiceError {

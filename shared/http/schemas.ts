@@ -3,14 +3,17 @@ import { badRequest } from '../domain/errors.js';
 import { parsePosixTimestamp } from '../domain/time.js';
 
 /** Skips that many of a job's outputs (await, get job). */
-export const outputOffsetQuery = { offset: z.coerce.number().int().min(0).default(0).describe('How many of the job’s outputs to skip.') };
+export const outputOffsetQuery = {
+  offset: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe('How many of the job’s outputs to skip.'),
+};
 
 /** Default page size is the interface's 500; more than 1000 at once is refused. */
 export const MAX_PAGE_SIZE = 1000;
 
 export const pageQuery = {
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(500).describe('How many to answer at most.'),
-  offset: z.coerce.number().int().min(0).default(0).describe('How many to skip.'),
+  // Past 2^53 a number is not exact, and DynamoDB's client refuses it.
+  offset: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0).describe('How many to skip.'),
 };
 
 export const truncateQuery = { truncate: z.stringbool().default(false).describe('Answer only each function’s name and owner.') };

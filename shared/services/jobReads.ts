@@ -1,5 +1,5 @@
 import { notFound } from '../domain/errors.js';
-import { COUNTED_OFFSET_LIMIT, offsetNotHandedOut } from '../domain/listOffsets.js';
+import { COUNTED_OFFSET_LIMIT, offsetNotHandedOut, PAGE_END_KEPT_S, WALK_PAGE_END_S } from '../domain/listOffsets.js';
 import type { FileSlot } from '../domain/fileOutputs.js';
 import type { JobRecord, JobStatus } from '../domain/job.js';
 import type { Artifacts } from '../ports/artifacts.js';
@@ -48,18 +48,18 @@ export class JobReads {
   async listForFunction(principal: Principal, ownerName: string, name: string, status: JobStatus | undefined, page: Page): Promise<ListedPage> {
     const fn = await this.deps.access.readable(principal, ownerName, name);
     const filter = { organizationId: principal.organizationId, status };
-    return this.page(`function-jobs:${fn.id}:${filter.organizationId}:${status ?? ''}`, page, (at) => this.deps.store.jobs.listByFunction(fn.id, filter, at));
+    return this.page(`${filter.organizationId}:function-jobs:${fn.id}:${status ?? ''}`, page, (at) => this.deps.store.jobs.listByFunction(fn.id, filter, at));
   }
 
   async listForVersion(principal: Principal, ownerName: string, name: string, slug: string, page: Page): Promise<ListedPage> {
     const { version } = await this.deps.versions.get(principal, ownerName, name, slug);
     const filter = { organizationId: principal.organizationId };
-    return this.page(`version-jobs:${version.id}:${filter.organizationId}`, page, (at) => this.deps.store.jobs.listByVersion(version.id, filter, at));
+    return this.page(`${filter.organizationId}:version-jobs:${version.id}`, page, (at) => this.deps.store.jobs.listByVersion(version.id, filter, at));
   }
 
   async list(principal: Principal, status: JobStatus | undefined, page: Page): Promise<ListedPage> {
     const filter = { organizationId: principal.organizationId, status };
-    return this.page(`jobs:${filter.organizationId}:${status ?? ''}`, page, (at) => this.deps.store.jobs.listByOrganization(filter, at));
+    return this.page(`${filter.organizationId}:jobs:${status ?? ''}`, page, (at) => this.deps.store.jobs.listByOrganization(filter, at));
   }
 
   /**
@@ -68,14 +68,16 @@ export class JobReads {
    */
   private async page(list: string, { limit, offset }: Page, read: (page: Page) => Promise<JobRecord[]>): Promise<ListedPage> {
     const { pageEnds } = this.deps.store;
-    const after = offset > 0 ? await pageEnds.find(list, offset) : undefined;
-    if (!after && offset > COUNTED_OFFSET_LIMIT) throw offsetNotHandedOut(offset, await pageEnds.nearest(list, offset));
+    const deep = offset > COUNTED_OFFSET_LIMIT;
+    const after = offset > 0 ? await pageEnds.find(list, offset, deep ? PAGE_END_KEPT_S : WALK_PAGE_END_S) : undefined;
+    if (!after && deep) throw offsetNotHandedOut(offset, await pageEnds.nearest(list, offset));
     const jobs = await this.committed(() => read(after ? { limit, offset: 0, after } : { limit, offset }));
     return {
       views: await this.listed(jobs),
       async ended(shown) {
         const last = jobs[shown - 1];
-        if (last) await pageEnds.remember(list, offset + shown, { createdAt: last.createdAt, id: last.id });
+        // A hint for the next page: not kept, that page is counted (or refused, past the limit), never wrong.
+        if (last) await pageEnds.remember(list, offset + shown, { createdAt: last.createdAt, id: last.id }).catch(() => undefined);
       },
     };
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand, DeleteObjectsCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTables } from '../../shared/adapters/aws/dynamodb/createTables.js';
@@ -167,6 +168,30 @@ describe('DynamoDB store', () => {
       await store.usage.recordJob('job-1', anIncrement({ computeSeconds: 60 }));
       await store.usage.recordJob('job-1', anIncrement({ computeSeconds: 60 }));
       expect(await seconds()).toBe(60);
+    });
+
+    it("is tried again when DynamoDB cancels it for a conflict with another job's transaction on the same hour", async () => {
+      const { store, client } = await start();
+      let refused = 0;
+      client.middlewareStack.add(
+        (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+          if (refused >= 4) return next(args);
+          refused += 1;
+          // As DynamoDB answers a transaction, then a plain write, that overlaps another transaction.
+          if (refused % 2 === 1)
+            throw new TransactionCanceledException({
+              message: 'Transaction cancelled [None, TransactionConflict]',
+              $metadata: {},
+              CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+            });
+          throw Object.assign(new Error('Transaction is ongoing for the item'), { name: 'TransactionConflictException' });
+        },
+        { step: 'initialize' },
+      );
+      expect(await store.usage.recordJob('job-1', anIncrement({ computeSeconds: 60 }))).toBe(true);
+      await store.usage.add(anIncrement({ computeSeconds: 5 }));
+      expect(refused).toBe(4);
+      expect(await seconds()).toBe(65);
     });
 
     it.each([1, 2])('a call made and its answer lost (from the call %i on) counts it once, and a record again changes nothing', async (from) => {

@@ -133,8 +133,13 @@ describe('functions and versions over HTTP', () => {
     ]);
   });
 
-  it('refuses a limit above 1000 or a negative offset with 422', async () => {
-    for (const path of ['/v2/functions?limit=1001', '/v2/functions/local/repeat/versions?offset=-1']) {
+  it('refuses a limit above 1000, or an offset negative or past 2^53 (not exact as a number), with 422', async () => {
+    for (const path of [
+      '/v2/functions?limit=1001',
+      '/v2/functions/local/repeat/versions?offset=-1',
+      '/v2/jobs?offset=9007199254740992',
+      '/v2/jobs?offset=1e300',
+    ]) {
       const { status, body } = await get(path);
       expect(status).toBe(422);
       expect(body.detail[0].loc[0]).toBe('query');

@@ -1,5 +1,6 @@
 import { CreateTableCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startDynalite, type DynaliteServer } from '../../emulator/dynalite.js';
 
@@ -94,6 +95,27 @@ describe("the emulation's DynamoDB runs TransactWriteItems, which dynalite lacks
     await client.send(adding(1));
     expect(await read('a')).toEqual({ id: 'a', n: 1 });
     expect((await refusal(client.send(adding(2))))?.name).toBe('IdempotentParameterMismatchException');
+  });
+
+  it('is held up by no client that sends its body slowly, or leaves in the middle of one', async () => {
+    const port = new URL(dynalite.endpoint).port;
+    const rawRequest = (target: string, length: number, body: string) => {
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(
+        `POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-amz-target: DynamoDB_20120810.${target}\r\ncontent-type: application/x-amz-json-1.0\r\n` +
+          `authorization: AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0\r\n` +
+          `x-amz-date: 20260101T000000Z\r\ncontent-length: ${length}\r\n\r\n${body}`,
+      );
+      return socket;
+    };
+    const slow = rawRequest('GetItem', 100, '{"TableName":');
+    const leaving = rawRequest('TransactWriteItems', 100, '{"TransactItems":');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    leaving.destroy();
+    await client.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: name, Item: { id: 'a', n: 1 } } }] }));
+    expect(await read('a')).toEqual({ id: 'a', n: 1 });
+    slow.destroy();
   });
 
   it('never shows a reader a transaction half applied', async () => {

@@ -34,20 +34,33 @@ describe('SQLite job lists paged by offset or after a job', () => {
 });
 
 describe('page ends kept in memory (the local service)', () => {
-  it('finds where a page ended for the hour it is kept, and the nearest offset a list handed out below another', async () => {
+  it('finds where a page ended as long as asked (at most the hour), and the nearest offset a list handed out below another', async () => {
     let now = 0;
     const ends = memoryPageEnds(() => now);
-    await ends.remember('list', 10, { createdAt: 2, id: 'b' });
-    await ends.remember('list', 20, { createdAt: 1, id: 'a' });
-    await ends.remember('other list', 30, { createdAt: 0, id: 'z' });
-    expect(await ends.find('list', 10)).toEqual({ createdAt: 2, id: 'b' });
-    expect(await ends.find('list', 11)).toBeUndefined();
-    expect(await ends.find('other list', 10)).toBeUndefined();
-    expect(await ends.nearest('list', 100)).toBe(20);
-    expect(await ends.nearest('list', 20)).toBe(10);
-    expect(await ends.nearest('list', 10)).toBeUndefined();
+    await ends.remember('org-1:list', 10, { createdAt: 2, id: 'b' });
+    await ends.remember('org-1:list', 20, { createdAt: 1, id: 'a' });
+    await ends.remember('org-1:other list', 30, { createdAt: 0, id: 'z' });
+    expect(await ends.find('org-1:list', 10, 60)).toEqual({ createdAt: 2, id: 'b' });
+    expect(await ends.find('org-1:list', 11, 60)).toBeUndefined();
+    expect(await ends.find('org-1:other list', 10, 60)).toBeUndefined();
+    expect(await ends.find('org-2:list', 10, 60)).toBeUndefined();
+    expect(await ends.nearest('org-1:list', 100)).toBe(20);
+    expect(await ends.nearest('org-1:list', 20)).toBe(10);
+    expect(await ends.nearest('org-1:list', 10)).toBeUndefined();
+    now = 61_000;
+    expect(await ends.find('org-1:list', 10, 60)).toBeUndefined();
+    expect(await ends.find('org-1:list', 10, PAGE_END_KEPT_S)).toEqual({ createdAt: 2, id: 'b' });
     now = PAGE_END_KEPT_S * 1000 + 1;
-    expect(await ends.find('list', 10)).toBeUndefined();
-    expect(await ends.nearest('list', 100)).toBeUndefined();
+    expect(await ends.find('org-1:list', 10, 2 * PAGE_END_KEPT_S)).toBeUndefined();
+    expect(await ends.nearest('org-1:list', 100)).toBeUndefined();
+  });
+
+  it("keeps an organization's page ends however many pages another organization is served", async () => {
+    const ends = memoryPageEnds();
+    await ends.remember('org-1:jobs:', 2020, { createdAt: 1, id: 'kept' });
+    for (let offset = 0; offset < 70_000; offset++) await ends.remember('org-2:jobs:', offset, { createdAt: 1, id: 'x' });
+    expect(await ends.find('org-1:jobs:', 2020, PAGE_END_KEPT_S)).toEqual({ createdAt: 1, id: 'kept' });
+    expect(await ends.find('org-2:jobs:', 0, PAGE_END_KEPT_S)).toBeUndefined();
+    expect(await ends.find('org-2:jobs:', 69_999, PAGE_END_KEPT_S)).toBeDefined();
   });
 });

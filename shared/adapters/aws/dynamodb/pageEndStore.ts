@@ -13,9 +13,9 @@ export function dynamoDbPageEndStore(context: DynamoDbContext, now: () => number
   const TableName = context.tables.pageEnds;
   const nowSeconds = () => Math.floor(now() / 1000);
   return {
-    async find(list, offset) {
+    async find(list, offset, maxAgeS) {
       const item = await getItem(context, TableName, { list, offset });
-      if (!item || (item.ttl as number) < nowSeconds()) return undefined;
+      if (!item || (item.ttl as number) - PAGE_END_KEPT_S + maxAgeS < nowSeconds()) return undefined;
       return { createdAt: item.created_at as number, id: item.job_id as string };
     },
     async remember(list, offset, after) {

@@ -32,14 +32,16 @@ export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
   const HOUR_NAME = { '#hour': 'hour' };
 
   const add = async (increment: UsageIncrement) => {
-    await context.client.send(
-      new UpdateCommand({
-        TableName: HoursTableName,
-        Key: hourKey(increment),
-        UpdateExpression: SET_SUMS,
-        ExpressionAttributeNames: HOUR_NAME,
-        ExpressionAttributeValues: sums(increment),
-      }),
+    await outlastingConflicts(() =>
+      context.client.send(
+        new UpdateCommand({
+          TableName: HoursTableName,
+          Key: hourKey(increment),
+          UpdateExpression: SET_SUMS,
+          ExpressionAttributeNames: HOUR_NAME,
+          ExpressionAttributeValues: sums(increment),
+        }),
+      ),
     );
   };
 
@@ -74,21 +76,23 @@ export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
       // added (which no later call could count) or an add without its marker.
       const marker: Item = { job_id: jobId, organization_id: increment.organizationId, hour: increment.hour };
       try {
-        await context.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Put: { TableName: JobsTableName, Item: marker, ConditionExpression: 'attribute_not_exists(job_id)' } },
-              {
-                Update: {
-                  TableName: HoursTableName,
-                  Key: hourKey(increment),
-                  UpdateExpression: SET_SUMS,
-                  ExpressionAttributeNames: HOUR_NAME,
-                  ExpressionAttributeValues: sums(increment),
+        await outlastingConflicts(() =>
+          context.client.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                { Put: { TableName: JobsTableName, Item: marker, ConditionExpression: 'attribute_not_exists(job_id)' } },
+                {
+                  Update: {
+                    TableName: HoursTableName,
+                    Key: hourKey(increment),
+                    UpdateExpression: SET_SUMS,
+                    ExpressionAttributeNames: HOUR_NAME,
+                    ExpressionAttributeValues: sums(increment),
+                  },
                 },
-              },
-            ],
-          }),
+              ],
+            }),
+          ),
         );
         return true;
       } catch (error) {
@@ -122,6 +126,30 @@ function addTo(totals: Map<BillingClass, UsageTotals>, item: Item): void {
   sum.computeSeconds += item.compute_seconds as number;
   sum.costDollars += item.cost_dollars as number;
   totals.set(billingClass, sum);
+}
+
+/** How many times a write that met another's transaction on the same hour is made. */
+const CONFLICT_ATTEMPTS = 10;
+
+/**
+ * Every job of a version ending in an hour writes that hour's item, and DynamoDB cancels a
+ * transaction (or refuses a write) that overlaps another's transaction on an item, which the
+ * SDK does not retry: `write` is made again after a jittered pause, up to CONFLICT_ATTEMPTS times.
+ */
+async function outlastingConflicts<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= CONFLICT_ATTEMPTS || markerExisted(error) || !isConflict(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(1_000, 20 * 2 ** attempt)));
+    }
+  }
+}
+
+function isConflict(error: unknown): boolean {
+  if (error instanceof TransactionCanceledException) return error.CancellationReasons?.some(({ Code }) => Code === 'TransactionConflict') ?? false;
+  return error instanceof Error && error.name === 'TransactionConflictException';
 }
 
 /** The transaction was refused because the job's marker was there: the job is counted already. */
