@@ -173,7 +173,7 @@ describe('DynamoDB store', () => {
     it("is tried again when DynamoDB cancels it for a conflict with another job's transaction on the same hour", async () => {
       const { store, client } = await start();
       let refused = 0;
-      client.middlewareStack.add(
+      (client.middlewareStack as { add: (...args: any[]) => void }).add(
         (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
           if (refused >= 4) return next(args);
           refused += 1;

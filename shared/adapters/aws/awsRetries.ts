@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 
 type RetryStrategy = Extract<NonNullable<DynamoDBClientConfig['retryStrategy']>, { refreshRetryTokenForRetry: unknown }>;
@@ -18,7 +19,7 @@ const tokenOf = (retryCount: number, delayMs: number): RetryToken => ({ getRetry
  * end, its usage or a webhook delivery. AWS advises more attempts with exponential backoff and
  * jitter: here 10 attempts, full jitter, waits doubling up to 5 s (about 10 to 15 s in all on
  * average, at most about 33), and no shared quota: each call is bounded by its own attempts.
- * `deadline` (epoch ms; InvocationDeadline in a Lambda) stops the retries that would pass it: a
+ * `deadline` (`performance.now()` ms; InvocationDeadline in a Lambda) stops the retries that would pass it: a
  * route Lambda's 29 s would otherwise end mid-retry, its client told nothing by API Gateway.
  */
 export function awsRetries(deadline: () => number | undefined = () => undefined): { maxAttempts: number; retryStrategy: RetryStrategy } {
@@ -34,7 +35,7 @@ export function awsRetries(deadline: () => number | undefined = () => undefined)
         // A retry the caller could not wait for (a route must answer within API Gateway's 30 s):
         // the call fails now, with the service's error, which the route answers 503.
         const until = deadline();
-        if (until !== undefined && Date.now() + wait >= until) return Promise.reject(new Error('no time left for a retry'));
+        if (until !== undefined && performance.now() + wait >= until) return Promise.reject(new Error('no time left for a retry'));
         return Promise.resolve(tokenOf(retries, wait));
       },
       recordSuccess: () => undefined,

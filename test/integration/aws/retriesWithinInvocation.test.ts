@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ANSWER_MARGIN_MS, InvocationDeadline } from '../../../shared/adapters/aws/invocationDeadline.js';
 import { awsRetries } from '../../../shared/adapters/aws/awsRetries.js';
 
@@ -45,4 +45,32 @@ describe('AWS calls made during a Lambda invocation', () => {
     expect(requests).toBeGreaterThan(1);
     expect(deadline.get()).toBeUndefined();
   }, 20_000);
+
+  it('keep retrying to the deadline when the wall clock steps forward mid-invocation', async () => {
+    const deadline = new InvocationDeadline();
+    const remainingMs = ANSWER_MARGIN_MS + 1_500;
+    const started = performance.now();
+    requests = 0;
+    const wallClock = vi.spyOn(Date, 'now');
+    try {
+      const call = deadline.during({ getRemainingTimeInMillis: () => remainingMs }, async () => {
+        // A minute ahead from now on, as the soak's clock jumps step a task's or a Lambda's clock.
+        const stepped = Date.now() + 60_000;
+        wallClock.mockImplementation(() => stepped);
+        return client(deadline).send(new GetItemCommand({ TableName: 'jobs', Key: { id: { S: 'job-1' } } }));
+      });
+      await expect(call).rejects.toMatchObject({ name: 'ThrottlingException' });
+    } finally {
+      wallClock.mockRestore();
+    }
+    expect(requests).toBeGreaterThan(2);
+    expect(performance.now() - started).toBeGreaterThan(200);
+  }, 20_000);
+
+  it('keep no deadline when this clock is already past the one Lambda set (no time left at the start)', async () => {
+    const deadline = new InvocationDeadline();
+    await deadline.during({ getRemainingTimeInMillis: () => 0 }, async () => {
+      expect(deadline.get()).toBeUndefined();
+    });
+  });
 });
