@@ -71,9 +71,12 @@ export class JobReads {
     const deep = offset > COUNTED_OFFSET_LIMIT;
     const after = offset > 0 ? await pageEnds.find(list, offset, deep ? PAGE_END_KEPT_S : WALK_PAGE_END_S) : undefined;
     if (!after && deep) throw offsetNotHandedOut(offset, await pageEnds.nearest(list, offset));
-    const jobs = await this.committed(() => read(after ? { limit, offset: 0, after } : { limit, offset }));
+    const { jobs, views } = await this.committed(async () => {
+      const jobs = await read(after ? { limit, offset: 0, after } : { limit, offset });
+      return { jobs, views: await this.listed(jobs) };
+    });
     return {
-      views: await this.listed(jobs),
+      views,
       async ended(shown) {
         const last = jobs[shown - 1];
         // A hint for the next page: not kept, that page is counted (or refused, past the limit), never wrong.

@@ -31,18 +31,17 @@ export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
   // HOUR is a reserved word.
   const HOUR_NAME = { '#hour': 'hour' };
 
+  /** The ADD of `increment` to its hour's item: alone (idle time), or in a job's transaction. */
+  const hourUpdate = (increment: UsageIncrement) => ({
+    TableName: HoursTableName,
+    Key: hourKey(increment),
+    UpdateExpression: SET_SUMS,
+    ExpressionAttributeNames: HOUR_NAME,
+    ExpressionAttributeValues: sums(increment),
+  });
+
   const add = async (increment: UsageIncrement) => {
-    await outlastingConflicts(() =>
-      context.client.send(
-        new UpdateCommand({
-          TableName: HoursTableName,
-          Key: hourKey(increment),
-          UpdateExpression: SET_SUMS,
-          ExpressionAttributeNames: HOUR_NAME,
-          ExpressionAttributeValues: sums(increment),
-        }),
-      ),
-    );
+    await outlastingConflicts(() => context.client.send(new UpdateCommand(hourUpdate(increment))));
   };
 
   /** The aggregates of the hours asked for (of the version, when one is named). */
@@ -81,15 +80,7 @@ export function dynamoDbUsageStore(context: DynamoDbContext): UsageStore {
             new TransactWriteCommand({
               TransactItems: [
                 { Put: { TableName: JobsTableName, Item: marker, ConditionExpression: 'attribute_not_exists(job_id)' } },
-                {
-                  Update: {
-                    TableName: HoursTableName,
-                    Key: hourKey(increment),
-                    UpdateExpression: SET_SUMS,
-                    ExpressionAttributeNames: HOUR_NAME,
-                    ExpressionAttributeValues: sums(increment),
-                  },
-                },
+                { Update: hourUpdate(increment) },
               ],
             }),
           ),
