@@ -81,6 +81,22 @@ export function isStorageFull(error: unknown): boolean {
   return false;
 }
 
+/**
+ * A write the disk refused: for lack of room (isStorageFull), or as SQLite's I/O error
+ * (SQLITE_IOERR and its extended codes), which is how a full disk fails some writes (the WAL's,
+ * an fsync). Moves that must come to exist are tried again on either, as once there is room.
+ */
+export function isStorageRefusal(error: unknown): boolean {
+  if (isStorageFull(error)) return true;
+  let cause = error;
+  for (let depth = 0; depth < 5 && typeof cause === 'object' && cause !== null; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Throttles the AWS services Sluice calls answer as client errors (HTTP 400), by their names. */
 const THROTTLES = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'RequestThrottled', 'SlowDown']);
 

@@ -3,7 +3,7 @@ import { endTime, isFinalJobStatus, MAX_JOB_ATTEMPTS } from '../domain/job.js';
 import { newShortId } from '../domain/ids.js';
 import { retryDelaySeconds } from '../domain/scheduling.js';
 import type { Micros } from '../domain/time.js';
-import { isStorageFull } from '../domain/errors.js';
+import { isStorageRefusal } from '../domain/errors.js';
 import { missedStartError, startDeadline } from '../domain/startDeadline.js';
 import type { Clock } from '../ports/clock.js';
 import type { JobQueue } from '../ports/jobQueue.js';
@@ -50,7 +50,7 @@ export class JobLifecycle implements JobReports {
     // A commit that fails is reported to the writes waiting on it (the run's end among them).
     if (job)
       this.notifier.notify({ type: 'started', job }).catch((error: unknown) => {
-        if (isStorageFull(error)) this.unstoredStarts.add(job.id);
+        if (isStorageRefusal(error)) this.unstoredStarts.add(job.id);
       });
     return job;
   }
@@ -174,7 +174,7 @@ export class JobLifecycle implements JobReports {
         if (!moved && startUnstored) await this.runAgain(job.id);
         return moved;
       } catch (error) {
-        if (!isStorageFull(error)) throw error;
+        if (!isStorageRefusal(error)) throw error;
       }
       await new Promise((resolve) => setTimeout(resolve, STORAGE_RETRY_MS));
     }

@@ -1,5 +1,5 @@
 import { setTimeout as wait } from 'node:timers/promises';
-import { isStorageFull } from '../domain/errors.js';
+import { isStorageRefusal } from '../domain/errors.js';
 import type { JobEvent, JobEvents } from '../ports/jobEvents.js';
 
 /**
@@ -78,7 +78,7 @@ export class JobNotifier {
         // failing AWS call refused, for about a minute. Not when the move itself was rolled back:
         // its caller makes the move again, and with it this (usage recorded for the undone move
         // would bill its times, not the move's that stands).
-        if (moveFailed() || (!isStorageFull(error) && failures + 1 >= OBSERVER_ATTEMPTS)) return;
+        if (moveFailed() || (!isStorageRefusal(error) && failures + 1 >= OBSERVER_ATTEMPTS)) return;
         await wait(Math.min(MAX_OBSERVER_WAIT_MS, 1_000 * 2 ** failures));
       }
     }
