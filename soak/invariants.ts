@@ -21,6 +21,8 @@ export interface SoakEvidence {
   faults: FaultRecord[];
   /** Each organization's total compute seconds as /v2/usage reports them. */
   billedSeconds: Map<string, number>;
+  /** The same by function (`owner/name`), as /v2/usage/function reports them: where a difference lies. */
+  billedByFunction: Map<string, Map<string, number>>;
   /** The digest each `file` job's output holds, read from its File URL (null when it could not be read). */
   fileDigests: Map<string, string | null>;
 }
@@ -129,20 +131,30 @@ function webhooksDelivered({ records, jobs, receivers }: SoakEvidence): Invarian
   );
 }
 
-function billedOnce({ jobs, billedSeconds }: SoakEvidence): InvariantRow {
+function billedOnce({ jobs, billedSeconds, billedByFunction }: SoakEvidence): InvariantRow {
   const violations: string[] = [];
   const ran = new Map<string, number>();
+  const ranByFunction = new Map<string, number>();
   for (const job of jobs.values()) {
     if (job.startedAt === null || job.completedAt === null) continue;
     // As billing counts it: a span is never negative (a cancel racing a start, stamped by two machines' clocks).
-    ran.set(job.organization, (ran.get(job.organization) ?? 0) + Math.max(0, job.completedAt - job.startedAt) / 1e6);
+    const seconds = Math.max(0, job.completedAt - job.startedAt) / 1e6;
+    ran.set(job.organization, (ran.get(job.organization) ?? 0) + seconds);
+    ranByFunction.set(`${job.organization} ${job.function}`, (ranByFunction.get(`${job.organization} ${job.function}`) ?? 0) + seconds);
   }
+  // Each job's seconds are printed to the microsecond: allow that rounding, nothing more.
+  const differs = (billed: number, seconds: number) => Math.abs(billed - seconds) > 1e-6 * jobs.size + 1e-3;
   const summary: string[] = [];
   for (const [organization, billed] of billedSeconds) {
     const seconds = ran.get(organization) ?? 0;
     summary.push(`${organization} ${billed.toFixed(3)} s billed / ${seconds.toFixed(3)} s run`);
-    // Each job's seconds are printed to the microsecond: allow that rounding, nothing more.
-    if (Math.abs(billed - seconds) > 1e-6 * jobs.size + 1e-3) violations.push(`${organization}: billed ${billed} s, its jobs ran ${seconds} s`);
+    if (!differs(billed, seconds)) continue;
+    // Which functions the difference lies in: a job missing from the lists, or billed for another span.
+    const functions = [...(billedByFunction.get(organization) ?? [])]
+      .map(([name, billedOfFunction]) => [name, billedOfFunction, ranByFunction.get(`${organization} ${name}`) ?? 0] as const)
+      .filter(([, billedOfFunction, ranOfFunction]) => differs(billedOfFunction, ranOfFunction))
+      .map(([name, billedOfFunction, ranOfFunction]) => `${name} billed ${billedOfFunction.toFixed(3)} s, ran ${ranOfFunction.toFixed(3)} s`);
+    violations.push(`${organization}: billed ${billed} s, its jobs ran ${seconds} s${functions.length > 0 ? ` (${functions.join('; ')})` : ''}`);
   }
   return row('usage billed once per job (the usage report equals the sum of the jobs)', violations, summary.join('; '));
 }

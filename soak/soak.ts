@@ -8,7 +8,7 @@ import { injectFaults } from './faultInjector.js';
 import { inParallel, readFinalState, retrying, type StoredJob } from './finalState.js';
 import type { FaultRecord } from './history.js';
 import { request, sleep } from './http.js';
-import { checkInvariants, type InvariantRow } from './invariants.js';
+import { checkInvariants, type InvariantRow, type SoakEvidence } from './invariants.js';
 import { Random } from './random.js';
 import { MoodyReceiver } from './receivers.js';
 import { formatReport, type SoakFacts } from './report.js';
@@ -101,7 +101,7 @@ export async function runSoak(options: SoakOptions, startSystem: (workDir: strin
       jobs,
       receivers,
       faults,
-      billedSeconds: await billedSeconds(system, startedAt),
+      ...(await billedSeconds(system, startedAt)),
       fileDigests: await fileDigests(system, workload.records, jobs),
     };
     const rows = checkInvariants(evidence);
@@ -136,16 +136,20 @@ async function deploy(system: SoakSystem, key: string, workDir: string): Promise
   });
 }
 
-/** Each organization's compute seconds over a range that holds the whole soak, however far its clock jumped. */
-async function billedSeconds(system: SoakSystem, startedAt: number): Promise<Map<string, number>> {
+/** Each organization's compute seconds, in all and by function, over a range that holds the whole soak, however far its clock jumped. */
+async function billedSeconds(system: SoakSystem, startedAt: number): Promise<Pick<SoakEvidence, 'billedSeconds' | 'billedByFunction'>> {
   const day = 86_400;
   const range = `start_timestamp=${Math.floor(startedAt / 1000) - day}&end_timestamp=${Math.ceil(Date.now() / 1000) + 30 * day}`;
-  const billed = new Map<string, number>();
+  const billedSeconds = new Map<string, number>();
+  const billedByFunction = new Map<string, Map<string, number>>();
   for (const organization of system.organizations) {
     const answer = await retrying(() => request(`${system.url}/v2/usage?${range}`, { key: organization.key }));
-    billed.set(organization.name, Number(answer.body?.total_compute_seconds ?? NaN));
+    billedSeconds.set(organization.name, Number(answer.body?.total_compute_seconds ?? NaN));
+    const byFunction = await retrying(() => request(`${system.url}/v2/usage/function?${range}`, { key: organization.key }));
+    const reports = Object.entries((byFunction.body ?? {}) as Record<string, { total_compute_seconds?: number }>);
+    billedByFunction.set(organization.name, new Map(reports.map(([name, report]) => [name, Number(report.total_compute_seconds ?? NaN)])));
   }
-  return billed;
+  return { billedSeconds, billedByFunction };
 }
 
 /** What each finished `file` job's output File holds, read through its signed URL as a client downloads it. */

@@ -11,7 +11,10 @@ export function expectedEvents(record: PushRecord, job: StoredJob): string[] {
   const events = ['job.complete'];
   if (subscribed.has('job.complete.no_output')) events.push('job.complete.no_output');
   if (job.startedAt !== null) events.push('job.start');
-  if (subscribed.has('job.new_output')) job.outputs.forEach((_, index) => events.push(`job.new_output#${index}`));
+  // Named by the index the function gave the output, as deliveries are: an output a full disk
+  // refused fails the job, and one yielded after it may still be stored, so positions can skip.
+  if (subscribed.has('job.new_output'))
+    job.outputs.forEach((output, position) => events.push(`job.new_output#${(output as { index?: number } | null)?.index ?? position}`));
   return events;
 }
 
