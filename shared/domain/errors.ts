@@ -67,7 +67,8 @@ export const paymentRequired = (message: string) => new ServiceError('payment_re
 export const unauthorized = () => new ServiceError('unauthorized', 'Unauthorized - valid API Key required.');
 
 /**
- * A write refused for lack of room: SQLite's SQLITE_FULL (better-sqlite3's `code`) and the file
+ * A write refused for lack of room: SQLite's SQLITE_FULL (better-sqlite3's `code`), and its
+ * SQLITE_IOERR_SHMSIZE (the WAL index, the -shm file beside the database, could not grow), and the file
  * system's ENOSPC, or EDQUOT (a quota spent reads the same to a client). Wrapped errors carry
  * theirs in `cause`, a few levels deep at most.
  */
@@ -75,7 +76,7 @@ export function isStorageFull(error: unknown): boolean {
   let cause = error;
   for (let depth = 0; depth < 5 && typeof cause === 'object' && cause !== null; depth++) {
     const code = (cause as { code?: unknown }).code;
-    if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return true;
+    if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE' || code === 'ENOSPC' || code === 'EDQUOT') return true;
     cause = (cause as { cause?: unknown }).cause;
   }
   return false;

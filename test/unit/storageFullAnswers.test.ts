@@ -49,6 +49,12 @@ describe('answers to a full disk', () => {
     expect(await answerTo(new Error('the bundle could not be kept', { cause: fileWriteError('ENOSPC') }))).toMatchObject(STORAGE_FULL);
   });
 
+  it('answers SQLite failing to grow its WAL index for lack of room (SQLITE_IOERR_SHMSIZE) with 507', async () => {
+    // What the 2-hour local soak's full disk gave 35 requests, answered 500 then.
+    const error = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_SHMSIZE' });
+    expect(await answerTo(error)).toMatchObject(STORAGE_FULL);
+  });
+
   it('keeps a bare 500 for any other unexpected error, and their own status for the errors services raise', async () => {
     expect(await answerTo(Object.assign(new Error('boom'), { code: 'EACCES' }))).toMatchObject({
       status: 500,
