@@ -50,18 +50,24 @@ const answer = (after: WebhookDelivery | null, now: number): DeliverOutput => {
 export async function deliverStep(
   deliverer: Pick<WebhookDeliverer, 'attempt' | 'current' | 'deliveryAhead' | 'recordFailure'>,
   input: DeliverInput,
+  /**
+   * The deliverer's own clock (microseconds), which stamped the next attempt's time: the wait is
+   * read on it, not on Date.now(), which a jumped wall clock moves while the other goes on.
+   */
+  now: () => number,
 ): Promise<DeliverOutput> {
   const { deliveryId } = input;
   if (input.failure) {
     const after = (await deliverer.recordFailure(deliveryId, describeFailure(input.failure))) ?? (await deliverer.current(deliveryId));
-    return answer(after, Date.now() * 1000);
+    return answer(after, now());
   }
   const ahead = await deliverer.deliveryAhead(deliveryId);
-  if (ahead) return { state: 'pending', waitSeconds: holdSeconds(ahead, Date.now() * 1000), attempted: 0, held: 1 };
+  if (ahead) return { state: 'pending', waitSeconds: holdSeconds(ahead, now()), attempted: 0, held: 1 };
   const after = (await deliverer.attempt(deliveryId)) ?? (await deliverer.current(deliveryId));
-  return answer(after, Date.now() * 1000);
+  return answer(after, now());
 }
 
 export function handler(input: DeliverInput): Promise<DeliverOutput> {
-  return deliverStep(awsApp().services.webhookDeliverer, input);
+  const app = awsApp();
+  return deliverStep(app.services.webhookDeliverer, input, () => app.clock.now());
 }

@@ -91,7 +91,7 @@ export async function startWebhookRig(options: RigOptions) {
   };
   const assembly = { ofType: () => [machine] } as unknown as CloudAssembly;
   const resolve = (_stack: string, value: unknown) => (typeof value === 'object' && value !== null && 'Ref' in value ? stateMachineArn : value);
-  const lambdas = { invoke: (_name: string, input: unknown) => deliverStep(deliverer, input as DeliverInput) } as unknown as LambdaService;
+  const lambdas = { invoke: (_name: string, input: unknown) => deliverStep(deliverer, input as DeliverInput, () => clock.now()) } as unknown as LambdaService;
   const emulator = new StepFunctionsEmulator(assembly, resolve, lambdas, { sfn } as unknown as AwsClients, () => undefined);
   sfn.middlewareStack.add(
     (next, context) => async (args) => {
