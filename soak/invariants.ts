@@ -139,8 +139,9 @@ function billedOnce({ jobs, billedSeconds, billedByFunction }: SoakEvidence): In
     if (job.startedAt === null || job.completedAt === null) continue;
     // As billing counts it: a span is never negative (a cancel racing a start, stamped by two machines' clocks).
     const seconds = Math.max(0, job.completedAt - job.startedAt) / 1e6;
+    const ofFunction = `${job.organization} ${job.function}`;
     ran.set(job.organization, (ran.get(job.organization) ?? 0) + seconds);
-    ranByFunction.set(`${job.organization} ${job.function}`, (ranByFunction.get(`${job.organization} ${job.function}`) ?? 0) + seconds);
+    ranByFunction.set(ofFunction, (ranByFunction.get(ofFunction) ?? 0) + seconds);
   }
   // Each job's seconds are printed to the microsecond: allow that rounding, nothing more.
   const differs = (billed: number, seconds: number) => Math.abs(billed - seconds) > 1e-6 * jobs.size + 1e-3;

@@ -101,7 +101,7 @@ export async function runSoak(options: SoakOptions, startSystem: (workDir: strin
       jobs,
       receivers,
       faults,
-      ...(await billedSeconds(system, startedAt)),
+      ...(await billedUsage(system, startedAt)),
       fileDigests: await fileDigests(system, workload.records, jobs),
     };
     const rows = checkInvariants(evidence);
@@ -137,7 +137,7 @@ async function deploy(system: SoakSystem, key: string, workDir: string): Promise
 }
 
 /** Each organization's compute seconds, in all and by function, over a range that holds the whole soak, however far its clock jumped. */
-async function billedSeconds(system: SoakSystem, startedAt: number): Promise<Pick<SoakEvidence, 'billedSeconds' | 'billedByFunction'>> {
+async function billedUsage(system: SoakSystem, startedAt: number): Promise<Pick<SoakEvidence, 'billedSeconds' | 'billedByFunction'>> {
   const day = 86_400;
   const range = `start_timestamp=${Math.floor(startedAt / 1000) - day}&end_timestamp=${Math.ceil(Date.now() / 1000) + 30 * day}`;
   const billedSeconds = new Map<string, number>();

@@ -73,13 +73,7 @@ export const unauthorized = () => new ServiceError('unauthorized', 'Unauthorized
  * theirs in `cause`, a few levels deep at most.
  */
 export function isStorageFull(error: unknown): boolean {
-  let cause = error;
-  for (let depth = 0; depth < 5 && typeof cause === 'object' && cause !== null; depth++) {
-    const code = (cause as { code?: unknown }).code;
-    if (code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE' || code === 'ENOSPC' || code === 'EDQUOT') return true;
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return false;
+  return hasCauseCode(error, (code) => code === 'SQLITE_FULL' || code === 'SQLITE_IOERR_SHMSIZE' || code === 'ENOSPC' || code === 'EDQUOT');
 }
 
 /**
@@ -88,11 +82,15 @@ export function isStorageFull(error: unknown): boolean {
  * an fsync). Moves that must come to exist are tried again on either, as once there is room.
  */
 export function isStorageRefusal(error: unknown): boolean {
-  if (isStorageFull(error)) return true;
+  return isStorageFull(error) || hasCauseCode(error, (code) => code.startsWith('SQLITE_IOERR'));
+}
+
+/** Whether the error, or one of the errors it wraps in `cause` (a few levels deep at most), has a `code` that `matches`. */
+function hasCauseCode(error: unknown, matches: (code: string) => boolean): boolean {
   let cause = error;
   for (let depth = 0; depth < 5 && typeof cause === 'object' && cause !== null; depth++) {
     const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) return true;
+    if (typeof code === 'string' && matches(code)) return true;
     cause = (cause as { cause?: unknown }).cause;
   }
   return false;
